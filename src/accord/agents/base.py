@@ -1,0 +1,48 @@
+"""The agent contract: answer a game's `Request` with an `Action`.
+
+Agents live outside games (DESIGN principle 1). An LLM agent turns requests into model calls;
+a reference agent computes its answer; a human agent asks a person. All of them report what
+happened (retries, fallbacks) through a `Recorder`, which the runner puts in the trace.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from typing import Any
+
+from accord.core.spec import Action, Request
+from accord.traces.schema import SeatUsage
+
+Recorder = Callable[..., None]
+"""``record(type, **fields)``: append an agent event (seat is added by the runner)."""
+
+
+def _no_record(type_: str, **fields: Any) -> None:
+    del type_, fields
+
+
+class Agent(ABC):
+    """One seat's decision maker for one game.
+
+    Attributes:
+        spec: the string the agent was built from (model string or reference name).
+        model: ``provider/model`` for LLM agents, else ``None``.
+    """
+
+    spec: str = "agent"
+    model: str | None = None
+
+    def __init__(self) -> None:
+        self.usage = SeatUsage()
+
+    @abstractmethod
+    async def act(self, request: Request, record: Recorder = _no_record) -> Action:
+        """Answer `request` with a valid action (or the spec's documented fallback)."""
+
+    async def close(self) -> None:
+        """Release resources at the end of a game (default: nothing)."""
+
+    def describe(self) -> dict[str, Any]:
+        """JSON-able description of this agent for the trace (never secrets)."""
+        return {"agent": self.spec, "model": self.model}

@@ -1,0 +1,72 @@
+"""A seat played by a person at the terminal (`accord play GAME`).
+
+The person sees exactly what an LLM seat would see (system prompt once, then each
+observation). What they type goes through the game's human adapter when it has one (short
+commands instead of JSON), else straight to the request's parser. A bad entry is explained
+and asked again; nothing is lost. Typing ``/quit`` leaves the game (recorded as failed).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from rich.console import Console
+from rich.panel import Panel
+
+from accord.agents.base import Agent, Recorder, _no_record
+from accord.core.errors import AccordError, ActionError
+from accord.core.spec import Action, Request
+
+HumanAdapter = Callable[[Request, str], Action]
+"""Turns a typed line into an action for a request; raises `ActionError` with help text."""
+
+HumanHelp = Callable[[Request], str]
+
+_ADAPTERS: dict[str, tuple[HumanAdapter, HumanHelp]] = {}
+
+
+def register_human_adapter(game_id: str, adapter: HumanAdapter, help_text: HumanHelp) -> None:
+    """Let people play `game_id` with short commands."""
+    _ADAPTERS[game_id] = (adapter, help_text)
+
+
+class HumanAgent(Agent):
+    """A person at a terminal."""
+
+    spec = "human"
+
+    def __init__(
+        self,
+        game_id: str,
+        *,
+        console: Console | None = None,
+        read: Callable[[str], str] = input,
+    ) -> None:
+        super().__init__()
+        self.game_id = game_id
+        self.console = console or Console()
+        self._read = read
+        self._shown_system: str | None = None
+
+    async def act(self, request: Request, record: Recorder = _no_record) -> Action:
+        c = self.console
+        if request.system and (request.reset_context or request.system != self._shown_system):
+            c.print(Panel(request.system, title=f"Your briefing (seat {request.seat})"))
+            self._shown_system = request.system
+        c.print(Panel(request.observation, title=f"{request.spec.kind} · round {request.round}"))
+        adapter = _ADAPTERS.get(self.game_id)
+        if adapter is not None:
+            c.print(f"[dim]{adapter[1](request)}[/dim]")
+        while True:
+            line = await asyncio.to_thread(self._read, "> ")
+            if line.strip() == "/quit":
+                raise AccordError("the person at the terminal left the game")
+            try:
+                action = adapter[0](request, line) if adapter else request.spec.parse(line)
+            except ActionError as exc:
+                record("validation_error", kind=request.spec.kind, error=str(exc), raw=line)
+                c.print(f"[red]Not valid:[/red] {exc}")
+                continue
+            action.pop("_warnings", None)
+            return action

@@ -1,0 +1,168 @@
+"""`LLMAgent`: one conversation per seat per game, parsing, retries and fallback.
+
+Seed 004 App. B: a malformed reply is answered with the exact error and the model tries again,
+up to 3 retries per decision; after that a documented heuristic action is used. Each step is
+a trace event (DESIGN principle 8):
+
+- ``output_format_warning``: the reply was usable but not in the exact format (e.g. prose
+  around the JSON); the action was taken as parsed.
+- ``validation_error``: the reply did not parse or broke a rule; the model is re-prompted with
+  the error text.
+- ``model_error``: the model call failed for good (after the client's own backoff); counts as a
+  failed attempt.
+- ``heuristic_fallback``: every attempt failed; the request's fallback action is used.
+
+Only valid replies stay in the conversation: a failed attempt and its correction are removed
+once the model answers correctly, so one bad reply does not poison later turns (the events keep
+the full record).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from accord.agents.base import Agent, Recorder, _no_record
+from accord.core.errors import ActionError, ModelError
+from accord.core.rng import derive_seed
+from accord.core.spec import Action, Request
+from accord.models.base import Completion, Message
+from accord.models.client import ModelClient
+
+MAX_RETRIES = 3
+"""Re-prompts after the first attempt (seed 004 App. B)."""
+
+_RAW_KEEP = 2000
+"""Characters of a bad reply kept in the trace event."""
+
+
+class LLMAgent(Agent):
+    """A seat played by a language model.
+
+    Args:
+        client: the model client (shared between seats and games of a run).
+        temperature / max_tokens: per-call parameters (``None`` = provider default).
+        seed: base seed for providers that honour one; each call derives its own.
+        session: prefix for the provider's cache key (the local model caches per session).
+        max_retries: re-prompts per decision after a bad reply.
+    """
+
+    def __init__(
+        self,
+        client: ModelClient,
+        *,
+        spec: str | None = None,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        seed: int = 0,
+        session: str = "",
+        max_retries: int = MAX_RETRIES,
+    ) -> None:
+        super().__init__()
+        self.client = client
+        self.model = client.spec
+        self.spec = spec or client.spec
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.seed = seed
+        self.session = session
+        self.max_retries = max_retries
+        self.history: list[Message] = []
+        self._calls = 0
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "agent": self.spec,
+            "model": self.model,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+        }
+
+    async def act(self, request: Request, record: Recorder = _no_record) -> Action:
+        if request.reset_context or not self.history:
+            self.history = [{"role": "system", "content": request.system or ""}]
+        elif request.system is not None and self.history[0]["content"] != request.system:
+            self.history[0] = {"role": "system", "content": request.system}
+        convo: list[Message] = [*self.history, {"role": "user", "content": request.observation}]
+        spec = request.spec
+        last_error = ""
+        for attempt in range(self.max_retries + 1):
+            try:
+                completion = await self._call(convo, request)
+            except ModelError as exc:
+                last_error = str(exc)
+                record("model_error", attempt=attempt + 1, kind=spec.kind, error=last_error)
+                continue
+            try:
+                action = spec.parse(completion.text)
+            except ActionError as exc:
+                last_error = str(exc)
+                record(
+                    "validation_error",
+                    attempt=attempt + 1,
+                    kind=spec.kind,
+                    error_kind=exc.kind,
+                    error=last_error,
+                    raw=completion.text[:_RAW_KEEP],
+                )
+                convo = [
+                    *convo,
+                    {"role": "assistant", "content": completion.text},
+                    {"role": "user", "content": self._retry_message(last_error, spec.format_hint)},
+                ]
+                continue
+            for warning in action.pop("_warnings", []):
+                record("output_format_warning", kind=spec.kind, warning=warning)
+            if not request.ephemeral:
+                self.history = [
+                    *self.history,
+                    {"role": "user", "content": request.observation},
+                    {"role": "assistant", "content": completion.text},
+                ]
+            return action
+        if spec.fallback is None:
+            raise ModelError(
+                f"{self.spec} gave no valid {spec.kind} reply after {self.max_retries + 1} "
+                f"attempts and the request has no fallback. Last error: {last_error}"
+            )
+        action = spec.fallback()
+        action["_fallback"] = True
+        record("heuristic_fallback", kind=spec.kind, error=last_error, action=action)
+        if not request.ephemeral:
+            # Keep the turn in the conversation so the model knows what was done for it.
+            self.history = [
+                *self.history,
+                {"role": "user", "content": request.observation},
+                {"role": "assistant", "content": f"(no valid reply; the engine used {action})"},
+            ]
+        return action
+
+    @staticmethod
+    def _retry_message(error: str, hint: str) -> str:
+        msg = f"Your last reply could not be used: {error}"
+        if hint:
+            msg += f"\n{hint}"
+        return msg + "\nPlease answer again."
+
+    async def _call(self, messages: list[Message], request: Request) -> Completion:
+        self._calls += 1
+        seed = derive_seed(self.seed, request.seat, self._calls)
+        completion = await self.client.complete(
+            messages,
+            response_schema=request.spec.schema,
+            temperature=self.temperature,
+            max_tokens=self.max_tokens,
+            seed=seed,
+            session=f"{self.session}/seat{request.seat}",
+        )
+        u = self.usage
+        u.calls += 1
+        u.attempts += completion.attempts
+        u.input_tokens += completion.usage.input_tokens
+        u.output_tokens += completion.usage.output_tokens
+        u.reasoning_tokens += completion.usage.reasoning_tokens
+        u.latency_s += completion.latency_s
+        if completion.cost_usd is None:
+            u.cost_known = False
+        else:
+            u.cost_usd += completion.cost_usd
+        return completion

@@ -1,0 +1,62 @@
+"""The `accord` command line (typer). Every command has --help with an example."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from accord.core.errors import AccordError
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+app = typer.Typer(
+    name="accord",
+    help="Measure how well LLM agents coordinate when each one holds private information.\n\n"
+    "Example: accord run negotiation --model local/smollm2 --games 3",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+console = Console()
+err_console = Console(stderr=True)
+
+
+def main() -> None:
+    """Entry point: run the app and turn Accord errors into one clear line and exit code 2."""
+    try:
+        app()
+    except AccordError as exc:
+        err_console.print(f"[bold red]error:[/bold red] {exc}")
+        sys.exit(2)
+
+
+def _fail(exc: AccordError) -> typer.Exit:
+    err_console.print(f"[bold red]error:[/bold red] {exc}")
+    return typer.Exit(2)
+
+
+@app.command("games")
+def games_cmd() -> None:
+    """List the registered games and their reference agents.
+
+    Example: accord games
+    """
+    from accord.agents.reference import reference_names
+    from accord.core.registry import game_class, game_ids
+
+    for gid in game_ids():
+        cls = game_class(gid)
+        doc = (cls.__doc__ or "").strip().splitlines()[0]
+        refs = ", ".join(reference_names(gid)) or "-"
+        console.print(f"[bold]{gid}[/bold]  {doc}\n    reference agents: {refs}")
+
+
+from accord.cli import play_cmd, run_cmd, scenario_cmd  # noqa: E402,F401  (registers commands)
+
+__all__ = ["Annotated", "Any", "Path", "app", "json", "main"]

@@ -1,0 +1,57 @@
+"""`accord play`: a person takes a seat."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from accord.cli.main import _fail, app, console
+from accord.cli.options import parse_options
+from accord.core.errors import AccordError, ConfigError
+from accord.core.registry import game_class, resolve
+from accord.runner.config import Batch, Defaults, Experiment, expand
+from accord.runner.results import summary_table
+from accord.runner.run import run_sync
+from accord.runner.specs import AgentSpec, parse_agent
+
+
+@app.command("play")
+def play(
+    game: Annotated[str, typer.Argument(help="Game name, e.g. negotiation.")],
+    against: Annotated[
+        str, typer.Option(help="Opponent: a reference agent name or a model.")
+    ] = "cooperative",
+    seat: Annotated[int, typer.Option(help="Your seat (0 speaks first by default).")] = 0,
+    seed: Annotated[int, typer.Option(help="Game seed.")] = 0,
+    option: Annotated[
+        list[str] | None, typer.Option("--option", "-o", help="Game option key=value.")
+    ] = None,
+    out: Annotated[Path, typer.Option(help="Where to save the trace.")] = Path("runs/play"),
+) -> None:
+    """Play a game yourself in the terminal against a model or a reference agent.
+
+    Example: accord play negotiation --against greedy -o rounds=2
+    """
+    try:
+        gid = resolve(game)
+        seats = game_class(gid)(
+            game_class(gid).config_model.model_validate(parse_options(option))
+        ).num_seats
+        if not 0 <= seat < seats:
+            raise ConfigError(f"--seat must be between 0 and {seats - 1}")
+        opponent = parse_agent(against)
+        agents: list[AgentSpec | str] = [opponent] * seats
+        agents[seat] = AgentSpec(agent="human")
+        exp = Experiment(
+            name="play",
+            defaults=Defaults(game=gid, games=1, seed=seed, options=parse_options(option), agents=agents),
+            batches=[Batch(name="play")],
+        )
+        specs = expand(exp)
+        console.print("Type /quit to leave. Your trace will be saved in " + str(out))
+        report = run_sync(specs, out, concurrency=1, resume=True)
+    except AccordError as exc:
+        raise _fail(exc) from exc
+    console.print(summary_table(report.summary))

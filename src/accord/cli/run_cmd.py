@@ -1,0 +1,135 @@
+"""`accord run`: play an experiment file or a quick set of games."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from accord.cli.main import _fail, app, console
+from accord.cli.options import parse_options
+from accord.core.errors import AccordError, ConfigError
+from accord.runner.config import Batch, Defaults, Experiment, expand, load_experiment
+from accord.runner.results import summary_table
+from accord.runner.run import run_sync
+from accord.runner.specs import GameSpec, parse_agent_list
+from accord.traces.schema import Trace
+
+
+@app.command("run")
+def run(
+    target: Annotated[str, typer.Argument(help="An experiment YAML file, or a game name.")],
+    out: Annotated[Path | None, typer.Option("--out", help="Run directory.")] = None,
+    concurrency: Annotated[int, typer.Option(help="Games in flight at once.")] = 8,
+    resume: Annotated[bool, typer.Option(help="Skip games already finished in --out.")] = False,
+    agents: Annotated[
+        str | None, typer.Option(help="Comma-separated seat specs: models (a/b) or agent names.")
+    ] = None,
+    model: Annotated[str | None, typer.Option(help="One model for every seat.")] = None,
+    games: Annotated[int, typer.Option(help="Games to play (quick form).")] = 1,
+    seed: Annotated[int | None, typer.Option(help="Base seed (overrides the file's).")] = None,
+    option: Annotated[
+        list[str] | None, typer.Option("--option", "-o", help="Game option key=value.")
+    ] = None,
+    swap_first_speaker: Annotated[
+        bool, typer.Option(help="Play each game twice with the first speaker swapped.")
+    ] = False,
+    temperature: Annotated[float | None, typer.Option(help="Sampling temperature.")] = None,
+    max_tokens: Annotated[int | None, typer.Option(help="Completion token cap.")] = None,
+) -> None:
+    """Play games and write traces, results.jsonl, summary.json; print a results table.
+
+    Examples:
+
+      accord run negotiation --model local/smollm2 --games 3 -o ratio=0.5
+
+      accord run negotiation --agents cooperative,greedy --games 20 --out runs/ref
+
+      accord run experiments/demo.yaml --out runs/demo --concurrency 16 --resume
+    """
+    try:
+        specs, out_dir = _plan(
+            target, out, agents, model, games, seed, option, swap_first_speaker, temperature,
+            max_tokens,
+        )
+        console.print(f"Playing {len(specs)} games -> {out_dir}")
+        report = _run_with_progress(specs, out_dir, concurrency, resume)
+    except AccordError as exc:
+        raise _fail(exc) from exc
+    console.print(summary_table(report.summary))
+    if report.skipped:
+        console.print(f"Skipped {report.skipped} games already finished (--resume).")
+    if report.failed:
+        console.print(f"[yellow]{len(report.failed)} games failed:[/yellow]")
+        for line in report.failed[:10]:
+            console.print(f"  {line}")
+    console.print(
+        f"Traces: {out_dir / 'traces'}\nResults: {out_dir / 'results.jsonl'}\n"
+        f"Summary: {out_dir / 'summary.json'}"
+    )
+
+
+def _plan(
+    target: str,
+    out: Path | None,
+    agents: str | None,
+    model: str | None,
+    games: int,
+    seed: int | None,
+    option: list[str] | None,
+    swap: bool,
+    temperature: float | None,
+    max_tokens: int | None,
+) -> tuple[list[GameSpec], Path]:
+    path = Path(target)
+    if path.suffix in {".yaml", ".yml"} or path.is_file():
+        if not path.is_file():
+            raise ConfigError(f"No experiment file {target!r}. Check the path.")
+        if agents or model or option:
+            raise ConfigError("--agents, --model and --option apply to the quick form only; "
+                              "put them in the experiment file instead")
+        exp = load_experiment(path)
+        out_dir = out or Path("runs") / exp.name
+        return expand(exp, seed_override=seed), out_dir
+    if agents and model:
+        raise ConfigError("give either --agents or --model, not both")
+    seat_specs = parse_agent_list(agents) if agents else parse_agent_list(model or "local/smollm2")
+    if temperature is not None or max_tokens is not None:
+        seat_specs = [
+            s.model_copy(update={"temperature": temperature, "max_tokens": max_tokens})
+            if s.model else s
+            for s in seat_specs
+        ]
+    exp = Experiment(
+        name=f"{target}-quick",
+        defaults=Defaults(
+            game=target, games=games, seed=seed or 0, options=parse_options(option),
+            agents=list(seat_specs), swap_first_speaker=swap,
+        ),
+        batches=[Batch(name=target)],
+    )
+    return expand(exp), out or Path("runs") / f"{target}-quick"
+
+
+def _run_with_progress(specs: list[GameSpec], out: Path, concurrency: int, resume: bool):  # type: ignore[no-untyped-def]
+    if not console.is_terminal:
+        done = 0
+
+        def log(spec: GameSpec, trace: Trace) -> None:
+            nonlocal done
+            done += 1
+            console.print(f"[{done}/{len(specs)}] {spec.trace_id}: {trace.status}")
+
+        return run_sync(specs, out, concurrency=concurrency, resume=resume, on_done=log)
+    with Progress(
+        TextColumn("[bold]games"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        TextColumn("{task.description}"), console=console,
+    ) as progress:
+        task = progress.add_task("", total=len(specs))
+
+        def tick(spec: GameSpec, trace: Trace) -> None:
+            progress.update(task, advance=1, description=f"{spec.trace_id} {trace.status}")
+
+        return run_sync(specs, out, concurrency=concurrency, resume=resume, on_done=tick)

@@ -1,0 +1,68 @@
+"""`accord scenario`: print scenarios with their oracle."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+
+from accord.cli.main import _fail, app, console
+from accord.core.errors import AccordError, ConfigError
+from accord.core.registry import resolve
+
+
+@app.command("scenario")
+def scenario(
+    game: Annotated[str, typer.Argument(help="Game name, e.g. negotiation.")],
+    pool: Annotated[str, typer.Option(help="Built-in pool to print.")] = "paper",
+    scenario_id: Annotated[str | None, typer.Option("--id", help="One pool scenario.")] = None,
+    generate: Annotated[bool, typer.Option(help="Generate a new scenario instead.")] = False,
+    ratio: Annotated[float, typer.Option(help="Target M/C for --generate.")] = 0.8,
+    seed: Annotated[int, typer.Option(help="Seed for --generate.")] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Print scenarios with their exact oracle.
+
+    Examples:
+
+      accord scenario negotiation --pool paper --json
+
+      accord scenario negotiation --generate --ratio 0.8 --seed 7 --json
+    """
+    try:
+        if resolve(game) != "negotiation-v1":
+            raise ConfigError(f"'accord scenario' does not support {game!r} yet; try negotiation")
+        data = _negotiation(pool, scenario_id, generate, ratio, seed)
+    except AccordError as exc:
+        raise _fail(exc) from exc
+    if as_json:
+        typer.echo(json.dumps(data if generate or scenario_id else data, indent=1))
+        return
+    items = [data] if isinstance(data, dict) else data
+    for item in items:
+        o = item["oracle"]
+        console.print(
+            f"[bold]{item['id']}[/bold]  V1={o['V1']} V2={o['V2']} M={o['M']} "
+            f"M/C={o['ratio']:.2f}  joint optima: {len(o['joint_optima'])}"
+        )
+
+
+def _negotiation(
+    pool: str, scenario_id: str | None, generate: bool, ratio: float, seed: int
+) -> object:
+    from accord.games.negotiation.pool import get_scenario, load_pool, scenario_json
+    from accord.games.negotiation.scenario import Market
+
+    market = Market()
+    if generate:
+        from accord.games.negotiation.generate import generate_scenario
+
+        if ratio not in (0.5, 0.8, 1.0):
+            raise ConfigError(f"--ratio must be 0.5, 0.8 or 1.0, got {ratio}")
+        return scenario_json(generate_scenario(ratio, seed, market), market)
+    if scenario_id is not None:
+        return scenario_json(get_scenario(scenario_id), market)
+    if pool != "paper":
+        raise ConfigError(f"unknown pool {pool!r}; the built-in pool is 'paper'")
+    return [scenario_json(s, market) for s in load_pool(pool)]

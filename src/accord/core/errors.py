@@ -1,0 +1,54 @@
+"""One exception hierarchy for Accord. Every message says what to do next."""
+
+from __future__ import annotations
+
+
+class AccordError(Exception):
+    """Base of every error Accord raises on purpose."""
+
+
+class ConfigError(AccordError):
+    """A config, scenario file or command-line value is wrong; the message names the key."""
+
+
+class UnknownGameError(ConfigError):
+    """A game id that is not registered."""
+
+
+class ActionError(AccordError):
+    """An action does not parse or breaks a rule.
+
+    Raised by `ActionSpec.parse` and `Game.submit`. The message is shown verbatim to the model
+    when it is asked to try again, so it must say what was wrong and what a valid answer is.
+    """
+
+    def __init__(self, message: str, *, kind: str = "validation_error") -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+class ModelError(AccordError):
+    """A model call failed for good (after retries) or cannot be made at all."""
+
+
+class ProviderNotFoundError(ModelError, ConfigError):
+    """A `provider/model` string whose provider is not registered."""
+
+
+class MissingAPIKeyError(ModelError, ConfigError):
+    """A hosted provider needs an API key that is not in the environment."""
+
+    def __init__(self, provider: str, env_var: str) -> None:
+        super().__init__(
+            f"{provider} needs an API key: set the environment variable {env_var} "
+            f"(for example `export {env_var}=...`) and run again."
+        )
+        self.env_var = env_var
+
+
+class TransientModelError(ModelError):
+    """A failure worth retrying: rate limit, 5xx, timeout, dropped connection."""
+
+    def __init__(self, message: str, *, retry_after_s: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s

@@ -1,0 +1,123 @@
+"""The `Game` contract every game implements (DESIGN principle 1).
+
+A game never calls a model. The runner drives it:
+
+    game = registry.make("negotiation-v1", config)
+    game.reset(seed)
+    while not game.done():
+        requests = game.pending()          # one or more seats to act now
+        ... answer them (concurrently) ...
+        game.submit(seat, action)          # per answered request
+    game.result()                          # final state, metrics, per-seat rows
+
+Events (`Game.events`) are the game's own record: messages, decisions, round results. The
+runner interleaves them with agent events (retries, fallbacks) into the trace.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from pydantic import BaseModel
+
+from accord.core.spec import Action, Request
+
+
+@dataclass
+class GameResult:
+    """What a finished game reports.
+
+    Attributes:
+        final_state: enough to rebuild the outcome (allocations, rewards, schedule, ...).
+        metrics: game-level metrics (JSON-able scalars, lists or dicts).
+        seat_rows: one row per seat for ``results.jsonl`` (scalars only).
+    """
+
+    final_state: dict[str, Any]
+    metrics: dict[str, Any]
+    seat_rows: list[dict[str, Any]] = field(default_factory=list)
+
+
+class Game(ABC):
+    """A multi-agent game as a state machine over frozen state.
+
+    Subclasses set `game_id`, `config_model`, `seat_names`, and implement the abstract methods.
+    All randomness must come from the seed given to `reset` (DESIGN principle 5).
+    """
+
+    game_id: ClassVar[str]
+    config_model: ClassVar[type[BaseModel]]
+    summary_metrics: ClassVar[list[tuple[str, str, bool]]] = []
+    """Metrics in the run summary table: (metric key, column label, shown as percent)."""
+    oracle_agent: ClassVar[str | None] = None
+    """A reference agent that, in every seat, reaches the oracle (checked by conformance)."""
+
+    def __init__(self, config: BaseModel) -> None:
+        self.config = config
+        self._events: list[dict[str, Any]] = []
+        self._step = 0
+
+    # -- contract --------------------------------------------------------------------------
+    @property
+    @abstractmethod
+    def num_seats(self) -> int:
+        """How many seats this game has under its config."""
+
+    @abstractmethod
+    def reset(self, seed: int) -> None:
+        """Start a fresh game; everything random derives from `seed`."""
+
+    @abstractmethod
+    def pending(self) -> list[Request]:
+        """Requests to be answered now. Empty only when `done()`."""
+
+    @abstractmethod
+    def submit(self, seat: int, action: Action) -> None:
+        """Apply `seat`'s answer to its pending request. Raises `ActionError` if invalid."""
+
+    @abstractmethod
+    def done(self) -> bool:
+        """True once the game is over."""
+
+    @abstractmethod
+    def result(self) -> GameResult:
+        """Final state, metrics and per-seat rows. Only valid once `done()`."""
+
+    def scenario(self) -> dict[str, Any]:
+        """The JSON-able scenario this game was played on (for traces and replay)."""
+        return {}
+
+    def oracle_gap(self, result: GameResult) -> float | None:
+        """How far the outcome is from the oracle: 0 at the optimum, > 0 below it.
+
+        ``None`` when the game has no oracle. Used by the conformance suite.
+        """
+        del result
+        return None
+
+    def seat_label(self, seat: int) -> str:
+        """A human name for a seat (``"A"``, ``"B"``, ``"agent_3"``)."""
+        return f"seat{seat}"
+
+    # -- events ----------------------------------------------------------------------------
+    def emit(self, type_: str, **fields: Any) -> None:
+        """Record a game event. `t` is a step counter, monotone within a game."""
+        self._step += 1
+        self._events.append({"type": type_, "t": self._step, **fields})
+
+    def drain_events(self) -> list[dict[str, Any]]:
+        """Events recorded since the last call (the runner moves them into the trace)."""
+        out, self._events = self._events, []
+        return out
+
+    @property
+    def step(self) -> int:
+        """The current event step counter."""
+        return self._step
+
+    def next_step(self) -> int:
+        """Reserve a step number for an event recorded outside the game (agent events)."""
+        self._step += 1
+        return self._step

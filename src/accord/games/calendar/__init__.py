@@ -1,0 +1,88 @@
+"""Calendar scheduling (CalBench): the model-free foundation.
+
+N agents each hold a private calendar of S slots with movable or blocked errands; M incoming
+meetings arrive one per round and must land on the same slot of every participant's calendar.
+This package holds scenarios and their generation (App. A.1), private labels, the published
+CalBench task files, the canonical suite (§4.1) and exact oracles (§3, §4.2). The rules, the
+game engine and the agents build on it. See docs/calendar.md for every modelling choice.
+"""
+
+from accord.games.calendar.calbench import (
+    SUITE_NAMES,
+    load_suite,
+    published_eviction_count,
+    published_greedy_cost,
+)
+from accord.games.calendar.counting import (
+    Difficulty,
+    count_feasible,
+    difficulty_bucket,
+    feasible_fraction,
+    total_assignments,
+)
+from accord.games.calendar.generator import generate_scenario
+from accord.games.calendar.labels import PrivateLabel, Tier, VisibleLabels, visible_labels
+from accord.games.calendar.oracle import (
+    GreedyResult,
+    OracleReport,
+    Schedule,
+    compute_oracle,
+    count_feasible_cpsat,
+    greedy_schedule,
+    optimal_schedule,
+    worst_schedule,
+)
+from accord.games.calendar.placement import (
+    assignment_costs,
+    displacement_budget,
+    is_feasible,
+    slot_clearable,
+    slot_cost,
+)
+from accord.games.calendar.scenario import (
+    Errand,
+    Meeting,
+    PublishedReference,
+    Scenario,
+    ScenarioParams,
+    display_cost,
+)
+from accord.games.calendar.suite import build_canonical_suite, write_suite
+
+__all__ = [
+    "SUITE_NAMES",
+    "Difficulty",
+    "Errand",
+    "GreedyResult",
+    "Meeting",
+    "OracleReport",
+    "PrivateLabel",
+    "PublishedReference",
+    "Scenario",
+    "ScenarioParams",
+    "Schedule",
+    "Tier",
+    "VisibleLabels",
+    "assignment_costs",
+    "build_canonical_suite",
+    "compute_oracle",
+    "count_feasible",
+    "count_feasible_cpsat",
+    "difficulty_bucket",
+    "displacement_budget",
+    "display_cost",
+    "feasible_fraction",
+    "generate_scenario",
+    "greedy_schedule",
+    "is_feasible",
+    "load_suite",
+    "optimal_schedule",
+    "published_eviction_count",
+    "published_greedy_cost",
+    "slot_clearable",
+    "slot_cost",
+    "total_assignments",
+    "visible_labels",
+    "worst_schedule",
+    "write_suite",
+]

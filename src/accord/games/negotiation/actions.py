@@ -1,0 +1,210 @@
+"""Reply formats of the negotiation game: JSON schemas, parsers and fallbacks.
+
+Seed 004 App. D.1.3-D.1.4 (the ``{"thinking","speech","action"}`` envelope) and App. D.6 (the
+no-thinking variant: plain text is speech, a bare JSON object is a decision). A parser turns
+model text into an action dict with abstract resource ids, or raises `ActionError` with a
+message that tells the model what to fix. Rules come from `rules.py`.
+
+Parsed actions have the shape ``{"speech": str, "thinking": str, "decision": None | {"purchase":
+{...}, "runs": {...} | None}}``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from accord.core.errors import ActionError
+from accord.core.spec import Action, JSONSchema
+from accord.games.negotiation import rules
+from accord.games.negotiation.scenario import RESOURCES, Market, Project
+
+THINKING_MAX = 600
+"""Length cap on the private scratchpad (keeps constrained small models from rambling)."""
+SPEECH_MAX = 400
+"""Length cap on a cheap-talk message."""
+REFLECTION_MAX = 600
+
+_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S)
+
+
+def extract_json_object(text: str) -> tuple[dict[str, Any], list[str]]:
+    """The JSON object in `text`, tolerating code fences or prose around it (with warnings)."""
+    stripped = text.strip()
+    warnings: list[str] = []
+    candidates = [stripped]
+    m = _FENCE.search(stripped)
+    if m:
+        candidates.append(m.group(1).strip())
+    start, end = stripped.find("{"), stripped.rfind("}")
+    if 0 <= start < end:
+        candidates.append(stripped[start : end + 1])
+    for i, cand in enumerate(candidates):
+        try:
+            obj = json.loads(cand)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(obj, dict):
+            if i > 0:
+                warnings.append("reply had text around the JSON object; the object was used")
+            return obj, warnings
+    if not stripped:
+        raise ActionError("the reply was empty; reply with one JSON object")
+    raise ActionError(
+        "the reply is not a valid JSON object (check quotes, commas and braces); reply with "
+        "exactly one JSON object and nothing else"
+    )
+
+
+def purchase_schema(names: Mapping[str, str], projects: Sequence[Project], market: Market) -> JSONSchema:
+    """JSON schema of a decision object under the given themed names."""
+    props: dict[str, Any] = {
+        names[r]: {"type": "integer", "minimum": 0, "maximum": int(market.budget // market.costs[r])}
+        for r in RESOURCES
+    }
+    props["projects"] = {
+        "type": "object",
+        "properties": {p.name: {"type": "integer", "minimum": 0, "maximum": 18} for p in projects},
+        "additionalProperties": False,
+    }
+    return {"type": "object", "properties": props, "additionalProperties": False}
+
+
+def envelope_schema(decision: JSONSchema, *, must_decide: bool) -> JSONSchema:
+    """Schema of the thinking-format reply; `action` may be null unless `must_decide`."""
+    action: JSONSchema = decision if must_decide else {"anyOf": [{"type": "null"}, decision]}
+    return {
+        "type": "object",
+        "properties": {
+            "thinking": {"type": "string", "maxLength": THINKING_MAX},
+            "speech": {"type": "string", "minLength": 1, "maxLength": SPEECH_MAX},
+            "action": action,
+        },
+        "required": ["thinking", "speech", "action"],
+        "additionalProperties": False,
+    }
+
+
+REFLECTION_SCHEMA: JSONSchema = {
+    "type": "object",
+    "properties": {"reflection": {"type": "string", "maxLength": REFLECTION_MAX}},
+    "required": ["reflection"],
+    "additionalProperties": False,
+}
+
+
+def parse_decision(
+    obj: Any, names: Mapping[str, str], projects: Sequence[Project], market: Market
+) -> dict[str, Any]:
+    """A decision object with themed names -> ``{"purchase", "runs"}`` with resource ids."""
+    if not isinstance(obj, dict):
+        raise ActionError(
+            f"the decision must be a JSON object such as {{\"{names['r1']}\": 3, \"projects\": "
+            f"{{\"{projects[0].name}\": 1}}}}, got {json.dumps(obj)[:80]}"
+        )
+    by_name = {v: k for k, v in names.items()}
+    purchase: dict[str, int] = {}
+    runs: dict[str, int] | None = None
+    for key, value in obj.items():
+        if key == "projects":
+            if value is None:
+                continue
+            if not isinstance(value, dict):
+                raise ActionError('"projects" must be an object mapping project names to runs')
+            runs = dict(value)
+            continue
+        res = by_name.get(key) or by_name.get(str(key).strip().lower())
+        if res is None:
+            valid = ", ".join(names[r] for r in RESOURCES)
+            raise ActionError(f'unknown resource "{key}"; the resources are {valid}')
+        purchase[res] = value
+    rules.check_purchase(market, purchase)
+    purchase = rules.normalize_purchase(purchase)
+    if runs is not None:
+        rules.check_runs(projects, purchase, runs)
+        runs = {n: int(k) for n, k in runs.items() if int(k) > 0}
+    return {"purchase": purchase, "runs": runs}
+
+
+def parse_envelope(
+    text: str,
+    *,
+    names: Mapping[str, str],
+    projects: Sequence[Project],
+    market: Market,
+    must_decide: bool,
+) -> Action:
+    """Parse a thinking-format reply (App. D.1.4)."""
+    obj, warnings = extract_json_object(text)
+    missing = [k for k in ("thinking", "speech", "action") if k not in obj]
+    if missing:
+        raise ActionError(
+            f"the reply is missing the field(s) {missing}; it needs exactly "
+            '"thinking", "speech" and "action"'
+        )
+    extra = sorted(set(obj) - {"thinking", "speech", "action"})
+    if extra:
+        warnings.append(f"ignored extra field(s) {extra}")
+    thinking, speech = obj["thinking"], obj["speech"]
+    if not isinstance(thinking, str) or not isinstance(speech, str):
+        raise ActionError('"thinking" and "speech" must be strings')
+    if not speech.strip():
+        raise ActionError('"speech" must not be empty: always say something to the other party')
+    decision = None
+    if obj["action"] is not None:
+        decision = parse_decision(obj["action"], names, projects, market)
+    elif must_decide:
+        raise ActionError(
+            'this is the decision phase: "action" must be your decision object, not null'
+        )
+    return {"thinking": thinking, "speech": speech.strip(), "decision": decision, "_warnings": warnings}
+
+
+def parse_plain(
+    text: str,
+    *,
+    names: Mapping[str, str],
+    projects: Sequence[Project],
+    market: Market,
+    must_decide: bool,
+) -> Action:
+    """Parse a no-thinking reply (App. D.6): a bare JSON object decides, anything else talks."""
+    stripped = text.strip()
+    if stripped.startswith("{") or must_decide:
+        try:
+            obj, warnings = extract_json_object(stripped)
+        except ActionError:
+            if must_decide:
+                raise
+        else:
+            decision = parse_decision(obj, names, projects, market)
+            return {"thinking": "", "speech": "", "decision": decision, "_warnings": warnings}
+    if not stripped:
+        raise ActionError("the message was empty; say something to the other party")
+    return {"thinking": "", "speech": stripped[:SPEECH_MAX * 4], "decision": None, "_warnings": []}
+
+
+def parse_reflection(text: str) -> Action:
+    """A reflection reply: JSON ``{"reflection": ...}`` or, tolerated, plain text."""
+    try:
+        obj, warnings = extract_json_object(text)
+        value = obj.get("reflection")
+        if isinstance(value, str):
+            return {"reflection": value.strip(), "_warnings": warnings}
+    except ActionError:
+        pass
+    if not text.strip():
+        raise ActionError('the reflection was empty; reply with {"reflection": "..."}')
+    return {"reflection": text.strip(), "_warnings": ["reflection was not JSON; text kept"]}
+
+
+def zero_decision() -> Action:
+    """The documented fallback decision: buy nothing (seed 004 App. B, decision_auto_filled)."""
+    return {"thinking": "", "speech": "", "decision": {"purchase": {}, "runs": {}}}
+
+
+def silent_turn() -> Action:
+    """The fallback for a failed cheap-talk turn: an empty message, no decision."""
+    return {"thinking": "", "speech": "(no message)", "decision": None}

@@ -1,0 +1,519 @@
+"""The negotiation game `negotiation-v1` (seed 004 "Talk is Cheap, Communication is Hard").
+
+Two agents share a pool of three resources. Each holds three private projects (resources per
+run, reward per run). Every round they talk in alternating messages (cheap talk, up to 5 each
+by default), then each submits a purchase with project runs; decisions are simultaneous. If
+together they ask for more of any resource than the supply, the round is annulled and both
+earn 0. Rounds repeat (4 by default) with the same or rotating projects and a stable or
+shifting partner. Scores are measured against the exact joint optimum M (`oracle.py`).
+
+State machine (DESIGN principle 1), per round:
+
+1. TALK: one request at a time, alternating from `first_speaker`. A reply carries speech (and
+   in the thinking format a private scratchpad) and may carry a decision: deciding early ends
+   the talk, and the partner then gets the decision prompt with that last message.
+2. DECIDE: every seat that has not decided gets the decision prompt; requests are pending
+   together (simultaneous moves). The no-talk baseline (App. D.7) starts here.
+3. RESOLVE: `rules.resolve_round`; each seat is told the outcome at the top of its next prompt
+   (App. D.4).
+
+After the last round, each seat is asked for a reflection (App. D.5; skipped without talk).
+
+Modelling choices the paper leaves open (all documented in docs/negotiation.md):
+- A speech sent together with a decision in the DECIDE phase is recorded but not delivered:
+  the round is over for both.
+- The shifting seat starts each round with a fresh conversation and a redacted system prompt
+  (App. D.8); it is not told previous round results (it "meets a new opponent").
+- With rotating projects, the system prompt keeps the seat's first projects and each later
+  round opens with the new list (App. D.2.3).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from accord.core.errors import ActionError
+from accord.core.game import Game, GameResult
+from accord.core.rng import derive_seed, make_rng
+from accord.core.spec import Action, ActionSpec, Request
+from accord.games.negotiation import actions, prompts, rules
+from accord.games.negotiation.config import NegotiationConfig
+from accord.games.negotiation.metrics import game_metrics
+from accord.games.negotiation.oracle import solve
+from accord.games.negotiation.pool import get_scenario, scenarios_for_ratio
+from accord.games.negotiation.record import RoundRecord, Utterance
+from accord.games.negotiation.scenario import RESOURCES, THEMES, Project, Scenario
+
+SEAT_NAMES = ("A", "B")
+RATIOS = (0.5, 0.8, 1.0)
+
+
+class NegotiationGame(Game):
+    """`negotiation-v1`: see the module docstring."""
+
+    game_id: ClassVar[str] = "negotiation-v1"
+    config_model: ClassVar[type[NegotiationConfig]] = NegotiationConfig
+    config: NegotiationConfig
+    summary_metrics: ClassVar[list[tuple[str, str, bool]]] = [
+        ("overdraw_rate", "overdraw", True),
+        ("efficiency", "efficiency", True),
+        ("optimum_rate", "optimum", True),
+        ("early_decision_rate", "early decision", True),
+    ]
+
+    def __init__(self, config: NegotiationConfig) -> None:
+        super().__init__(config)
+        self._seed = 0
+        self._phase = "done"
+
+    # -- contract --------------------------------------------------------------------------
+    @property
+    def num_seats(self) -> int:
+        return 2
+
+    def seat_label(self, seat: int) -> str:
+        return SEAT_NAMES[seat]
+
+    def reset(self, seed: int) -> None:
+        cfg = self.config
+        self._seed = seed
+        self._events = []
+        self._step = 0
+        self._ratio = cfg.ratio if cfg.ratio is not None else make_rng(seed, "ratio").choice(RATIOS)
+        self._round_scenarios = self._draw_scenarios()
+        self._round_names = self._draw_names()
+        self._records: list[RoundRecord] = []
+        self._totals = [0, 0]
+        self._reflections: list[str | None] = [None, None]
+        self._inbox: list[list[str]] = [[], []]
+        self._system: list[str] = ["", ""]
+        self._needs_reset = [True, True]
+        for seat in (0, 1):
+            self._system[seat] = self._system_prompt(seat, 0)
+        self._round = 0
+        self._start_round(1)
+
+    def pending(self) -> list[Request]:
+        if self._phase == "talk":
+            return [self._talk_request(self._speaker)]
+        if self._phase == "decide":
+            return [self._decide_request(s) for s in (0, 1) if self._decisions[s] is None]
+        if self._phase == "reflect":
+            return [self._reflect_request(s) for s in (0, 1) if self._reflections[s] is None]
+        return []
+
+    def submit(self, seat: int, action: Action) -> None:
+        if seat not in [r.seat for r in self.pending()]:
+            raise ActionError(f"seat {seat} has no pending request", kind="out_of_turn")
+        if self._phase == "reflect":
+            self._reflections[seat] = str(action.get("reflection", ""))
+            self.emit("reflection", seat=seat, text=self._reflections[seat])
+            if all(r is not None for r in self._reflections):
+                self._finish()
+            return
+        decision = self._check_action(seat, action)
+        fallback = bool(action.get("_fallback"))
+        speech = str(action.get("speech", ""))
+        thinking = str(action.get("thinking", ""))
+        if self._phase == "talk":
+            self._on_talk(seat, speech, thinking, decision, fallback)
+        else:
+            if decision is None:
+                raise ActionError("this is the decision phase: a decision is required")
+            self._clear_inbox(seat)
+            if speech or thinking:
+                self._messages.append(
+                    Utterance(seat=seat, turn=self._turn + 1, speech=speech, thinking=thinking, decided=True)
+                )
+                self.emit(
+                    "message", round=self._round, seat=seat, turn=self._turn + 1, speech=speech,
+                    thinking=thinking, delivered=False,
+                )
+            self._record_decision(seat, decision, early=False, fallback=fallback)
+        if self._phase == "decide" and all(d is not None for d in self._decisions):
+            self._resolve()
+
+    def done(self) -> bool:
+        return self._phase == "done"
+
+    def result(self) -> GameResult:
+        cfg = self.config
+        gm = game_metrics(
+            self._records, rotating=cfg.projects == "rotating", shifting=cfg.partner == "shifting"
+        )
+        detail = gm.as_dict()
+        metrics: dict[str, Any] = {
+            "overdraw_rate": gm.rates["overdraw"].value,
+            "efficiency": gm.efficiency.value,
+            "optimum_rate": gm.rates["optimum"].value,
+            "early_decision_rate": gm.rates["early_decision"].value,
+            "joint_reward": sum(r.joint_reward for r in self._records),
+            "oracle_total": sum(r.oracle_max for r in self._records),
+            "fallback_rounds": gm.fallback_rounds,
+            "detail": detail,
+        }
+        final_state = {
+            "ratio": self._ratio,
+            "rounds": [r.model_dump() for r in self._records],
+            "totals": list(self._totals),
+            "reflections": list(self._reflections),
+        }
+        seat_rows = []
+        for seat in (0, 1):
+            valid = [r for r in self._records if not any(r.fallback)]
+            seat_rows.append(
+                {
+                    "seat": seat,
+                    "name": SEAT_NAMES[seat],
+                    "ratio": self._ratio,
+                    "total_reward": self._totals[seat],
+                    "mean_reward": self._totals[seat] / max(1, len(self._records)),
+                    "early_decision_rate": sum(r.early_decision[seat] for r in self._records)
+                    / max(1, len(self._records)),
+                    "fallback_rounds": sum(r.fallback[seat] for r in self._records),
+                    "share_of_joint": (
+                        sum(r.rewards[seat] for r in valid) / max(1, sum(r.joint_reward for r in valid))
+                    ),
+                }
+            )
+        return GameResult(final_state=final_state, metrics=metrics, seat_rows=seat_rows)
+
+    oracle_agent: ClassVar[str | None] = "cooperative"
+
+    def oracle_gap(self, result: GameResult) -> float | None:
+        total = result.metrics["oracle_total"]
+        return (total - result.metrics["joint_reward"]) / total if total else 0.0
+
+    def scenario(self) -> dict[str, Any]:
+        distinct = {s.id: s for s in self._round_scenarios}
+        return {
+            "ratio": self._ratio,
+            "per_round": [s.id for s in self._round_scenarios],
+            "themes": [dict(n) for n in self._round_names],
+            "scenarios": [s.model_dump(mode="json") for s in distinct.values()],
+            "market": self.config.market.model_dump(),
+        }
+
+    # -- scenario and names ----------------------------------------------------------------
+    def _draw_scenarios(self) -> list[Scenario]:
+        cfg = self.config
+        n = cfg.rounds if cfg.projects == "rotating" else 1
+        if cfg.scenario is not None:
+            chosen = [get_scenario(cfg.scenario)]
+        elif cfg.generate:
+            from accord.games.negotiation.generate import generate_scenario
+
+            chosen = [
+                generate_scenario(self._ratio, derive_seed(self._seed, "generate", i), cfg.market)
+                for i in range(n)
+            ]
+        else:
+            pool = list(scenarios_for_ratio(self._ratio))
+            rng = make_rng(self._seed, "scenario")
+            order: list[Scenario] = []
+            while len(order) < n:
+                batch = pool[:]
+                rng.shuffle(batch)
+                order += batch
+            chosen = order[:n]
+        return chosen if n == cfg.rounds else chosen * cfg.rounds
+
+    def _draw_names(self) -> list[dict[str, str]]:
+        cfg = self.config
+        rng = make_rng(self._seed, "theme")
+        themes = sorted(THEMES)
+        picks: list[str] = []
+        for i in range(cfg.rounds):
+            if cfg.theme != "random":
+                picks.append(cfg.theme)
+            elif cfg.theme_per == "game" and i > 0:
+                picks.append(picks[0])
+            else:
+                choices = [t for t in themes if not picks or t != picks[-1]]
+                picks.append(rng.choice(choices))
+        return [dict(zip(RESOURCES, THEMES[t], strict=True)) for t in picks]
+
+    def _projects(self, seat: int, round_no: int | None = None) -> tuple[Project, ...]:
+        r = self._round if round_no is None else round_no
+        return self._round_scenarios[r - 1].agents[seat]
+
+    def _system_prompt(self, seat: int, round_index: int) -> str:
+        cfg = self.config
+        sc = self._round_scenarios[round_index]
+        names = self._round_names[round_index]
+        shifting = cfg.partner == "shifting" and seat == cfg.shifting_seat
+        opponent = sc.agents[1 - seat] if cfg.transparency != "none" else None
+        return prompts.system_prompt(
+            cfg.market,
+            names,
+            sc.agents[seat],
+            thinking=cfg.thinking,
+            shifting=shifting,
+            intervention=cfg.intervention,
+            opponent=opponent,
+            opponent_rewards=cfg.transparency == "joint",
+        )
+
+    # -- rounds ----------------------------------------------------------------------------
+    def _start_round(self, round_no: int) -> None:
+        cfg = self.config
+        self._round = round_no
+        sc = self._round_scenarios[round_no - 1]
+        self._names = self._round_names[round_no - 1]
+        self._oracle_max = solve(cfg.market, sc).m
+        self._turn = 0
+        self._talk_count = [0, 0]
+        self._opened = [False, False]
+        self._undelivered: list[str | None] = [None, None]
+        self._decisions: list[dict[str, Any] | None] = [None, None]
+        self._early = [False, False]
+        self._fallback = [False, False]
+        self._messages: list[Utterance] = []
+        self._speaker = cfg.first_speaker
+        for seat in (0, 1):
+            if cfg.partner == "shifting" and seat == cfg.shifting_seat and round_no > 1:
+                self._needs_reset[seat] = True
+                self._inbox[seat] = []
+                self._system[seat] = self._system_prompt(seat, round_no - 1)
+            elif round_no > 1:
+                if self._round_names[round_no - 1] != self._round_names[round_no - 2]:
+                    self._inbox[seat].append(prompts.new_names_notice(self._names))
+                if cfg.projects == "rotating":
+                    self._inbox[seat].append(prompts.new_projects_notice(sc.agents[seat], self._names))
+        self.emit(
+            "round_start", round=round_no, scenario_id=sc.id, names=dict(self._names),
+            oracle_max=self._oracle_max, first_speaker=self._speaker,
+        )
+        self._phase = "talk" if cfg.cheap_talk else "decide"
+
+    def _on_talk(
+        self, seat: int, speech: str, thinking: str, decision: dict[str, Any] | None, fallback: bool
+    ) -> None:
+        cfg = self.config
+        self._clear_inbox(seat)
+        self._opened[seat] = True
+        self._undelivered[seat] = None
+        self._turn += 1
+        self._talk_count[seat] += 1
+        self._messages.append(
+            Utterance(seat=seat, turn=self._turn, speech=speech, thinking=thinking, decided=decision is not None)
+        )
+        self.emit(
+            "message", round=self._round, seat=seat, turn=self._turn, speech=speech,
+            thinking=thinking, delivered=True, fallback=fallback,
+        )
+        self._undelivered[1 - seat] = speech
+        if decision is not None:
+            self._record_decision(seat, decision, early=True, fallback=fallback)
+            self._phase = "decide"
+            return
+        other = 1 - seat
+        limit = cfg.talk_turns
+        if limit > 0:
+            exhausted = self._talk_count[seat] >= limit and self._talk_count[other] >= limit
+        else:
+            exhausted = self._turn >= cfg.max_talk_messages
+        if exhausted:
+            self._phase = "decide"
+        else:
+            self._speaker = other if (limit == 0 or self._talk_count[other] < limit) else seat
+
+    def _record_decision(
+        self, seat: int, decision: dict[str, Any], *, early: bool, fallback: bool
+    ) -> None:
+        self._decisions[seat] = decision
+        self._early[seat] = early
+        self._fallback[seat] = fallback
+        self.emit(
+            "decision", round=self._round, seat=seat, purchase=decision["purchase"],
+            runs=decision["runs"], early=early, fallback=fallback,
+        )
+        if fallback:
+            self.emit("decision_auto_filled", round=self._round, seat=seat, purchase=decision["purchase"])
+
+    def _resolve(self) -> None:
+        cfg = self.config
+        sc = self._round_scenarios[self._round - 1]
+        decs = [d for d in self._decisions if d is not None]
+        outcome = rules.resolve_round(
+            cfg.market,
+            sc.agents,
+            [rules.Decision(d["purchase"], d["runs"]) for d in decs],
+        )
+        joint = outcome.joint_reward
+        rec = RoundRecord(
+            round=self._round,
+            scenario_id=sc.id,
+            names=dict(self._names),
+            first_speaker=cfg.first_speaker,
+            purchases=[dict(p) for p in outcome.purchases],
+            runs=[dict(r) for r in outcome.runs],
+            rewards=list(outcome.rewards),
+            annulled=outcome.annulled,
+            joint_reward=joint,
+            oracle_max=self._oracle_max,
+            optimal=(not outcome.annulled) and joint == self._oracle_max,
+            efficiency=joint / self._oracle_max if self._oracle_max else 0.0,
+            early_decision=list(self._early),
+            fallback=list(self._fallback),
+            stated_runs=[d["runs"] is not None for d in decs],
+            messages=list(self._messages),
+        )
+        self._records.append(rec)
+        for seat in (0, 1):
+            self._totals[seat] += outcome.rewards[seat]
+            self._inbox[seat].append(
+                prompts.round_result(
+                    annulled=outcome.annulled,
+                    own=outcome.purchases[seat],
+                    other=outcome.purchases[1 - seat],
+                    runs=outcome.runs[seat],
+                    reward=outcome.rewards[seat],
+                    names=self._names,
+                )
+            )
+        self.emit(
+            "round_result", round=self._round, annulled=outcome.annulled,
+            purchases=rec.purchases, runs=rec.runs, rewards=rec.rewards, joint_reward=joint,
+            oracle_max=self._oracle_max, optimal=rec.optimal, efficiency=rec.efficiency,
+        )
+        if self._round < cfg.rounds:
+            self._start_round(self._round + 1)
+        elif cfg.reflection and cfg.cheap_talk:
+            self._phase = "reflect"
+        else:
+            self._finish()
+
+    def _finish(self) -> None:
+        self._phase = "done"
+        self.emit("game_end", totals=list(self._totals))
+
+    def _clear_inbox(self, seat: int) -> None:
+        self._inbox[seat] = []
+        self._needs_reset[seat] = False
+
+    # -- requests --------------------------------------------------------------------------
+    def _info(self, seat: int, phase: str) -> dict[str, Any]:
+        cfg = self.config
+        sc = self._round_scenarios[self._round - 1]
+        seen = self._records
+        if cfg.partner == "shifting" and seat == cfg.shifting_seat:
+            seen = []
+        return {
+            "phase": phase,
+            "round": self._round,
+            "rounds": cfg.rounds,
+            "turn": self._turn + 1,
+            "talk_turns": cfg.talk_turns,
+            "my_messages": self._talk_count[seat],
+            "market": cfg.market,
+            "names": dict(self._names),
+            "projects": sc.agents[seat],
+            "partner_projects": sc.agents[1 - seat] if cfg.transparency != "none" else None,
+            "partner_said": self._undelivered[seat],
+            "history": [
+                {"round": r.round, "mine": r.purchases[seat], "theirs": r.purchases[1 - seat],
+                 "reward": r.rewards[seat], "annulled": r.annulled}
+                for r in seen
+            ],
+        }
+
+    def _spec(self, seat: int, *, must_decide: bool) -> ActionSpec:
+        cfg = self.config
+        names = dict(self._names)
+        projects = self._projects(seat)
+        market = cfg.market
+        decision_schema = actions.purchase_schema(names, projects, market)
+        if cfg.thinking:
+            schema = actions.envelope_schema(decision_schema, must_decide=must_decide)
+
+            def parse(text: str) -> Action:
+                return actions.parse_envelope(
+                    text, names=names, projects=projects, market=market, must_decide=must_decide
+                )
+
+            hint = 'Reply with one JSON object: {"thinking": "...", "speech": "...", "action": ...}.'
+        else:
+            schema = decision_schema if must_decide else None
+
+            def parse(text: str) -> Action:
+                return actions.parse_plain(
+                    text, names=names, projects=projects, market=market, must_decide=must_decide
+                )
+
+            hint = "Reply with plain text to talk, or ONLY a JSON decision object to decide."
+        return ActionSpec(
+            kind="decide" if must_decide else "talk",
+            parse=parse,
+            schema=schema,
+            fallback=actions.zero_decision if must_decide else actions.silent_turn,
+            format_hint=hint,
+        )
+
+    def _observation(self, seat: int, body: str) -> str:
+        return "\n\n".join([*self._inbox[seat], body])
+
+    def _request(self, seat: int, body: str, spec: ActionSpec, phase: str) -> Request:
+        return Request(
+            seat=seat,
+            observation=self._observation(seat, body),
+            spec=spec,
+            system=self._system[seat],
+            reset_context=self._needs_reset[seat],
+            info=self._info(seat, phase),
+            round=self._round,
+            turn=self._turn + 1,
+        )
+
+    def _talk_request(self, seat: int) -> Request:
+        cfg = self.config
+        said = self._undelivered[seat]
+        if not self._opened[seat]:
+            body = prompts.talk_opening(
+                self._round, cfg.rounds, turns=cfg.talk_turns, thinking=cfg.thinking,
+                partner_said=said, intervention=cfg.intervention,
+            )
+        else:
+            body = prompts.talk_followup(said or "", thinking=cfg.thinking)
+        return self._request(seat, body, self._spec(seat, must_decide=False), "talk")
+
+    def _decide_request(self, seat: int) -> Request:
+        cfg = self.config
+        parts = []
+        said = self._undelivered[seat]
+        if said is not None:
+            parts.append(f'The other party said: "{said}"')
+        parts.append(prompts.decision_prompt(cfg.market, thinking=cfg.thinking))
+        return self._request(seat, "\n\n".join(parts), self._spec(seat, must_decide=True), "decide")
+
+    def _reflect_request(self, seat: int) -> Request:
+        spec = ActionSpec(
+            kind="reflect",
+            parse=actions.parse_reflection,
+            schema=actions.REFLECTION_SCHEMA,
+            fallback=lambda: {"reflection": ""},
+            format_hint='Reply with {"reflection": "..."}.',
+        )
+        body = prompts.reflection_prompt(
+            rounds=self.config.rounds,
+            own=self._totals[seat],
+            other=self._totals[1 - seat],
+            joint_max=sum(r.oracle_max for r in self._records),
+        )
+        return self._request(seat, body, spec, "reflect")
+
+    # -- validation of built actions (reference agents, people) -------------------------------
+    def _check_action(self, seat: int, action: Action) -> dict[str, Any] | None:
+        decision = action.get("decision")
+        if decision is None:
+            return None
+        if not isinstance(decision, dict) or "purchase" not in decision:
+            raise ActionError('a decision must be {"purchase": {...}, "runs": {...} | null}')
+        purchase = dict(decision["purchase"])
+        rules.check_purchase(self.config.market, purchase)
+        purchase = rules.normalize_purchase(purchase)
+        runs = decision.get("runs")
+        if runs is not None:
+            rules.check_runs(self._projects(seat), purchase, runs)
+            runs = {n: int(k) for n, k in runs.items() if int(k) > 0}
+        return {"purchase": purchase, "runs": runs}

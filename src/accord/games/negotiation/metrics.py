@@ -1,0 +1,496 @@
+"""Outcome and process metrics of the negotiation game.
+
+Seed 004 §4.2 (Table 2), §5.2-§5.5, App. B, App. E and Fig. 6. Input: one game's
+`RoundRecord`s in round order and its condition, ``rotating`` (new scenario every round) and
+``shifting`` (one seat's context resets every round). Each docstring gives the formula, the
+detection rule and the paper's value. Conventions:
+
+- A round with any ``fallback`` seat is *excluded* from every metric (App. B) and only counted
+  in ``fallback_rounds``.
+- *Optimal*: not annulled and joint reward reaches ``M`` (`oracle.is_optimal`). *Non-optimal*:
+  not optimal (annulled or below ``M``). *Suboptimal*: not annulled and below ``M``.
+- A *joint allocation* is the pair of normalised purchases (seat 0, seat 1); two rounds share
+  it only on an exact, seat-wise match.
+- A *consecutive pair* is two analysed rounds ``t`` and ``t+1`` of the same game; a pair with
+  an excluded round on either side does not exist.
+- Every metric is a `Rate` (numerator, denominator): pooled values and bootstrap resamples
+  are rebuilt from per-game counts; `aggregate` sums them.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from itertools import pairwise
+from typing import Any
+
+from accord.games.negotiation import oracle, rules
+from accord.games.negotiation.record import RoundRecord
+from accord.games.negotiation.scenario import RESOURCES
+
+Allocation = tuple[tuple[tuple[str, int], ...], ...]
+
+
+@dataclass(frozen=True)
+class Rate:
+    """``hits / total``; `value` is None when nothing was eligible.
+
+    For a mean (allocation efficiency) `hits` is the sum of the per-round values.
+    """
+
+    hits: float = 0
+    total: int = 0
+
+    @property
+    def value(self) -> float | None:
+        return self.hits / self.total if self.total else None
+
+    def __add__(self, other: Rate) -> Rate:
+        return Rate(self.hits + other.hits, self.total + other.total)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"num": self.hits, "den": self.total, "rate": self.value}
+
+
+# -- shared helpers ------------------------------------------------------------------------
+
+
+def analysed(records: Sequence[RoundRecord]) -> list[RoundRecord]:
+    """Rounds that count: no seat's decision came from the fallback (App. B)."""
+    return [r for r in records if not any(r.fallback)]
+
+
+def is_round_optimal(r: RoundRecord) -> bool:
+    """Not annulled and the joint reward reaches ``M``."""
+    return not r.annulled and oracle.is_optimal(r.joint_reward, r.oracle_max)
+
+
+def allocation(r: RoundRecord) -> Allocation:
+    """The round's joint allocation, comparable by equality."""
+    return tuple(tuple(rules.normalize_purchase(p).items()) for p in r.purchases)
+
+
+def _pairs(records: Sequence[RoundRecord]) -> list[tuple[RoundRecord, RoundRecord]]:
+    kept = analysed(records)
+    return [(a, b) for a, b in pairwise(kept) if b.round == a.round + 1]
+
+
+def _rate(flags: Iterable[bool]) -> Rate:
+    items = list(flags)
+    return Rate(sum(items), len(items))
+
+
+# -- outcome metrics (§4.2, Table 2) -------------------------------------------------------
+
+
+def overdraw_rate(records: Sequence[RoundRecord]) -> Rate:
+    """Annulled rounds / analysed rounds. Paper: 15.7% overall (§5)."""
+    return _rate(r.annulled for r in analysed(records))
+
+
+def allocation_efficiency(records: Sequence[RoundRecord]) -> Rate:
+    """Mean of ``joint_reward / M`` over analysed rounds; an annulled round scores 0.
+
+    Rounds with ``M = 0`` (nothing to gain) are left out. Paper: Table 3, 56.8-97.9%.
+    """
+    vals = [
+        0.0 if r.annulled else r.joint_reward / r.oracle_max
+        for r in analysed(records)
+        if r.oracle_max > 0
+    ]
+    return Rate(sum(vals), len(vals))
+
+
+def optimum_rate(records: Sequence[RoundRecord]) -> Rate:
+    """Optimal rounds / analysed rounds. Paper: Table 3, 21.9-91.3%."""
+    return _rate(is_round_optimal(r) for r in analysed(records))
+
+
+def early_decision_rate(records: Sequence[RoundRecord]) -> Rate:
+    """Seat-rounds decided during cheap talk before the turn limit / seat-rounds (§5.2, Fig. 5).
+
+    Detection: the engine's ``early_decision`` flag per seat.
+    """
+    return _rate(flag for r in analysed(records) for flag in r.early_decision)
+
+
+# -- strategy taxonomy (§5.3, App. E) ------------------------------------------------------
+
+
+def _leader(r: RoundRecord) -> int:
+    """+1 if seat 0 earned more, -1 if seat 1 did, 0 on a tie (annulled rounds tie at 0)."""
+    a, b = r.rewards[0], r.rewards[1]
+    return (a > b) - (a < b)
+
+
+def _flip(a: RoundRecord, b: RoundRecord) -> bool:
+    return _leader(a) != 0 and _leader(b) != 0 and _leader(a) != _leader(b)
+
+
+def payoff_alternation(records: Sequence[RoundRecord], *, rotating: bool) -> Rate:
+    """2-round payoff alternation: consecutive pairs whose strict leader flips / pairs.
+
+    App. E writes the flip as ``1[(rA_t > rB_t) != (rA_t+1 > rB_t+1)]``, which silently folds
+    a tie into "seat B leads". Here a flip needs a strict leader in both rounds and a change
+    of leader; a pair with a tie on either side (including annulled rounds) counts as no flip
+    but stays in the denominator. Non-rotating games only (empty otherwise). Paper: 16.3%.
+    """
+    if rotating:
+        return Rate()
+    return _rate(_flip(a, b) for a, b in _pairs(records))
+
+
+def full_alternation(records: Sequence[RoundRecord], *, rotating: bool) -> Rate:
+    """Game-level: 1/1 when every consecutive pair of the game flips, 0/1 otherwise.
+
+    Eligible (denominator 1) only for non-rotating games with at least two rounds and no
+    excluded round, so that "every pair" really covers the whole game (4 rounds in the
+    paper). Paper: 2.2% of games.
+    """
+    kept = analysed(records)
+    if rotating or len(kept) < 2 or len(kept) != len(records):
+        return Rate()
+    pairs = _pairs(records)
+    return Rate(int(len(pairs) == len(kept) - 1 and all(_flip(a, b) for a, b in pairs)), 1)
+
+
+def win_stay(records: Sequence[RoundRecord], *, rotating: bool) -> Rate:
+    """Pairs repeating the exact joint allocation / pairs whose first round was not annulled.
+
+    Non-rotating games only. Paper: 51.5% (Table 4).
+    """
+    if rotating:
+        return Rate()
+    return _rate(allocation(a) == allocation(b) for a, b in _pairs(records) if not a.annulled)
+
+
+def lose_shift(records: Sequence[RoundRecord], *, rotating: bool) -> Rate:
+    """Pairs changing the joint allocation / pairs whose first round was non-optimal.
+
+    "Lose" covers both annulled and suboptimal rounds (App. E). Non-rotating games only.
+    Paper: 84.3% (Table 4).
+    """
+    if rotating:
+        return Rate()
+    return _rate(
+        allocation(a) != allocation(b) for a, b in _pairs(records) if not is_round_optimal(a)
+    )
+
+
+# -- perfunctory fairness (§5.4) -----------------------------------------------------------
+
+
+def is_equal_split(r: RoundRecord) -> bool:
+    """Both seats bought the same positive quantity of at least one resource."""
+    p0, p1 = r.purchases[0], r.purchases[1]
+    return any(p0.get(res, 0) == p1.get(res, 0) > 0 for res in RESOURCES)
+
+
+def equal_split_rate(records: Sequence[RoundRecord]) -> Rate:
+    """Equal-split rounds / analysed rounds. Paper: 12.5%."""
+    return _rate(is_equal_split(r) for r in analysed(records))
+
+
+def perfunctory_fairness(records: Sequence[RoundRecord]) -> Rate:
+    """Rounds that are an equal split and non-optimal / analysed rounds. Paper: 6.1%.
+
+    Non-optimal includes annulled rounds (an equal split of one resource can still overdraw
+    another). The share among equal splits is `perfunctory_share` (paper: 48.8%).
+    """
+    return _rate(is_equal_split(r) and not is_round_optimal(r) for r in analysed(records))
+
+
+def perfunctory_share(records: Sequence[RoundRecord]) -> Rate:
+    """Non-optimal equal splits / equal splits."""
+    return _rate(not is_round_optimal(r) for r in analysed(records) if is_equal_split(r))
+
+
+# -- anchoring (§5.5) ----------------------------------------------------------------------
+
+
+def _same_scenario_pairs(records: Sequence[RoundRecord]) -> list[tuple[RoundRecord, RoundRecord]]:
+    return [(a, b) for a, b in _pairs(records) if a.scenario_id == b.scenario_id]
+
+
+def repeat_rate(records: Sequence[RoundRecord]) -> Rate:
+    """Same-scenario consecutive pairs with an exact joint-allocation repeat / such pairs.
+
+    Paper: 46.5% (55.1% after non-annulled rounds, 0.6% after annulled ones).
+    """
+    return _rate(allocation(a) == allocation(b) for a, b in _same_scenario_pairs(records))
+
+
+def repeat_after_overdraw(records: Sequence[RoundRecord]) -> Rate:
+    """As `repeat_rate`, restricted to pairs whose first round was annulled. Paper: 0.6%."""
+    return _rate(
+        allocation(a) == allocation(b) for a, b in _same_scenario_pairs(records) if a.annulled
+    )
+
+
+def stubborn_anchoring(records: Sequence[RoundRecord]) -> Rate:
+    """As `repeat_rate`, restricted to pairs whose first round was suboptimal (not annulled).
+
+    These are the failures the dyad could have repaired. Paper: 29.2% of 339 rounds (40.7%
+    stable, 15.9% shifting; 28.3% at M/C 0.5, 46.0% at 1.0).
+    """
+    return _rate(
+        allocation(a) == allocation(b)
+        for a, b in _same_scenario_pairs(records)
+        if not (a.annulled or is_round_optimal(a))
+    )
+
+
+# -- speech parsing (§5.5, §5.6) -----------------------------------------------------------
+
+_WORDS = "zero one two three four five six seven eight nine ten"
+_NUMBER_WORDS: dict[str, int] = {w: i for i, w in enumerate(_WORDS.split(" "))}
+_NUM = r"(?<![\w$.\-–])(\d+|" + "|".join(_NUMBER_WORDS) + r")(?![\d.]|\s*[-–]\s*\d)"
+# Cues that open a clause about the partner's (or one's own) quantities; ' matches ’ too.
+_OTHER_CUE = re.compile(
+    r"\byou(?:'ll)?\s+(?:(?:could|can|should|would|will|might|then|just|instead|only"
+    r"|go ahead and)\s+)?(?:take|get|buy|have|keep|purchase|grab)\b"
+    r"|\bfor you\b\s*[:=\-–,]?|\byou\s*:"
+    r"|\b(?:leave|leaves|leaving|give|gives|giving)\s+you(?:\s+with)?\b".replace("'", "['’]"),
+    re.IGNORECASE,
+)
+_SELF_CUE = re.compile(
+    r"\bI(?:'ll| will| shall|'m going to| am going to|'m| am)?"
+    r"(?:\s+(?:plan|planning|intend|intending) to)?"
+    r"\s+(?:(?:just|then|only|instead|now|also|definitely)\s+)?(?:take|buy|get|purchase|grab)\b"
+    r"|\bI(?:'m| am)(?:\s+(?:just|only|now|also))?\s+(?:taking|buying|getting|purchasing"
+    r"|grabbing)\b|\bI'll be (?:taking|buying|getting)\b".replace("'", "['’]"),
+    re.IGNORECASE,
+)
+# Where such a clause ends: sentence end, or the other party coming into it.
+_END = r"[.!?;\n](?!\d)"
+_OTHER_END = re.compile(_END + r"|\b(?:I|I['’]\w+|me|my|mine)\b", re.IGNORECASE)
+_SELF_END = re.compile(_END + r"|\b(?:you|your|yours)\b", re.IGNORECASE)
+
+
+@lru_cache(maxsize=256)
+def _resource_regex(names: tuple[tuple[str, str], ...]) -> tuple[re.Pattern[str], dict[str, str]]:
+    lookup: dict[str, str] = {}
+    alts: list[str] = []
+    for rid, name in names:
+        key = name.lower().replace(" ", "_")
+        lookup[key] = rid
+        alts.append(re.escape(key).replace("_", "[_ ]"))
+    res = "|".join(sorted(alts, key=len, reverse=True)) or r"(?!)"
+    qty_first = _NUM + r"\s*(?:x|×|\*)?\s*(?:units?\s+of\s+)?(" + res + r")(?:e?s)?\b"
+    name_first = r"\b(" + res + r")(?:e?s)?\s*(?:=|:|×|x|\*)\s*" + _NUM
+    return re.compile(f"{qty_first}|{name_first}", re.IGNORECASE), lookup
+
+
+def _quantities(text: str, names: Mapping[str, str]) -> dict[str, int]:
+    """``{resource id: units}`` for every "6 stone" / "stone=6" / "stone×6" in `text`."""
+    pattern, lookup = _resource_regex(tuple(sorted(names.items())))
+    out: dict[str, int] = {}
+    for m in pattern.finditer(text):
+        num, name = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
+        n = int(num) if num.isdigit() else _NUMBER_WORDS[num.lower()]
+        out[lookup[name.lower().replace(" ", "_")]] = n
+    return out
+
+
+def _directed(text: str, names: Mapping[str, str], *, other: bool) -> dict[str, int]:
+    """Quantities in the clauses introduced by a partner-directed (or self-directed) cue."""
+    cue, end = (_OTHER_CUE, _OTHER_END) if other else (_SELF_CUE, _SELF_END)
+    out: dict[str, int] = {}
+    for m in cue.finditer(text):
+        stop = end.search(text, m.end())
+        out.update(_quantities(text[m.end() : stop.start() if stop else len(text)], names))
+    return out
+
+
+def proposals_to_partner(text: str, names: Mapping[str, str]) -> dict[str, int]:
+    """Partner-directed quantities, e.g. "you take 4 stone" -> ``{"r2": 4}``."""
+    return _directed(text, names, other=True)
+
+
+def self_commitments(text: str, names: Mapping[str, str]) -> dict[str, int]:
+    """Self-directed quantities, e.g. "I'll take 6 stone" -> ``{"r2": 6}``."""
+    return _directed(text, names, other=False)
+
+
+@dataclass(frozen=True)
+class Deference:
+    """First-proposal deference of one or more games (§5.5)."""
+
+    proposal: Rate = field(default_factory=Rate)
+    turns: tuple[int, ...] = ()
+    deference: Rate = field(default_factory=Rate)
+    deference_optimal: Rate = field(default_factory=Rate)
+    deference_suboptimal: Rate = field(default_factory=Rate)
+    deference_round1: Rate = field(default_factory=Rate)
+
+
+def first_proposal_deference(records: Sequence[RoundRecord], *, rotating: bool) -> Deference:
+    """Does the responder buy exactly what the first partner-directed proposal offered it?
+
+    Detection: the round's first message with a partner-directed quantity ("you take 4
+    stone", "you get 4 stone", "for you: stone=4", "leaves you 4 stone"; themed names from
+    ``names``, plurals, ``name=N``/``name×N`` and number words one-ten accepted, ranges like
+    "2-3" ignored). The proposal is every quantity in that message's partner-directed clauses.
+    The responder defers when its final purchase holds exactly N of each proposed resource.
+
+    - proposal: rounds with a proposal / analysed rounds (paper: 12.9%);
+    - turns: turn of each first proposal (paper: median 1);
+    - deference: deferring rounds / rounds with a proposal (paper: 21-44% by model);
+    - deference_optimal / _suboptimal: deferring and optimal (non-optimal) / proposals
+      (paper, non-rotating: 16.9% vs 15.5%);
+    - deference_round1: deference among round-1 proposals of non-rotating games (20.4%).
+    """
+    kept = analysed(records)
+    found: list[tuple[RoundRecord, int, bool]] = []  # (round, turn of proposal, deferred)
+    for r in kept:
+        for u in sorted(r.messages, key=lambda u: u.turn):
+            proposal = proposals_to_partner(u.speech, r.names)
+            if proposal:
+                bought = r.purchases[1 - u.seat]
+                deferred = all(bought.get(res, 0) == n for res, n in proposal.items())
+                found.append((r, u.turn, deferred))
+                break
+    return Deference(
+        proposal=Rate(len(found), len(kept)),
+        turns=tuple(t for _, t, _ in found),
+        deference=_rate(d for _, _, d in found),
+        deference_optimal=Rate(sum(d and is_round_optimal(r) for r, _, d in found), len(found)),
+        deference_suboptimal=Rate(
+            sum(d and not is_round_optimal(r) for r, _, d in found), len(found)
+        ),
+        deference_round1=_rate(d for r, _, d in found if r.round == 1 and not rotating),
+    )
+
+
+def stated_vs_actual(records: Sequence[RoundRecord]) -> Rate:
+    """Seat-rounds whose final purchase matches their own stated quantities / seat-rounds
+    with a statement (§4.2 "stated-vs-actual coherence", §5.6).
+
+    Detection: self-directed cues ("I'll take 6 stone", "I will buy 4 gold", "I'm taking
+    stone=6", "I take stone×2"); hedges such as "I could take" do not count. Over a seat's
+    messages of the round, a later statement about a resource replaces an earlier one. The
+    seat is coherent when it bought exactly the stated units of every stated resource.
+    """
+    flags: list[bool] = []
+    for r in analysed(records):
+        for seat in (0, 1):
+            stated: dict[str, int] = {}
+            for u in sorted(r.messages, key=lambda u: u.turn):
+                if u.seat == seat:
+                    stated.update(self_commitments(u.speech, r.names))
+            if stated:
+                flags.append(all(r.purchases[seat].get(res, 0) == n for res, n in stated.items()))
+    return _rate(flags)
+
+
+# -- failure buckets (Fig. 6) --------------------------------------------------------------
+
+BUCKETS: tuple[str, ...] = ("no_prior_context", "failed_improvement", "repeated", "after_excluded")
+
+
+def failure_buckets(records: Sequence[RoundRecord]) -> dict[str, Rate]:
+    """Partition of non-optimal analysed rounds (denominator of every bucket).
+
+    - no_prior_context: round 1 (no shared history yet);
+    - failed_improvement: round 2+, joint allocation changed from the previous round;
+    - repeated: round 2+, joint allocation unchanged;
+    - after_excluded: round 2+ whose previous round was excluded or missing (rare; kept so
+      the buckets always add up).
+    """
+    by_round = {r.round: r for r in analysed(records)}
+    labels: list[str] = []
+    for r in analysed(records):
+        if is_round_optimal(r):
+            continue
+        prev = by_round.get(r.round - 1)
+        if r.round <= 1:
+            labels.append("no_prior_context")
+        elif prev is None:
+            labels.append("after_excluded")
+        elif allocation(prev) != allocation(r):
+            labels.append("failed_improvement")
+        else:
+            labels.append("repeated")
+    return {b: Rate(labels.count(b), len(labels)) for b in BUCKETS}
+
+
+# -- per game and pooled -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GameMetrics:
+    """Every metric of one game, as counts that add across games (`aggregate`).
+
+    `rates` keys: overdraw, optimum, early_decision, payoff_alternation, full_alternation,
+    win_stay, lose_shift, equal_split, perfunctory_fairness, perfunctory_share, repeat,
+    repeat_after_overdraw, stubborn_anchoring, proposal, deference, deference_optimal,
+    deference_suboptimal, deference_round1, coherence and ``bucket_<name>`` for `BUCKETS`.
+    """
+
+    rounds: int
+    fallback_rounds: int
+    efficiency: Rate
+    rates: dict[str, Rate]
+    proposal_turns: tuple[int, ...] = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-able form; the same as `aggregate` of this one game."""
+        return aggregate([self])
+
+
+def game_metrics(
+    records: Sequence[RoundRecord], *, rotating: bool, shifting: bool = False
+) -> GameMetrics:
+    """All metrics of one game. `shifting` changes no formula; callers group games by it."""
+    del shifting  # in the signature so callers state the whole condition explicitly
+    kept = analysed(records)
+    d = first_proposal_deference(records, rotating=rotating)
+    rates = {
+        "overdraw": overdraw_rate(records),
+        "optimum": optimum_rate(records),
+        "early_decision": early_decision_rate(records),
+        "payoff_alternation": payoff_alternation(records, rotating=rotating),
+        "full_alternation": full_alternation(records, rotating=rotating),
+        "win_stay": win_stay(records, rotating=rotating),
+        "lose_shift": lose_shift(records, rotating=rotating),
+        "equal_split": equal_split_rate(records),
+        "perfunctory_fairness": perfunctory_fairness(records),
+        "perfunctory_share": perfunctory_share(records),
+        "repeat": repeat_rate(records),
+        "repeat_after_overdraw": repeat_after_overdraw(records),
+        "stubborn_anchoring": stubborn_anchoring(records),
+        "proposal": d.proposal,
+        "deference": d.deference,
+        "deference_optimal": d.deference_optimal,
+        "deference_suboptimal": d.deference_suboptimal,
+        "deference_round1": d.deference_round1,
+        "coherence": stated_vs_actual(records),
+    }
+    rates.update({f"bucket_{k}": v for k, v in failure_buckets(records).items()})
+    return GameMetrics(
+        len(kept), len(records) - len(kept), allocation_efficiency(records), rates, d.turns
+    )
+
+
+def aggregate(games: Iterable[GameMetrics]) -> dict[str, Any]:
+    """Pool rounds across games: counts add, so each rate is pooled hits / pooled total.
+
+    Every rate (and the efficiency mean) comes out as ``{"num", "den", "rate"}``;
+    ``proposal_turn_median`` is None without proposals.
+    """
+    pooled = list(games)
+    turns = [t for g in pooled for t in g.proposal_turns]
+    out: dict[str, Any] = {
+        "games": len(pooled),
+        "rounds": sum(g.rounds for g in pooled),
+        "fallback_rounds": sum(g.fallback_rounds for g in pooled),
+        "efficiency": sum((g.efficiency for g in pooled), Rate()).as_dict(),
+        "proposal_turn_median": statistics.median(turns) if turns else None,
+    }
+    keys = dict.fromkeys(k for g in pooled for k in g.rates)  # first-seen order, no repeats
+    for key in keys:
+        out[key] = sum((g.rates.get(key, Rate()) for g in pooled), Rate()).as_dict()
+    return out

@@ -1,0 +1,63 @@
+"""The model contract: `ModelClient.complete(messages, ...) -> Completion`.
+
+Every provider (hosted through LiteLLM, an OpenAI-compatible server, the bundled local model,
+the mock) implements `_complete_once`; `ModelClient.complete` adds what all of them share:
+retries with backoff, the per-provider concurrency limit, the optional cooldown, timing and cost.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypedDict
+
+Role = Literal["system", "user", "assistant"]
+
+
+class Message(TypedDict):
+    """One chat message."""
+
+    role: Role
+    content: str
+
+
+@dataclass
+class Usage:
+    """Token counts of one call (or a sum of calls)."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    reasoning_tokens: int = 0
+    cached_input_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.reasoning_tokens + other.reasoning_tokens,
+            self.cached_input_tokens + other.cached_input_tokens,
+        )
+
+
+@dataclass
+class Completion:
+    """What a model call returns.
+
+    Attributes:
+        text: the reply text (for structured output: the JSON text).
+        usage: token counts reported by the provider (or counted locally).
+        latency_s: wall time of the successful attempt.
+        cost_usd: price of the call where the model's prices are known, else ``None``.
+        raw: provider-specific extras safe to store (never credentials).
+        model: the ``provider/model`` string that answered.
+        attempts: how many attempts the call took (1 = no retry).
+        reasoning: hidden reasoning text when the provider returns it separately.
+    """
+
+    text: str
+    usage: Usage = field(default_factory=Usage)
+    latency_s: float = 0.0
+    cost_usd: float | None = None
+    raw: dict[str, Any] = field(default_factory=dict)
+    model: str = ""
+    attempts: int = 1
+    reasoning: str | None = None

@@ -1,0 +1,269 @@
+"""`ModelClient`: the one place where model calls are retried, limited, timed and priced.
+
+Providers implement only `ModelClient._complete_once` (one attempt, no retry) and map their own
+exceptions: a failure worth retrying becomes `TransientModelError` (optionally with the
+server's Retry-After), anything else `ModelError`. `ModelClient.complete` then adds, for every
+provider alike:
+
+* retries with exponential backoff and full jitter, honouring Retry-After;
+* a per-provider concurrency limit shared by every client of that provider in the process;
+* a per-attempt timeout, which counts as transient;
+* an optional cooldown between the starts of consecutive calls of one client;
+* latency, attempt count, cost, and a record of every retry in ``raw["retries"]``.
+
+Sleeping, the clock and the jitter source are injectable so tests never wait.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import math
+import random
+import time
+import weakref
+from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import TypedDict
+
+from accord.core.errors import AccordError, ModelError, TransientModelError
+from accord.core.spec import JSONSchema
+from accord.models.base import Completion, Message
+from accord.models.options import ModelOptions
+from accord.models.pricing import cost_usd
+
+SleepFn = Callable[[float], Awaitable[None]]
+ClockFn = Callable[[], float]
+
+
+class RetryRecord(TypedDict):
+    """One failed attempt that was retried, as stored in ``Completion.raw["retries"]``."""
+
+    attempt: int
+    error: str
+    wait_s: float
+
+
+RetryHook = Callable[[RetryRecord], None]
+
+
+@dataclass(frozen=True)
+class Call:
+    """One request as a provider sees it; option defaults are already applied."""
+
+    messages: list[Message]
+    response_schema: JSONSchema | None = None
+    temperature: float | None = None
+    max_tokens: int | None = None
+    seed: int | None = None
+    session: str | None = None
+
+
+class RetriesExhaustedError(ModelError):
+    """Every attempt of a call failed with a transient error.
+
+    Attributes:
+        attempts: how many attempts were made.
+        retries: one record per retried attempt (the last failure is in the message).
+    """
+
+    def __init__(self, message: str, *, attempts: int, retries: list[RetryRecord]) -> None:
+        super().__init__(message)
+        self.attempts = attempts
+        self.retries = retries
+
+
+# Semaphores belong to one event loop, so they are made lazily per running loop; the weak keys
+# let a closed loop (one per test, one per `asyncio.run`) take its semaphores with it.
+_SEMAPHORES: weakref.WeakKeyDictionary[
+    asyncio.AbstractEventLoop, dict[tuple[str, int], asyncio.Semaphore]
+] = weakref.WeakKeyDictionary()
+
+
+def provider_semaphore(key: str, limit: int) -> asyncio.Semaphore:
+    """The semaphore shared by every client with this key and limit on the running loop."""
+    per_loop = _SEMAPHORES.setdefault(asyncio.get_running_loop(), {})
+    sem = per_loop.get((key, limit))
+    if sem is None:
+        sem = per_loop[(key, limit)] = asyncio.Semaphore(limit)
+    return sem
+
+
+def retry_after_seconds(value: str | None) -> float | None:
+    """Seconds asked for by an HTTP Retry-After header (delta seconds or a date), else None."""
+    if value is None or not value.strip():
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+class ModelClient(ABC):
+    """A model addressed as ``provider/model``; call `complete` to get a `Completion`.
+
+    Build clients with `accord.models.get_model`, which caches one per spec and options.
+
+    Args:
+        spec: the ``provider/model`` string this client answers for.
+        options: how to reach and call the model.
+        sleep: awaitable sleep used for backoff and cooldown (tests pass a fake).
+        clock: monotonic clock in seconds used for latency and cooldown.
+        rng: source of backoff jitter.
+        on_retry: called with each `RetryRecord` before the client sleeps and retries.
+    """
+
+    def __init__(
+        self,
+        spec: str,
+        options: ModelOptions | None = None,
+        *,
+        sleep: SleepFn | None = None,
+        clock: ClockFn | None = None,
+        rng: random.Random | None = None,
+        on_retry: RetryHook | None = None,
+    ) -> None:
+        self.spec = spec
+        self.options = options if options is not None else ModelOptions()
+        self.on_retry = on_retry
+        self._sleep: SleepFn = sleep if sleep is not None else asyncio.sleep
+        self._clock: ClockFn = clock if clock is not None else time.monotonic
+        self._rng = rng if rng is not None else random.Random()
+        self._next_start = -math.inf
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.spec!r})"
+
+    @property
+    def provider(self) -> str:
+        """The provider part of the spec."""
+        return self.spec.split("/", 1)[0]
+
+    def _concurrency(self) -> tuple[str, int]:
+        """Key and size of the concurrency pool this client draws from."""
+        return self.provider, self.options.max_concurrency
+
+    @abstractmethod
+    async def _complete_once(self, call: Call) -> Completion:
+        """Make one attempt. Raise `TransientModelError` for failures worth retrying."""
+
+    async def aclose(self) -> None:  # noqa: B027  (optional hook; most providers hold nothing)
+        """Release connections held for the running event loop."""
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        response_schema: JSONSchema | None = None,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        seed: int | None = None,
+        session: str | None = None,
+    ) -> Completion:
+        """Ask the model for the next message of a conversation.
+
+        Args:
+            messages: the conversation so far, oldest first.
+            response_schema: JSON schema the reply must follow (providers that can constrain
+                output do; the caller validates anyway).
+            temperature: sampling temperature; ``None`` uses ``options.temperature``.
+            max_tokens: output token limit; ``None`` uses ``options.max_tokens``.
+            seed: sampling seed, where the provider supports one.
+            session: a stable key for one conversation (e.g. game and seat) so providers that
+                cache prompt state can reuse it on the next turn.
+
+        Raises:
+            RetriesExhaustedError: every attempt failed with a transient error.
+            ModelError: a permanent failure (bad request, unknown model, bad key).
+        """
+        call = Call(
+            messages=[{"role": m["role"], "content": m["content"]} for m in messages],
+            response_schema=response_schema,
+            temperature=temperature if temperature is not None else self.options.temperature,
+            max_tokens=max_tokens if max_tokens is not None else self.options.max_tokens,
+            seed=seed,
+            session=session,
+        )
+        retries: list[RetryRecord] = []
+        attempts = self.options.max_retries + 1
+        for attempt in range(1, attempts + 1):
+            try:
+                completion, latency = await self._attempt(call)
+            except TransientModelError as err:
+                if attempt == attempts:
+                    raise RetriesExhaustedError(
+                        f"{self.spec}: all {attempts} attempts failed; last error: {err}. "
+                        "Check the provider's status page or your rate limits, or raise "
+                        "max_retries / timeout_s.",
+                        attempts=attempts,
+                        retries=retries,
+                    ) from err
+                wait = self._backoff_s(attempt, err)
+                record = RetryRecord(attempt=attempt, error=str(err), wait_s=round(wait, 3))
+                retries.append(record)
+                if self.on_retry is not None:
+                    self.on_retry(record)
+                await self._sleep(wait)
+                continue
+            return self._finish(completion, latency, attempt, retries)
+        raise AssertionError("unreachable: the loop returns or raises")
+
+    async def _attempt(self, call: Call) -> tuple[Completion, float]:
+        key, limit = self._concurrency()
+        async with provider_semaphore(key, limit):
+            await self._cooldown()
+            started = self._clock()
+            try:
+                completion = await asyncio.wait_for(
+                    self._complete_once(call), timeout=self.options.timeout_s
+                )
+            except TimeoutError as err:
+                raise TransientModelError(
+                    f"no reply within {self.options.timeout_s:g} s (timeout_s)"
+                ) from err
+            except AccordError:
+                raise
+            except Exception as err:
+                # A provider that let a library exception through: treat it as permanent so
+                # a bug is not retried ten times, but keep the original for the traceback.
+                raise ModelError(
+                    f"{self.spec}: unexpected {type(err).__name__}: {err}. This is a bug in "
+                    "the provider adapter; please report it with this message."
+                ) from err
+            return completion, self._clock() - started
+
+    async def _cooldown(self) -> None:
+        gap = self.options.cooldown_s
+        if gap <= 0:
+            return
+        now = self._clock()
+        # Reserve the start slot before sleeping so concurrent calls queue up one gap apart.
+        start = max(now, self._next_start)
+        self._next_start = start + gap
+        if start > now:
+            await self._sleep(start - now)
+
+    def _backoff_s(self, attempt: int, err: TransientModelError) -> float:
+        ceiling = min(self.options.backoff_cap_s, self.options.backoff_base_s * 2 ** (attempt - 1))
+        wait = self._rng.uniform(0.0, ceiling)
+        if err.retry_after_s is not None:
+            wait = max(wait, err.retry_after_s)
+        return wait
+
+    def _finish(
+        self, completion: Completion, latency: float, attempt: int, retries: list[RetryRecord]
+    ) -> Completion:
+        completion.latency_s = latency
+        completion.attempts = attempt
+        completion.model = self.spec
+        if self.options.prices is not None:
+            completion.cost_usd = cost_usd(completion.usage, self.options.prices)
+        if retries:
+            completion.raw["retries"] = retries
+        return completion

@@ -1,0 +1,177 @@
+"""Hosted models through LiteLLM: ``openai/...``, ``anthropic/...``, ``openrouter/...`` and more.
+
+LiteLLM is imported on first use, with its price map read from the installed package (never
+fetched) and its own logging, retries and debug banners turned off: retrying and recording are
+`ModelClient`'s job. Rate limits, timeouts, dropped connections and 5xx answers become
+`TransientModelError` (with the server's Retry-After when it sent one); every other failure is
+permanent. A response schema is sent as ``{"type": "json_object"}``, which nearly every
+provider accepts, rather than strict ``json_schema``, which many do not; the agent validates
+the reply against the schema anyway.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import Any
+
+from accord.core.errors import ModelError, TransientModelError
+from accord.models.base import Completion, Usage
+from accord.models.client import Call, ModelClient, retry_after_seconds
+from accord.models.options import ModelOptions
+
+_TRANSIENT_NAMES = frozenset(
+    {
+        "RateLimitError",
+        "APIConnectionError",
+        "Timeout",
+        "APITimeoutError",
+        "InternalServerError",
+        "ServiceUnavailableError",
+        "BadGatewayError",
+    }
+)
+_litellm: Any = None
+
+
+def _load_litellm() -> Any:
+    """Import LiteLLM once, configured to stay offline and quiet."""
+    global _litellm
+    if _litellm is None:
+        # Without this LiteLLM downloads its price map at import time.
+        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+        try:
+            import litellm
+        except ImportError as err:  # pragma: no cover - litellm is a core dependency
+            raise ModelError(
+                "Hosted models need LiteLLM: run `pip install accord` (or `make install`)."
+            ) from err
+        litellm.suppress_debug_info = True
+        litellm.turn_off_message_logging = True
+        litellm.drop_params = True
+        for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "litellm"):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
+        _litellm = litellm
+    return _litellm
+
+
+class LiteLLMModel(ModelClient):
+    """A hosted model called through ``litellm.acompletion``.
+
+    Args:
+        spec: the spec the user wrote (``openai/gpt-5.4-mini`` or ``litellm/<model>``).
+        options: model options; ``base_url`` becomes LiteLLM's ``api_base``.
+        litellm_model: the model string handed to LiteLLM.
+    """
+
+    def __init__(
+        self, spec: str, options: ModelOptions, *, litellm_model: str, **client_args: Any
+    ) -> None:
+        super().__init__(spec, options, **client_args)
+        self.litellm_model = litellm_model
+
+    async def _complete_once(self, call: Call) -> Completion:
+        litellm = _load_litellm()
+        kwargs: dict[str, Any] = {
+            "model": self.litellm_model,
+            "messages": call.messages,
+            "timeout": self.options.timeout_s,
+            "num_retries": 0,
+            "max_retries": 0,
+        }
+        if call.temperature is not None:
+            kwargs["temperature"] = call.temperature
+        if call.max_tokens is not None:
+            kwargs["max_tokens"] = call.max_tokens
+        if call.seed is not None:
+            kwargs["seed"] = call.seed
+        if call.response_schema is not None:
+            kwargs["response_format"] = {"type": "json_object"}
+        if self.options.base_url:
+            kwargs["api_base"] = self.options.base_url
+        if self.options.api_key_env:
+            kwargs["api_key"] = os.environ.get(self.options.api_key_env, "")
+        kwargs.update(self.options.extra_params)
+        try:
+            response = await litellm.acompletion(**kwargs)
+        except Exception as err:
+            raise _map_error(self.spec, err) from err
+        return self._parse(litellm, response)
+
+    def _parse(self, litellm: Any, response: Any) -> Completion:
+        try:
+            choice = response.choices[0]
+            message = choice.message
+        except (AttributeError, IndexError, TypeError) as err:
+            raise TransientModelError(f"{self.spec}: the reply had no message") from err
+        usage = getattr(response, "usage", None)
+        details = getattr(usage, "completion_tokens_details", None)
+        prompt_details = getattr(usage, "prompt_tokens_details", None)
+        reasoning = getattr(message, "reasoning_content", None)
+        return Completion(
+            text=getattr(message, "content", None) or "",
+            usage=Usage(
+                input_tokens=_int(getattr(usage, "prompt_tokens", 0)),
+                output_tokens=_int(getattr(usage, "completion_tokens", 0)),
+                reasoning_tokens=_int(getattr(details, "reasoning_tokens", 0)),
+                cached_input_tokens=_int(getattr(prompt_details, "cached_tokens", 0)),
+            ),
+            cost_usd=_cost(litellm, response),
+            raw={
+                "id": getattr(response, "id", None),
+                "finish_reason": getattr(choice, "finish_reason", None),
+                "served_model": getattr(response, "model", None),
+            },
+            reasoning=reasoning if isinstance(reasoning, str) and reasoning else None,
+        )
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) else 0
+
+
+def _cost(litellm: Any, response: Any) -> float | None:
+    # The price map lacks new and self-hosted models; an unknown price is not an error.
+    try:
+        cost = litellm.completion_cost(completion_response=response)
+    except Exception:
+        return None
+    return float(cost) if isinstance(cost, int | float) else None
+
+
+def _map_error(spec: str, err: Exception) -> ModelError:
+    status = getattr(err, "status_code", None)
+    name = type(err).__name__
+    message = f"{spec}: {name}: {_short(str(err))}"
+    transient_names = {cls.__name__ for cls in type(err).__mro__} & _TRANSIENT_NAMES
+    if transient_names or (isinstance(status, int) and (status >= 500 or status == 429)):
+        return TransientModelError(message, retry_after_s=_retry_after(err))
+    if status in (401, 403) or name in ("AuthenticationError", "PermissionDeniedError"):
+        return ModelError(f"{message}. Check the API key in the provider's variable.")
+    if status == 404 or name == "NotFoundError":
+        return ModelError(f"{message}. Check the model name (provider/model).")
+    return ModelError(message)
+
+
+def _retry_after(err: Exception) -> float | None:
+    sources: list[Any] = [
+        getattr(err, "headers", None),
+        getattr(getattr(err, "response", None), "headers", None),
+        getattr(err, "litellm_response_headers", None),
+    ]
+    for headers in sources:
+        if headers is None:
+            continue
+        try:
+            value = headers.get("retry-after") or headers.get("Retry-After")
+        except AttributeError:
+            continue
+        seconds = retry_after_seconds(value if isinstance(value, str) else None)
+        if seconds is not None:
+            return seconds
+    return None
+
+
+def _short(text: str, limit: int = 400) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit] + "..."

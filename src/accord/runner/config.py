@@ -1,0 +1,210 @@
+"""Experiment files (YAML -> pydantic) and their expansion into games.
+
+An experiment has `defaults` and either `batches` (a list) or a `grid` (a cartesian product)
+or neither (one batch of the defaults). Example::
+
+    name: mc-sweep
+    defaults:
+      game: negotiation
+      games: 5                  # repeats per batch and pairing
+      seed: 0
+      swap_first_speaker: true  # each game twice, first speaker swapped (seed 004 §4)
+      agents: [local/smollm2, local/smollm2]
+      options: {rounds: 4}
+    grid:
+      options.ratio: [0.5, 0.8, 1.0]
+      options.partner: [stable, shifting]
+
+A batch may give `crossplay: [m1, m2, m3]` instead of `agents`: every pair of them plays
+(self-play included unless `self_play: false`). Games of one batch share seeds across
+pairings, so pairings meet the same scenarios.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from accord.core.errors import ConfigError
+from accord.core.registry import format_validation_error, game_class, make_config, resolve
+from accord.core.rng import derive_seed
+from accord.runner.specs import AgentSpec, GameSpec, parse_agent
+
+AgentField = list[AgentSpec | str]
+
+
+class _Common(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    game: str | None = Field(None, description="Game id or alias, e.g. 'negotiation'.")
+    games: int | None = Field(None, ge=1, description="Games per pairing (repeats).")
+    seed: int | None = Field(None, description="Base seed of the batch.")
+    options: dict[str, Any] = Field(default_factory=dict, description="Game options.")
+    agents: AgentField | None = Field(None, description="One agent spec per seat.")
+    crossplay: AgentField | None = Field(
+        None, description="Agents that all play each other (two-seat games)."
+    )
+    self_play: bool | None = Field(None, description="Include self-play pairs in crossplay.")
+    swap_first_speaker: bool | None = Field(
+        None, description="Play each game twice with the first speaker swapped."
+    )
+
+
+class Defaults(_Common):
+    """Settings every batch starts from."""
+
+
+class Batch(_Common):
+    """One named set of games; its settings override the defaults."""
+
+    name: str = Field(description="Batch name (used in trace ids and tables).")
+
+
+class Experiment(BaseModel):
+    """A whole experiment file."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: int = Field(1, description="Experiment file format version.")
+    name: str = Field("experiment", description="Experiment name.")
+    defaults: Defaults = Field(default_factory=Defaults, description="Shared settings.")
+    batches: list[Batch] | None = Field(None, description="Explicit batches.")
+    grid: dict[str, list[Any]] | None = Field(
+        None, description="Cartesian product over keys like 'options.ratio', 'agents', 'game'."
+    )
+
+    @field_validator("version")
+    @classmethod
+    def _version(cls, v: int) -> int:
+        if v != 1:
+            raise ValueError("this Accord reads experiment files of version 1")
+        return v
+
+
+def load_experiment(path: Path) -> Experiment:
+    """Read and validate an experiment YAML file; errors name the key and the file."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"Cannot read {path}: {exc.strerror}.") from exc
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path} is not valid YAML: {exc}") from exc
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path} must hold a mapping with 'defaults' and 'batches' or 'grid'.")
+    try:
+        return Experiment.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(format_validation_error(exc, where=f"experiment file {path}")) from exc
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-") or "batch"
+
+
+def _grid_batches(exp: Experiment) -> list[Batch]:
+    assert exp.grid is not None
+    allowed = {"game", "games", "seed", "agents", "crossplay", "self_play", "swap_first_speaker"}
+    keys = list(exp.grid)
+    for key in keys:
+        if not (key in allowed or key.startswith("options.")):
+            raise ConfigError(
+                f"grid key {key!r} is not allowed; use 'options.<name>' or one of {sorted(allowed)}"
+            )
+        if not isinstance(exp.grid[key], list) or not exp.grid[key]:
+            raise ConfigError(f"grid key {key!r} must list at least one value")
+    out = []
+    for combo in itertools.product(*(exp.grid[k] for k in keys)):
+        data: dict[str, Any] = {"options": {}}
+        parts = []
+        for key, value in zip(keys, combo, strict=True):
+            if key.startswith("options."):
+                data["options"][key.split(".", 1)[1]] = value
+            else:
+                data[key] = value
+            shown = "+".join(map(str, value)) if isinstance(value, list) else str(value)
+            parts.append(f"{key.removeprefix('options.')}={shown}")
+        data["name"] = ",".join(parts)
+        try:
+            out.append(Batch.model_validate(data))
+        except ValidationError as exc:
+            raise ConfigError(format_validation_error(exc, where=f"grid point {data['name']}")) from exc
+    return out
+
+
+def expand(exp: Experiment, *, seed_override: int | None = None) -> list[GameSpec]:
+    """Every game of the experiment, in a deterministic order with unique trace ids."""
+    d = exp.defaults
+    batches = exp.batches or (_grid_batches(exp) if exp.grid else [Batch(name="main")])
+    specs: list[GameSpec] = []
+    seen: set[str] = set()
+    for b in batches:
+        game = resolve(b.game or d.game or "")
+        options = {**d.options, **b.options}
+        repeats = b.games or d.games or 1
+        base_seed = seed_override if seed_override is not None else (
+            b.seed if b.seed is not None else (d.seed or 0)
+        )
+        swap = b.swap_first_speaker if b.swap_first_speaker is not None else bool(d.swap_first_speaker)
+        cls = game_class(game)
+        if swap and "first_speaker" not in cls.config_model.model_fields:
+            raise ConfigError(f"batch {b.name!r}: {cls.game_id} has no first speaker to swap")
+        make_config(game, options)  # fail early, naming the bad option
+        pairings = _pairings(b, d, game)
+        for p_idx, agents in enumerate(pairings):
+            for rep in range(repeats):
+                seed = derive_seed(base_seed, b.name, rep)
+                for first in (0, 1) if swap else (None,):
+                    opts = dict(options)
+                    if first is not None:
+                        opts["first_speaker"] = first
+                    tid = f"{_slug(b.name)}-p{p_idx:02d}-g{rep:03d}" + (
+                        f"-f{first}" if first is not None else ""
+                    )
+                    if tid in seen:
+                        raise ConfigError(f"two batches are both named {b.name!r}; rename one")
+                    seen.add(tid)
+                    specs.append(
+                        GameSpec(
+                            trace_id=tid,
+                            game=game,
+                            options=opts,
+                            seed=seed,
+                            agents=agents,
+                            labels={
+                                "experiment": exp.name,
+                                "batch": b.name,
+                                "repeat": rep,
+                                "pairing": " vs ".join(a.display for a in agents),
+                                "first_speaker": first,
+                            },
+                        )
+                    )
+    return specs
+
+
+def _pairings(b: Batch, d: Defaults, game: str) -> list[list[AgentSpec]]:
+    seats = game_class(game)(make_config(game, {**d.options, **b.options})).num_seats
+    crossplay = b.crossplay if b.crossplay is not None else (None if b.agents else d.crossplay)
+    if crossplay is not None:
+        if seats != 2:
+            raise ConfigError(f"batch {b.name!r}: crossplay needs a two-seat game")
+        pool = [parse_agent(a) for a in crossplay]
+        self_play = b.self_play if b.self_play is not None else (d.self_play is not False)
+        pairs = itertools.combinations_with_replacement(pool, 2) if self_play else itertools.combinations(pool, 2)
+        return [list(p) for p in pairs]
+    agents = b.agents or d.agents
+    if not agents:
+        raise ConfigError(f"batch {b.name!r} has no agents; give 'agents' or 'crossplay'")
+    specs = [parse_agent(a) for a in agents]
+    if len(specs) == 1:
+        specs = specs * seats
+    if len(specs) != seats:
+        raise ConfigError(
+            f"batch {b.name!r}: {game} has {seats} seats but {len(specs)} agents were given"
+        )
+    return [specs]

@@ -1,0 +1,89 @@
+"""Agent and game specs: what a seat is and which games a run plays.
+
+An agent spec is either a model (``model: openai/gpt-5-mini``), a reference agent
+(``agent: greedy``) or a person (``agent: human``). On the command line a spec is a string:
+anything containing ``/`` is a model, anything else an agent name.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from accord.core.errors import ConfigError
+
+
+class AgentSpec(BaseModel):
+    """Who plays one seat."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    model: str | None = Field(None, description="provider/model, e.g. 'local/smollm2'.")
+    agent: str | None = Field(None, description="Reference agent name, or 'human'.")
+    label: str | None = Field(None, description="Name in tables (default: model or agent).")
+    temperature: float | None = Field(None, ge=0, le=2, description="Sampling temperature.")
+    max_tokens: int | None = Field(None, ge=1, description="Completion token cap per call.")
+    options: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Model client options: base_url, api_key_env, timeout_s, max_concurrency, "
+        "cooldown_s, prices, ... (never put an API key here; name its variable instead).",
+    )
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> AgentSpec:
+        if (self.model is None) == (self.agent is None):
+            raise ValueError("give exactly one of 'model' (provider/model) or 'agent' (a name)")
+        if self.model is not None and "/" not in self.model:
+            raise ValueError(
+                f"model {self.model!r} must look like provider/model, e.g. 'local/smollm2'"
+            )
+        for key in self.options:
+            if "key" in key.lower() and key != "api_key_env":
+                raise ValueError(
+                    f"option {key!r} looks like a secret; put the key in an environment "
+                    "variable and give its name as 'api_key_env'"
+                )
+        return self
+
+    @property
+    def display(self) -> str:
+        """Short name for tables."""
+        return self.label or self.model or self.agent or "?"
+
+    @property
+    def is_human(self) -> bool:
+        """True for a seat played by a person."""
+        return self.agent == "human"
+
+
+def parse_agent(value: str | dict[str, Any] | AgentSpec) -> AgentSpec:
+    """An `AgentSpec` from a CLI string, a YAML mapping or a spec."""
+    if isinstance(value, AgentSpec):
+        return value
+    if isinstance(value, str):
+        text = value.strip()
+        if not text:
+            raise ConfigError("empty agent spec; use a model such as 'local/smollm2' or a name")
+        return AgentSpec(model=text) if "/" in text else AgentSpec(agent=text)
+    return AgentSpec.model_validate(value)
+
+
+def parse_agent_list(text: str) -> list[AgentSpec]:
+    """``"local/smollm2,greedy"`` -> two specs."""
+    return [parse_agent(part) for part in text.split(",") if part.strip()]
+
+
+class GameSpec(BaseModel):
+    """One game of a run: everything needed to play it again."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    trace_id: str = Field(description="Unique id; the trace file stem.")
+    game: str = Field(description="Game id, e.g. 'negotiation-v1'.")
+    options: dict[str, Any] = Field(default_factory=dict, description="Game options.")
+    seed: int = Field(description="Game seed.")
+    agents: list[AgentSpec] = Field(description="One spec per seat.")
+    labels: dict[str, Any] = Field(
+        default_factory=dict, description="Experiment, batch, repeat, pairing, swap."
+    )

@@ -1,0 +1,145 @@
+"""Conformance checks for games: API contract, determinism, oracle sanity, trace round-trip.
+
+Modelled on the API tests that environment libraries ship (check one contract, the same way,
+for every game). Each check raises `AssertionError` with a message naming the game and what
+broke.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from accord.agents.reference import reference_names
+from accord.core.errors import ActionError
+from accord.core.game import Game, GameResult
+from accord.core.registry import game_class, make
+from accord.runner.play import play_game
+from accord.runner.specs import AgentSpec, GameSpec
+from accord.traces.io import read_trace, write_trace
+
+MAX_STEPS = 100_000
+
+
+def drive_with_fallbacks(game: Game, seed: int) -> tuple[list[dict[str, Any]], GameResult]:
+    """Play `game` answering every request with its documented fallback action."""
+    game.reset(seed)
+    events: list[dict[str, Any]] = []
+    for _ in range(MAX_STEPS):
+        if game.done():
+            break
+        requests = game.pending()
+        assert requests, f"{game.game_id}: not done but nothing pending"
+        for req in requests:
+            assert req.spec.fallback is not None, (
+                f"{game.game_id}: request {req.spec.kind!r} has no fallback action"
+            )
+            action = req.spec.fallback()
+            action["_fallback"] = True
+            game.submit(req.seat, action)
+        events.extend(game.drain_events())
+    else:
+        raise AssertionError(f"{game.game_id}: no end after {MAX_STEPS} steps of fallbacks")
+    return events, game.result()
+
+
+def check_api(game_id: str, seed: int = 0) -> None:
+    """Requests are well formed, pending() is idempotent, bad submissions raise ActionError."""
+    cls = game_class(game_id)
+    game = make(game_id)
+    assert game.game_id == cls.game_id
+    assert game.num_seats >= 1
+    game.reset(seed)
+    first = game.pending()
+    assert first, f"{game_id}: nothing pending after reset"
+    again = game.pending()
+    assert [(r.seat, r.observation, r.spec.kind) for r in first] == [
+        (r.seat, r.observation, r.spec.kind) for r in again
+    ], f"{game_id}: pending() is not idempotent"
+    for req in first:
+        assert 0 <= req.seat < game.num_seats, f"{game_id}: bad seat {req.seat}"
+        assert isinstance(req.observation, str) and req.observation, f"{game_id}: empty observation"
+        assert req.system is None or isinstance(req.system, str)
+    busy = {r.seat for r in first}
+    idle = [s for s in range(game.num_seats) if s not in busy]
+    if idle:
+        try:
+            game.submit(idle[0], {})
+        except ActionError:
+            pass
+        else:
+            raise AssertionError(f"{game_id}: a seat with no pending request could submit")
+    events, result = drive_with_fallbacks(make(game_id), seed)
+    assert all("type" in e and "t" in e for e in events), f"{game_id}: event without type/t"
+    ts = [e["t"] for e in events]
+    assert ts == sorted(ts) and len(set(ts)) == len(ts), f"{game_id}: event steps not increasing"
+    assert len(result.seat_rows) == game.num_seats, f"{game_id}: one seat row per seat expected"
+    for key, _, _ in cls.summary_metrics:
+        assert key in result.metrics, f"{game_id}: summary metric {key!r} missing from metrics"
+
+
+def check_determinism(game_id: str, seed: int = 7) -> None:
+    """Same seed, same events and result; a different seed still plays to the end."""
+    e1, r1 = drive_with_fallbacks(make(game_id), seed)
+    e2, r2 = drive_with_fallbacks(make(game_id), seed)
+    assert e1 == e2, f"{game_id}: same seed gave different events"
+    assert r1.final_state == r2.final_state and r1.metrics == r2.metrics
+    a = make(game_id)
+    a.reset(seed)
+    b = make(game_id)
+    b.reset(seed)
+    assert a.scenario() == b.scenario(), f"{game_id}: same seed gave different scenarios"
+    drive_with_fallbacks(make(game_id), seed + 1)
+
+
+def check_oracle(game_id: str, seeds: range = range(3)) -> None:
+    """Nothing beats the oracle; the game's oracle agent reaches it."""
+    cls = game_class(game_id)
+    for seed in seeds:
+        game = make(game_id)
+        _, result = drive_with_fallbacks(game, seed)
+        gap = game.oracle_gap(result)
+        if gap is None:
+            return
+        assert gap >= 0, f"{game_id}: fallback play beat the oracle (gap {gap})"
+    if cls.oracle_agent is None:
+        return
+    for seed in seeds:
+        n = make(game_id).num_seats
+        spec = GameSpec(
+            trace_id=f"oracle-{seed}",
+            game=game_id,
+            seed=seed,
+            agents=[AgentSpec(agent=cls.oracle_agent)] * n,
+        )
+        trace = asyncio.run(play_game(spec))
+        assert trace.status == "complete", f"{game_id}: oracle agent game failed: {trace.error}"
+        game = make(game_id)
+        res = GameResult(trace.final_state, trace.metrics, trace.seat_rows)
+        assert game.oracle_gap(res) == 0, f"{game_id}: oracle agent missed the oracle"
+
+
+def check_trace_roundtrip(game_id: str, seed: int = 3) -> None:
+    """A played game's trace survives write + read unchanged."""
+    names = reference_names(game_id)
+    assert names, f"{game_id}: register at least one reference agent"
+    n = make(game_id).num_seats
+    spec = GameSpec(
+        trace_id="roundtrip", game=game_id, seed=seed, agents=[AgentSpec(agent=names[0])] * n
+    )
+    trace = asyncio.run(play_game(spec))
+    assert trace.status == "complete", f"{game_id}: {trace.error}"
+    with tempfile.TemporaryDirectory() as tmp:
+        path = write_trace(Path(tmp), trace)
+        back = read_trace(path)
+    assert back == trace, f"{game_id}: trace changed in a write/read round trip"
+
+
+def check_game(game_id: str) -> None:
+    """Every conformance check."""
+    check_api(game_id)
+    check_determinism(game_id)
+    check_oracle(game_id)
+    check_trace_roundtrip(game_id)

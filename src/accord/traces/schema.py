@@ -1,0 +1,79 @@
+"""The trace file: one JSON document per game (DESIGN "Trace file"; CalBench App. A.6 is the model).
+
+A trace holds everything needed to rebuild a run: the game id and options, the seed, the
+scenario, who sat where, every event in order, the final state, metrics and usage. Secrets
+(API keys) never appear: agent specs store the provider/model string and the *name* of the
+environment variable at most.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_VERSION = 1
+
+
+class SeatUsage(BaseModel):
+    """Model usage of one seat over one game."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    input_tokens: int = Field(0, description="Prompt tokens sent, summed over calls.")
+    output_tokens: int = Field(0, description="Completion tokens received.")
+    reasoning_tokens: int = Field(0, description="Hidden reasoning tokens, where reported.")
+    cost_usd: float = Field(0.0, description="Summed cost of calls with known prices.")
+    cost_known: bool = Field(True, description="False if any call had no known price.")
+    calls: int = Field(0, description="Successful model calls (retries of one call count once).")
+    attempts: int = Field(0, description="All attempts, including retried ones.")
+    latency_s: float = Field(0.0, description="Summed latency of successful calls.")
+
+
+class SeatInfo(BaseModel):
+    """Who played a seat."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    seat: int = Field(description="0-based seat index.")
+    name: str = Field(description="Seat label used in prompts and reports (e.g. 'A').")
+    agent: str = Field(description="Agent spec: a model string or a reference agent name.")
+    model: str | None = Field(None, description="provider/model for LLM seats, else null.")
+
+
+class Trace(BaseModel):
+    """One game, start to finish."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: int = Field(SCHEMA_VERSION, description="Bumped on incompatible changes.")
+    trace_id: str = Field(description="Unique within a run directory; the trace's file stem.")
+    game_id: str = Field(description="Versioned game id, e.g. 'negotiation-v1'.")
+    game: str = Field(description="Short game name, e.g. 'negotiation'.")
+    seed: int = Field(description="The seed every random choice of this game derives from.")
+    config: dict[str, Any] = Field(description="The game options after validation.")
+    run: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Experiment context: experiment name, batch, repeat, condition labels.",
+    )
+    agents_config: list[dict[str, Any]] = Field(
+        default_factory=list, description="Per-seat agent specs (models, options; no secrets)."
+    )
+    scenario: dict[str, Any] = Field(default_factory=dict, description="Scenario played.")
+    seats: list[SeatInfo] = Field(default_factory=list, description="Who sat where.")
+    events: list[dict[str, Any]] = Field(
+        default_factory=list, description="Events in order; each has 'type' and step 't'."
+    )
+    final_state: dict[str, Any] = Field(default_factory=dict, description="Outcome state.")
+    metrics: dict[str, Any] = Field(default_factory=dict, description="Game-level metrics.")
+    seat_rows: list[dict[str, Any]] = Field(
+        default_factory=list, description="Per-seat result rows (also in results.jsonl)."
+    )
+    usage: dict[str, SeatUsage] = Field(
+        default_factory=dict, description="Usage per seat name, plus 'total'."
+    )
+    status: Literal["complete", "failed"] = Field("complete", description="How the game ended.")
+    error: str | None = Field(None, description="Why the game failed, when it did.")
+    accord_version: str = Field("", description="Package version that wrote the trace.")
+    started_at: str = Field("", description="UTC ISO time the game started.")
+    ended_at: str = Field("", description="UTC ISO time the game ended.")

@@ -59,7 +59,10 @@ class HumanAgent(Agent):
         if adapter is not None:
             c.print(f"[dim]{adapter[1](request)}[/dim]")
         while True:
-            line = await asyncio.to_thread(self._read, "> ")
+            try:
+                line = await asyncio.to_thread(self._read, "> ")
+            except EOFError as exc:
+                raise AccordError("the input ended before the game did") from exc
             if line.strip() == "/quit":
                 raise AccordError("the person at the terminal left the game")
             try:

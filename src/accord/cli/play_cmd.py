@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 from typing import Annotated
 
@@ -28,7 +29,9 @@ def play(
     option: Annotated[
         list[str] | None, typer.Option("--option", "-o", help="Game option key=value.")
     ] = None,
-    out: Annotated[Path, typer.Option(help="Where to save the trace.")] = Path("runs/play"),
+    out: Annotated[
+        Path | None, typer.Option(help="Where to save the trace (default: runs/play/<time>).")
+    ] = None,
 ) -> None:
     """Play a game yourself in the terminal against a model or a reference agent.
 
@@ -50,8 +53,9 @@ def play(
             batches=[Batch(name="play")],
         )
         specs = expand(exp)
-        console.print("Type /quit to leave. Your trace will be saved in " + str(out))
-        report = run_sync(specs, out, concurrency=1, resume=True)
+        out_dir = out or Path("runs/play") / dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+        console.print(f"Type /quit to leave. Your trace will be saved in {out_dir}")
+        report = run_sync(specs, out_dir, concurrency=1)
     except AccordError as exc:
         raise _fail(exc) from exc
     console.print(summary_table(report.summary))

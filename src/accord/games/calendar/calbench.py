@@ -60,7 +60,9 @@ def load_suite(name_or_path: str | Path) -> list[Scenario]:
     naming the line and the field."""
     key = str(name_or_path)
     if key in BUILTIN_FILES:
-        data = resources.files("accord.games.calendar").joinpath("data/calbench", BUILTIN_FILES[key])
+        data = resources.files("accord.games.calendar").joinpath(
+            "data/calbench", BUILTIN_FILES[key]
+        )
         return parse_suite_text(data.read_text("utf-8"), label=key)
     if key == "canonical":
         from accord.games.calendar.suite import build_canonical_suite
@@ -85,7 +87,9 @@ def parse_suite_text(text: str, *, label: str) -> list[Scenario]:
         try:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise ConfigError(f"{where}: not valid JSON ({exc.msg}); write one object per line") from None
+            raise ConfigError(
+                f"{where}: not valid JSON ({exc.msg}); write one object per line"
+            ) from None
         if not isinstance(record, dict):
             raise ConfigError(f"{where}: expected a JSON object, got {type(record).__name__}")
         if "cost_setting" in record:
@@ -102,7 +106,9 @@ def parse_suite_text(text: str, *, label: str) -> list[Scenario]:
     return out
 
 
-def _get(obj: Mapping[str, Any], name: str, kind: type | tuple[type, ...], where: str, path: str) -> Any:
+def _get(
+    obj: Mapping[str, Any], name: str, kind: type | tuple[type, ...], where: str, path: str
+) -> Any:
     """`obj[name]`, checked to be of `kind`; errors name the dotted field path."""
     field = f"{path}.{name}" if path else name
     if name not in obj:
@@ -148,7 +154,11 @@ def scenario_from_record(record: Mapping[str, Any], *, where: str, source: str) 
             if not isinstance(blocked, bool):
                 raise ConfigError(f"{where}: field '{path}.blocked' must be true or false")
             cal.append(
-                (_get(item, "errand_id", int, where, path), _get(item, "cost", int, where, path), blocked)
+                (
+                    _get(item, "errand_id", int, where, path),
+                    _get(item, "cost", int, where, path),
+                    blocked,
+                )
             )
         calendars.append(cal)
 
@@ -198,7 +208,9 @@ def scenario_from_record(record: Mapping[str, Any], *, where: str, source: str) 
                 tuple(
                     None
                     if item is None
-                    else Errand(id=item[0], cost=item[1], blocked=item[2], label=next(errand_labels))
+                    else Errand(
+                        id=item[0], cost=item[1], blocked=item[2], label=next(errand_labels)
+                    )
                     for item in cal
                 )
                 for cal in calendars
@@ -243,15 +255,15 @@ def _assignment(obj: Mapping[str, Any], where: str, path: str) -> dict[int, int]
     try:
         return {int(k): int(v) for k, v in raw.items()}
     except (TypeError, ValueError):
-        raise ConfigError(f"{where}: field '{path}.assignments' must map meeting ids to slots") from None
+        raise ConfigError(
+            f"{where}: field '{path}.assignments' must map meeting ids to slots"
+        ) from None
 
 
 def published_greedy_cost(scenario: Scenario) -> int:
     """The published ``greedy.cost``: every meeting stacked on slot 0, each displacing whatever
     sits there (an errand's cost the first time, then the previous meeting's cost)."""
-    occupant = [
-        0 if cal[0] is None else cal[0].cost for cal in scenario.calendars
-    ]
+    occupant = [0 if cal[0] is None else cal[0].cost for cal in scenario.calendars]
     total = 0
     for meeting in scenario.meetings:
         for agent in meeting.participants:

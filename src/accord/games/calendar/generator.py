@@ -81,13 +81,17 @@ def generate_scenario(
             num_slots=num_slots,
             density=float(density) if isinstance(density, int | float) else tuple(density),
             num_meetings=num_meetings,
-            participants_per_meeting=None if participant_lists is not None else participants_per_meeting,
+            participants_per_meeting=None
+            if participant_lists is not None
+            else participants_per_meeting,
             participant_lists=(
                 None
                 if participant_lists is None
                 else tuple(tuple(sorted(group)) for group in participant_lists)
             ),
-            pref_level=pref_level if pref_level is not None else (3 if cost_setting == "varied" else 1),
+            pref_level=pref_level
+            if pref_level is not None
+            else (3 if cost_setting == "varied" else 1),
             errand_cost_level=errand_cost_level,
             meeting_cost_level=meeting_cost_level,
             num_blocked=num_blocked if isinstance(num_blocked, int) else tuple(num_blocked),
@@ -102,7 +106,9 @@ def generate_scenario(
     return generate_from_params(seed, params, task_id=task_id)
 
 
-def generate_from_params(seed: int, params: ScenarioParams, *, task_id: str | None = None) -> Scenario:
+def generate_from_params(
+    seed: int, params: ScenarioParams, *, task_id: str | None = None
+) -> Scenario:
     """Build the scenario for `seed` from already validated `params` (see `generate_scenario`)."""
     n, s = params.num_agents, params.num_slots
     groups = _participants(params, make_rng(seed, "calendar", "participants"))
@@ -213,7 +219,8 @@ def _agent_calendar(
 
     costs = _errand_costs(make_rng(seed, "calendar", "costs", agent), count, params)
     layout = {
-        slot: (cost, slot in blocked) for slot, cost in zip(sorted(errand_slots), costs, strict=True)
+        slot: (cost, slot in blocked)
+        for slot, cost in zip(sorted(errand_slots), costs, strict=True)
     }
     return layout, tuple(sorted(landing))
 

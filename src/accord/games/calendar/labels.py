@@ -88,7 +88,9 @@ def load_label_bank() -> LabelBank:
                 raise ConfigError(f"label bank: '{kind}.{tier}' is empty; add labels to it")
             for text in texts:
                 if text in seen:
-                    raise ConfigError(f"label bank: duplicate label {text!r}; labels must be unique")
+                    raise ConfigError(
+                        f"label bank: duplicate label {text!r}; labels must be unique"
+                    )
                 seen.add(text)
     return bank
 
@@ -134,8 +136,6 @@ def visible_labels(scenario: Scenario, agent: int) -> VisibleLabels:
         raise ConfigError(
             f"agent {agent} does not exist; this scenario has agents 0..{scenario.num_agents - 1}"
         )
-    errands = {
-        item.id: item.label.text for item in scenario.calendars[agent] if item is not None
-    }
+    errands = {item.id: item.label.text for item in scenario.calendars[agent] if item is not None}
     meetings = {m.id: m.label.text for m in scenario.meetings if agent in m.participants}
     return VisibleLabels(errands=errands, meetings=meetings)

@@ -63,7 +63,9 @@ class OracleReport(BaseModel):
 
     meeting_ids: tuple[int, ...] = Field(description="The meetings the numbers refer to.")
     optimal: Schedule | None = Field(description="Minimum-cost schedule; None if infeasible.")
-    worst: Schedule | None = Field(description="Maximum-cost complete schedule; None if infeasible.")
+    worst: Schedule | None = Field(
+        description="Maximum-cost complete schedule; None if infeasible."
+    )
     greedy: GreedyResult = Field(description="First-clearable-slot greedy baseline.")
     feasible_count: int = Field(description="F: feasible injective assignments.")
     total_assignments: int = Field(description="T! / (T - M)!.")
@@ -77,13 +79,13 @@ def _build(table: CostTable) -> tuple[cp_model.CpModel, list[dict[int, cp_model.
     model = cp_model.CpModel()
     x: list[dict[int, cp_model.IntVar]] = []
     for j, opts in enumerate(table.options):
-        row = {slot: model.NewBoolVar(f"m{j}_s{slot}") for slot, _, _ in opts}
-        model.AddExactlyOne(row.values())
+        row = {slot: model.new_bool_var(f"m{j}_s{slot}") for slot, _, _ in opts}
+        model.add_exactly_one(row.values())
         x.append(row)
     for slot in range(scenario.num_slots):
         users = [row[slot] for row in x if slot in row]
         if len(users) > 1:
-            model.AddAtMostOne(users)
+            model.add_at_most_one(users)
     # The landing rule exactly as stated: displaced errands <= free slots left by own meetings.
     for agent in range(scenario.num_agents):
         cal = scenario.calendars[agent]
@@ -95,7 +97,7 @@ def _build(table: CostTable) -> tuple[cp_model.CpModel, list[dict[int, cp_model.
                 for slot, lit in row.items():
                     (on_free if cal[slot] is None else displaced).append(lit)
         if displaced:
-            model.Add(sum(displaced) <= free_total - sum(on_free))
+            model.add(sum(displaced) <= free_total - sum(on_free))
     return model, x
 
 
@@ -106,12 +108,14 @@ def _solver() -> cp_model.CpSolver:
     return solver
 
 
-def _extract(table: CostTable, solver: cp_model.CpSolver, x: list[dict[int, cp_model.IntVar]]) -> Schedule:
+def _extract(
+    table: CostTable, solver: cp_model.CpSolver, x: list[dict[int, cp_model.IntVar]]
+) -> Schedule:
     slots: dict[int, int] = {}
     per_agent = [0] * table.scenario.num_agents
     for meeting, opts, row in zip(table.meetings, table.options, x, strict=True):
         for slot, _, shares in opts:
-            if solver.Value(row[slot]):
+            if solver.value(row[slot]):
                 slots[meeting.id] = slot
                 for agent, cost in shares:
                     per_agent[agent] += cost
@@ -124,7 +128,9 @@ def _solve(table: CostTable, sense: Literal["min", "max"]) -> Schedule | None:
     if not table.budget_ok or any(not opts for opts in table.options):
         return None
     model, x = _build(table)
-    cost_expr = sum(c * row[slot] for opts, row in zip(table.options, x, strict=True) for slot, c, _ in opts)
+    cost_expr = sum(
+        c * row[slot] for opts, row in zip(table.options, x, strict=True) for slot, c, _ in opts
+    )
     base = table.scenario.num_slots
     m = len(table.meetings)
     weights = [base ** (m - 1 - j) for j in range(m)]
@@ -133,29 +139,33 @@ def _solve(table: CostTable, sense: Literal["min", "max"]) -> Schedule | None:
     max_cost = sum(max(c for _, c, _ in opts) for opts in table.options)
     solver = _solver()
     if (max_cost + 1) * base**m < _OBJECTIVE_LIMIT:
-        model.Minimize(sign * cost_expr * base**m + key_expr)
-        status = solver.Solve(model)
+        model.minimize(sign * cost_expr * base**m + key_expr)
+        status = solver.solve(model)
     else:
         # Stages: best cost first, then fix it and settle the slots one meeting at a time.
-        model.Minimize(sign * cost_expr)
-        status = solver.Solve(model)
+        model.minimize(sign * cost_expr)
+        status = solver.solve(model)
         if status == cp_model.OPTIMAL:
-            model.Add(cost_expr == int(solver.ObjectiveValue()) * sign)
+            model.add(cost_expr == int(solver.objective_value) * sign)
             for row in x:
                 slot_expr = sum(slot * lit for slot, lit in row.items())
-                model.Minimize(slot_expr)
-                status = solver.Solve(model)
+                model.minimize(slot_expr)
+                status = solver.solve(model)
                 if status != cp_model.OPTIMAL:
                     break
-                model.Add(slot_expr == int(solver.ObjectiveValue()))
+                model.add(slot_expr == int(solver.objective_value))
     if status == cp_model.INFEASIBLE:
         return None
     if status != cp_model.OPTIMAL:
-        raise RuntimeError(f"CP-SAT ended with status {solver.StatusName(status)}; please report this")
+        raise RuntimeError(
+            f"CP-SAT ended with status {solver.status_name(status)}; please report this"
+        )
     return _extract(table, solver, x)
 
 
-def optimal_schedule(scenario: Scenario, meeting_ids: Iterable[int] | None = None) -> Schedule | None:
+def optimal_schedule(
+    scenario: Scenario, meeting_ids: Iterable[int] | None = None
+) -> Schedule | None:
     """Minimum-cost feasible schedule of the selected meetings (all when None); None if none."""
     return _solve(cost_table(scenario, meeting_ids), "min")
 
@@ -228,5 +238,5 @@ def count_feasible_cpsat(scenario: Scenario, meeting_ids: Iterable[int] | None =
             self.count += 1
 
     counter = _Counter()
-    solver.Solve(model, counter)
+    solver.solve(model, counter)
     return counter.count

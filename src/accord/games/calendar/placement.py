@@ -83,7 +83,9 @@ def displaced_count(scenario: Scenario, agent: int, own_slots: Iterable[int]) ->
 def within_budget(scenario: Scenario, assignment: Mapping[int, int]) -> bool:
     """The landing rule, literally: every agent's displaced errands fit its remaining free slots."""
     for agent in range(scenario.num_agents):
-        own = [slot for mid, slot in assignment.items() if agent in scenario.meeting(mid).participants]
+        own = [
+            slot for mid, slot in assignment.items() if agent in scenario.meeting(mid).participants
+        ]
         if displaced_count(scenario, agent, own) > displacement_budget(scenario, agent, own):
             return False
     return True
@@ -98,7 +100,9 @@ def budget_precondition(scenario: Scenario, meetings: Sequence[Meeting]) -> bool
     return True
 
 
-def assignment_costs(scenario: Scenario, assignment: Mapping[int, int]) -> tuple[int, tuple[int, ...]]:
+def assignment_costs(
+    scenario: Scenario, assignment: Mapping[int, int]
+) -> tuple[int, tuple[int, ...]]:
     """Total displacement cost of `assignment` (meeting id -> slot) and each agent's share."""
     per_agent = [0] * scenario.num_agents
     for mid, slot in assignment.items():

@@ -120,12 +120,15 @@ class ScenarioParams(BaseModel):
             raise ValueError(f"density values must lie in [0, 1], got {list(densities)}")
         blocked = (self.num_blocked,) if isinstance(self.num_blocked, int) else self.num_blocked
         if isinstance(self.num_blocked, tuple) and len(self.num_blocked) != n:
-            raise ValueError(f"num_blocked lists {len(self.num_blocked)} values; give one per agent")
+            raise ValueError(
+                f"num_blocked lists {len(self.num_blocked)} values; give one per agent"
+            )
         if any(b < 0 for b in blocked):
             raise ValueError("num_blocked must be >= 0")
         if self.num_meetings > self.num_slots:
             raise ValueError(
-                f"{self.num_meetings} meetings cannot take distinct slots of a {self.num_slots}-slot "
+                f"{self.num_meetings} meetings cannot take distinct slots of a "
+                f"{self.num_slots}-slot "
                 "calendar; lower num_meetings or raise num_slots"
             )
         if self.participant_lists is not None:
@@ -136,7 +139,9 @@ class ScenarioParams(BaseModel):
                 )
             for group in self.participant_lists:
                 if not group or len(set(group)) != len(group) or not all(0 <= a < n for a in group):
-                    raise ValueError(f"participant set {list(group)} must be distinct agents 0..{n - 1}")
+                    raise ValueError(
+                        f"participant set {list(group)} must be distinct agents 0..{n - 1}"
+                    )
         elif self.participants_per_meeting is None or self.participants_per_meeting > n:
             raise ValueError(
                 f"participants_per_meeting must be 1..{n} (or give participant_lists), "
@@ -149,7 +154,9 @@ class ScenarioParams(BaseModel):
             )
         values = self.errand_cost_values
         if values is not None and len(values) != self.cost_level:
-            raise ValueError(f"errand_cost_values needs {self.cost_level} values, got {len(values)}")
+            raise ValueError(
+                f"errand_cost_values needs {self.cost_level} values, got {len(values)}"
+            )
         return self
 
     @property
@@ -180,7 +187,9 @@ class PublishedReference(BaseModel):
     witness_cost: int = Field(description="Published cost of the witness assignment.")
     feasible: bool = Field(description="Published feasibility flag.")
     difficulty: str = Field(description="Published bucket: easy, medium or hard.")
-    difficulty_score: float = Field(description="Published score: optimal cost per participant slot.")
+    difficulty_score: float = Field(
+        description="Published score: optimal cost per participant slot."
+    )
 
 
 class Scenario(BaseModel):
@@ -219,7 +228,9 @@ class Scenario(BaseModel):
         errand_ids: set[int] = set()
         for agent, cal in enumerate(self.calendars):
             if len(cal) != self.num_slots:
-                raise ValueError(f"calendar of agent {agent} has {len(cal)} slots, not {self.num_slots}")
+                raise ValueError(
+                    f"calendar of agent {agent} has {len(cal)} slots, not {self.num_slots}"
+                )
             for item in cal:
                 if item is not None:
                     if item.id in errand_ids:

@@ -54,7 +54,9 @@ def canonical_candidate(seed: int, setting: CostSetting, index: int) -> Scenario
     )
 
 
-def build_canonical_suite(seed: int = 0, *, per_bucket: int = CANONICAL_PER_BUCKET) -> list[Scenario]:
+def build_canonical_suite(
+    seed: int = 0, *, per_bucket: int = CANONICAL_PER_BUCKET
+) -> list[Scenario]:
     """The canonical suite: for each setting, `per_bucket` tasks per difficulty bucket, ordered
     uniform then varied, easy then medium then hard."""
     suite: list[Scenario] = []
@@ -78,7 +80,9 @@ def build_canonical_suite(seed: int = 0, *, per_bucket: int = CANONICAL_PER_BUCK
     return suite
 
 
-def write_suite(path: str | Path, scenarios: Iterable[Scenario] | None = None, *, seed: int = 0) -> Path:
+def write_suite(
+    path: str | Path, scenarios: Iterable[Scenario] | None = None, *, seed: int = 0
+) -> Path:
     """Write `scenarios` (default: the canonical suite for `seed`) as JSONL, one per line."""
     items = list(scenarios) if scenarios is not None else build_canonical_suite(seed)
     out = Path(path)

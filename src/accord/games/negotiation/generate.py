@@ -94,7 +94,7 @@ def _evaluate(
         + 2.0 * unaffordable / 6
     )
     ok = (
-        abs(res.ratio - target) <= tolerance + 1e-12
+        abs(res.ratio - target) <= tolerance + 1e-9  # inclusive, up to float rounding
         and res.v1 == res.v2 > 0
         and res.swap_fair
         and (res.swap_gap == 0 or not exact_swap)
@@ -175,8 +175,11 @@ def generate_scenario(
     `ScenarioGenerationError` when no run reaches a state meeting every constraint.
     """
     market = market or Market()
-    if not 0.0 < target_ratio <= 1.0:
-        raise ScenarioGenerationError(f"target_ratio must be in (0, 1], got {target_ratio}")
+    if not 0.5 - tolerance <= target_ratio <= 1.0:
+        # M >= max(V1, V2) >= C / 2 (one seat may simply yield), so M/C is never below 0.5.
+        raise ScenarioGenerationError(
+            f"target_ratio must lie in [0.5, 1.0] (M/C cannot fall below 0.5), got {target_ratio}"
+        )
     if max_iters < 1 or restarts < 1 or polish_iters < 0:
         raise ScenarioGenerationError(
             "max_iters and restarts must be at least 1, polish_iters at least 0"

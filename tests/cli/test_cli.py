@@ -1,0 +1,79 @@
+"""The `accord` command: help with examples, quick runs, scenarios, clear errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from accord.cli.main import app
+
+runner = CliRunner(env={"COLUMNS": "200"})
+
+
+@pytest.mark.parametrize("command", ["run", "scenario", "play", "games"])
+def test_every_command_has_help_with_an_example(command: str) -> None:
+    result = runner.invoke(app, [command, "--help"])
+    assert result.exit_code == 0
+    assert "Example" in result.output and "accord " in result.output
+
+
+def test_quick_run_with_reference_agents(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    result = runner.invoke(
+        app,
+        ["run", "negotiation", "--agents", "cooperative,cooperative", "--games", "3",
+         "-o", "rounds=2", "-o", "ratio=0.8", "--out", str(out)],
+    )
+    assert result.exit_code == 0, result.output
+    assert "efficiency" in result.output and "100.0" in result.output
+    assert len(list((out / "traces").glob("*.json"))) == 3
+    rows = (out / "results.jsonl").read_text().splitlines()
+    assert len(rows) == 6
+
+
+def test_run_errors_are_one_clear_line(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["run", "negotiation", "--agents", "nobody", "--out", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "Unknown agent 'nobody'" in result.output
+    result = runner.invoke(app, ["run", "negotiation", "--agents", "greedy", "-o", "rounds"])
+    assert result.exit_code == 2 and "key=value" in result.output
+    result = runner.invoke(app, ["run", "missing.yaml"])
+    assert result.exit_code == 2 and "No experiment file" in result.output
+
+
+def test_scenario_pool_json_has_the_contract_fields() -> None:
+    result = runner.invoke(app, ["scenario", "negotiation", "--pool", "paper", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert len(data) == 15
+    first = data[0]
+    assert {"id", "agents", "oracle"} <= set(first)
+    assert {"V1", "V2", "M", "ratio", "joint_optima"} <= set(first["oracle"])
+
+
+def test_scenario_generate_is_deterministic() -> None:
+    args = ["scenario", "negotiation", "--generate", "--ratio", "0.8", "--seed", "7", "--json"]
+    a = runner.invoke(app, args)
+    b = runner.invoke(app, args)
+    assert a.exit_code == 0, a.output
+    assert a.output == b.output
+    data = json.loads(a.output)
+    assert abs(data["oracle"]["ratio"] - 0.8) <= 0.05
+
+
+def test_play_seats_a_person(tmp_path: Path) -> None:
+    lines = "\n".join(["hello", "buy stone 9 project_a 3", "thanks"]) + "\n"
+    result = runner.invoke(
+        app,
+        ["play", "negotiation", "--against", "greedy", "-o", "rounds=1", "-o",
+         "scenario=0.5/gen_012", "-o", "theme=medieval", "--out", str(tmp_path)],
+        input=lines,
+    )
+    assert result.exit_code == 0, result.output
+    (trace_path,) = (tmp_path / "traces").glob("*.json")
+    trace = json.loads(trace_path.read_text())
+    assert trace["seats"][0]["agent"] == "human"
+    assert trace["final_state"]["rounds"][0]["purchases"][0] == {"r2": 9}

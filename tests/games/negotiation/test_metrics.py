@@ -1,0 +1,215 @@
+"""Negotiation metrics on hand-built rounds whose expected values are worked out by hand
+(seed 004 §4.2, §5.3-§5.5, App. B, App. E, Fig. 6)."""
+
+from __future__ import annotations
+
+import pytest
+
+from accord.games.negotiation import metrics as mx
+from accord.games.negotiation.metrics import Rate
+from accord.games.negotiation.record import RoundRecord, Utterance
+
+NAMES = {"r1": "wood", "r2": "stone", "r3": "gold"}
+
+
+def rec(
+    n: int,
+    purchases: tuple[dict[str, int], dict[str, int]],
+    rewards: tuple[int, int],
+    m: int = 20,
+    *,
+    annulled: bool = False,
+    scenario: str = "s",
+    fallback: tuple[bool, bool] = (False, False),
+    early: tuple[bool, bool] = (False, False),
+    messages: tuple[tuple[int, str], ...] = (),
+) -> RoundRecord:
+    rewards = (0, 0) if annulled else rewards
+    joint = sum(rewards)
+    return RoundRecord(
+        round=n,
+        scenario_id=scenario,
+        names=NAMES,
+        first_speaker=0,
+        purchases=list(purchases),
+        runs=[{}, {}],
+        rewards=list(rewards),
+        annulled=annulled,
+        joint_reward=joint,
+        oracle_max=m,
+        optimal=not annulled and joint == m,
+        efficiency=joint / m,
+        early_decision=list(early),
+        fallback=list(fallback),
+        stated_runs=[True, True],
+        messages=[Utterance(seat=s, turn=i + 1, speech=t) for i, (s, t) in enumerate(messages)],
+    )
+
+
+# Game A (non-rotating, M = 20): R1 equal 5/5 wood split, suboptimal; R2 annulled (13 wood);
+# R3 optimal, seat 0 leads; R4 optimal, seat 1 leads, equal 4/4 stone; R5 repeats R4.
+GAME_A = [
+    rec(1, ({"r1": 5}, {"r1": 5}), (5, 5), early=(True, False)),
+    rec(2, ({"r1": 6, "r3": 2}, {"r1": 7}), (9, 9), annulled=True),
+    rec(3, ({"r2": 4}, {"r1": 10}), (12, 8), early=(True, True)),
+    rec(4, ({"r2": 4, "r3": 2}, {"r2": 4, "r1": 6}), (8, 12), early=(False, True)),
+    rec(5, ({"r3": 2, "r2": 4}, {"r1": 6, "r2": 4, "r3": 0}), (8, 12)),
+]
+
+
+def test_outcome_metrics() -> None:
+    assert mx.overdraw_rate(GAME_A) == Rate(1, 5)
+    assert mx.allocation_efficiency(GAME_A) == Rate(0.5 + 0 + 1 + 1 + 1, 5)
+    assert mx.optimum_rate(GAME_A) == Rate(3, 5)
+    assert mx.early_decision_rate(GAME_A) == Rate(4, 10)
+
+
+def test_strategy_taxonomy() -> None:
+    # Pairs: (1,2) tie->tie, (2,3) tie->seat 0, (3,4) seat 0->seat 1 (the only flip), (4,5).
+    assert mx.payoff_alternation(GAME_A, rotating=False) == Rate(1, 4)
+    assert mx.full_alternation(GAME_A, rotating=False) == Rate(0, 1)
+    # Win-stay: pairs after non-annulled rounds (1,2), (3,4), (4,5); only (4,5) repeats (the
+    # zero r3 and the key order of R5 do not matter).
+    assert mx.win_stay(GAME_A, rotating=False) == Rate(1, 3)
+    # Lose-shift: pairs after non-optimal rounds (1,2), (2,3); both change.
+    assert mx.lose_shift(GAME_A, rotating=False) == Rate(2, 2)
+    for fn in (mx.payoff_alternation, mx.full_alternation, mx.win_stay, mx.lose_shift):
+        assert fn(GAME_A, rotating=True) == Rate()
+
+
+def test_full_alternation_hit_and_tie_rule() -> None:
+    game = [rec(i + 1, ({"r1": i}, {}), r) for i, r in enumerate([(10, 5), (5, 10), (10, 5)])]
+    assert mx.payoff_alternation(game, rotating=False) == Rate(2, 2)
+    assert mx.full_alternation(game, rotating=False) == Rate(1, 1)
+    # A tie breaks alternation even though App. E's literal formula would count 5-5 -> 10-5.
+    tied = [rec(1, ({}, {}), (5, 5)), rec(2, ({"r1": 1}, {}), (10, 5))]
+    assert mx.payoff_alternation(tied, rotating=False) == Rate(0, 1)
+
+
+def test_perfunctory_fairness() -> None:
+    assert mx.equal_split_rate(GAME_A) == Rate(3, 5)  # R1 wood 5/5, R4 and R5 stone 4/4
+    assert mx.perfunctory_fairness(GAME_A) == Rate(1, 5)  # only R1 is also non-optimal
+    assert mx.perfunctory_share(GAME_A) == Rate(1, 3)
+
+
+def test_anchoring() -> None:
+    assert mx.repeat_rate(GAME_A) == Rate(1, 4)
+    assert mx.repeat_after_overdraw(GAME_A) == Rate(0, 1)
+    assert mx.stubborn_anchoring(GAME_A) == Rate(0, 1)  # after R1 the dyad changed course
+
+
+def test_failure_buckets_partition_non_optimal_rounds() -> None:
+    b = mx.failure_buckets(GAME_A)
+    assert b["no_prior_context"] == Rate(1, 2)  # R1
+    assert b["failed_improvement"] == Rate(1, 2)  # R2 changed from R1, still non-optimal
+    assert b["repeated"] == Rate(0, 2) and b["after_excluded"] == Rate(0, 2)
+
+
+# Game B: the same suboptimal 5/5 split twice, then a fallback round that must be ignored.
+GAME_B = [
+    rec(1, ({"r1": 5}, {"r1": 5}), (5, 5)),
+    rec(2, ({"r1": 5}, {"r1": 5}), (5, 5)),
+    rec(3, ({"r1": 10}, {"r1": 10}), (0, 0), annulled=True, fallback=(False, True)),
+]
+
+
+def test_fallback_rounds_are_excluded_everywhere() -> None:
+    g = mx.game_metrics(GAME_B, rotating=False)
+    assert (g.rounds, g.fallback_rounds) == (2, 1)
+    assert g.rates["overdraw"] == Rate(0, 2)
+    assert g.rates["stubborn_anchoring"] == Rate(1, 1)
+    assert g.rates["win_stay"] == Rate(1, 1) and g.rates["lose_shift"] == Rate(0, 1)
+    assert g.rates["full_alternation"] == Rate()  # a round is missing: not eligible
+    assert g.rates["bucket_repeated"] == Rate(1, 2)
+    assert g.rates["bucket_no_prior_context"] == Rate(1, 2)
+
+
+def test_rotating_game_with_excluded_first_round() -> None:
+    game = [
+        rec(1, ({"r1": 1}, {}), (1, 0), scenario="x", fallback=(True, False)),
+        rec(2, ({"r1": 3}, {"r2": 2}), (3, 4), m=10, scenario="y"),
+        rec(3, ({"r1": 3}, {"r2": 2}), (3, 4), m=7, scenario="z"),
+    ]
+    g = mx.game_metrics(game, rotating=True)
+    assert g.rates["bucket_after_excluded"] == Rate(1, 1)
+    assert g.rates["repeat"] == Rate() and g.rates["payoff_alternation"] == Rate()
+    assert g.rates["optimum"] == Rate(1, 2)
+
+
+# Game C: cheap talk with one deferred and one ignored proposal (themed names: medieval).
+GAME_C = [
+    rec(
+        1,
+        ({"r2": 4, "r1": 5}, {"r2": 6, "r3": 2}),
+        (10, 10),
+        messages=(
+            (0, "Hi! What do you need this round?"),
+            (1, "I'll take 6 stone. You take 4 stone and some wood."),
+            (0, "Deal, I'm taking 4 stone."),
+        ),
+    ),
+    rec(
+        2,
+        ({"r1": 8}, {"r3": 2}),
+        (8, 4),
+        messages=((0, "For you: 3 gold, and I will buy 10 wood."), (1, "Fine.")),
+    ),
+]
+
+
+def test_first_proposal_deference() -> None:
+    d = mx.first_proposal_deference(GAME_C, rotating=False)
+    assert d.proposal == Rate(2, 2)
+    assert d.turns == (2, 1)
+    assert d.deference == Rate(1, 2)  # round 1: seat 0 bought the 4 stone offered to it
+    assert d.deference_optimal == Rate(1, 2) and d.deference_suboptimal == Rate(0, 2)
+    assert d.deference_round1 == Rate(1, 1)
+    assert mx.first_proposal_deference(GAME_C, rotating=True).deference_round1 == Rate()
+
+
+def test_stated_vs_actual() -> None:
+    # Round 1: seat 1 said 6 stone (bought 6), seat 0 said 4 stone (bought 4); round 2: seat 0
+    # said 10 wood but bought 8.
+    assert mx.stated_vs_actual(GAME_C) == Rate(2, 3)
+
+
+@pytest.mark.parametrize(
+    ("text", "partner", "own"),
+    [
+        ("I'll take 6 stone and some gold, and you take 4 stone plus wood.", {"r2": 4}, {"r2": 6}),
+        (
+            "I take stone×2, wood×8; you take stone×8, wood×2.",
+            {"r2": 8, "r1": 2},
+            {"r2": 2, "r1": 8},
+        ),
+        ("You get four gold, I’ll take 2 golds and 6 wood.", {"r3": 4}, {"r3": 2, "r1": 6}),
+        ("That leaves you with 4 stones.", {"r2": 4}, {}),
+        ("Could you instead take stone=4?", {"r2": 4}, {}),
+        ("I could take 6 stone, about 2-3 gold ($6-9).", {}, {}),
+        ("you take 1.5 stone", {}, {}),
+        ("I'm planning to buy 3 gold for project_a runs (27 reward).", {}, {"r3": 3}),
+    ],
+)
+def test_speech_parsing(text: str, partner: dict[str, int], own: dict[str, int]) -> None:
+    assert mx.proposals_to_partner(text, NAMES) == partner
+    assert mx.self_commitments(text, NAMES) == own
+
+
+def test_underscored_theme_names() -> None:
+    names = {"r1": "pixie_dust", "r2": "moonstone", "r3": "starlight"}
+    assert mx.proposals_to_partner("you take 4 pixie dust", names) == {"r1": 4}
+    assert mx.self_commitments("I will buy pixie_dust = 6 and nothing else", names) == {"r1": 6}
+
+
+def test_aggregate_pools_counts() -> None:
+    games = [mx.game_metrics(g, rotating=False) for g in (GAME_A, GAME_B)]
+    out = mx.aggregate(games)
+    assert (out["games"], out["rounds"], out["fallback_rounds"]) == (2, 7, 1)
+    assert out["overdraw"] == {"num": 1, "den": 7, "rate": pytest.approx(1 / 7)}
+    assert out["efficiency"]["num"] == pytest.approx(3.5 + 1.0)  # A: .5+0+1+1+1, B: .5+.5
+    assert out["efficiency"]["den"] == 7
+    assert out["win_stay"] == {"num": 2, "den": 4, "rate": 0.5}
+    assert out["proposal_turn_median"] is None
+    assert out["deference"] == {"num": 0, "den": 0, "rate": None}
+    assert mx.game_metrics(GAME_C, rotating=False).as_dict()["proposal_turn_median"] == 1.5
+    assert games[0].as_dict() == mx.aggregate(games[:1])

@@ -1,0 +1,32 @@
+"""Every registered game passes the conformance suite shipped in `accord.testing`."""
+
+from __future__ import annotations
+
+import pytest
+
+from accord import testing
+from accord.core.registry import game_ids
+
+
+@pytest.mark.parametrize("game_id", game_ids())
+def test_api(game_id: str) -> None:
+    testing.check_api(game_id)
+
+
+@pytest.mark.parametrize("game_id", game_ids())
+def test_determinism(game_id: str) -> None:
+    testing.check_determinism(game_id)
+
+
+@pytest.mark.parametrize("game_id", game_ids())
+def test_oracle(game_id: str) -> None:
+    testing.check_oracle(game_id)
+
+
+@pytest.mark.parametrize("game_id", game_ids())
+def test_trace_roundtrip(game_id: str) -> None:
+    testing.check_trace_roundtrip(game_id)
+
+
+def test_registry_lists_negotiation() -> None:
+    assert "negotiation-v1" in game_ids()

@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from accord.core.errors import ConfigError
 from accord.core.spec import JSONSchema
@@ -56,7 +56,9 @@ class Grammar:
     max_chars: int
 
 
-def schema_to_grammar(schema: JSONSchema, *, default_max_length: int = DEFAULT_MAX_LENGTH) -> Grammar:
+def schema_to_grammar(
+    schema: JSONSchema, *, default_max_length: int = DEFAULT_MAX_LENGTH
+) -> Grammar:
     """Compile a JSON schema to a GBNF grammar of compact JSON (see the module docstring).
 
     Raises:
@@ -141,7 +143,8 @@ class _Builder:
         if kind == "integer":
             return self._integer(schema, hint)
         if kind == "number":
-            sign = '"-"? ' if _lower_bound(schema) is None or _lower_bound(schema) < 0 else ""
+            low = _lower_bound(schema)
+            sign = '"-"? ' if low is None or low < 0 else ""
             body = f'{sign}("0" | [1-9] [0-9]{{0,{_INT_DIGITS - 1}}}) ("." [0-9]{{1,6}})?'
             return self.rule("number", body), len(sign and "-") + _INT_DIGITS + 7
         if kind == "boolean":
@@ -218,18 +221,18 @@ def _json_len(value: Any) -> int:
 
 
 def _lower_bound(schema: JSONSchema) -> float | None:
-    values = [v for v in (schema.get("minimum"), schema.get("exclusiveMinimum")) if _num(v)]
+    values = [float(v) for v in (schema.get("minimum"), schema.get("exclusiveMinimum")) if _num(v)]
     if _num(schema.get("exclusiveMinimum")) and schema.get("type") == "integer":
-        values = [*values, schema["exclusiveMinimum"] + 1]
+        values.append(float(schema["exclusiveMinimum"]) + 1)
     return max(values) if values else None
 
 
 def _upper_bound(schema: JSONSchema) -> float | None:
-    values = [v for v in (schema.get("maximum"), schema.get("exclusiveMaximum")) if _num(v)]
+    values = [float(v) for v in (schema.get("maximum"), schema.get("exclusiveMaximum")) if _num(v)]
     if _num(schema.get("exclusiveMaximum")) and schema.get("type") == "integer":
-        values = [*values, schema["exclusiveMaximum"] - 1]
+        values.append(float(schema["exclusiveMaximum"]) - 1)
     return min(values) if values else None
 
 
-def _num(value: Any) -> bool:
+def _num(value: Any) -> TypeGuard[int | float]:
     return isinstance(value, int | float) and not isinstance(value, bool)

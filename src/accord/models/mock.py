@@ -96,9 +96,7 @@ class MockModel(ModelClient):
         opts = options if options is not None else ModelOptions()
         if latency_s is not None:
             opts = opts.model_copy(update={"latency_s": latency_s})
-        super().__init__(
-            f"mock/{name}", opts, sleep=sleep, clock=clock, rng=rng, on_retry=on_retry
-        )
+        super().__init__(f"mock/{name}", opts, sleep=sleep, clock=clock, rng=rng, on_retry=on_retry)
         self._mode = "schema" if name == "random" else name
         self._script = list(replies or [])
         self._next_reply = 0

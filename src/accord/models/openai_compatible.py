@@ -53,9 +53,9 @@ class OpenAICompatibleModel(ModelClient):
         self._transport = transport
         self._schema_supported = True
         # httpx clients hold connections bound to the loop that opened them.
-        self._clients: weakref.WeakKeyDictionary[
-            asyncio.AbstractEventLoop, httpx.AsyncClient
-        ] = weakref.WeakKeyDictionary()
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient] = (
+            weakref.WeakKeyDictionary()
+        )
 
     def _concurrency(self) -> tuple[str, int]:
         # Two servers are two providers as far as load goes.

@@ -63,7 +63,7 @@ def load_suite(name_or_path: str | Path) -> list[Scenario]:
         data = resources.files("accord.games.calendar").joinpath(
             "data/calbench", BUILTIN_FILES[key]
         )
-        return parse_suite_text(data.read_text("utf-8"), label=key)
+        return parse_suite_text(data.read_text("utf-8"), label=key, file_name=BUILTIN_FILES[key])
     if key == "canonical":
         from accord.games.calendar.suite import build_canonical_suite
 
@@ -74,11 +74,12 @@ def load_suite(name_or_path: str | Path) -> list[Scenario]:
             f"no suite named {key!r} and no such file; use one of {list(SUITE_NAMES)} or a path "
             "to a .jsonl file"
         )
-    return parse_suite_text(path.read_text("utf-8"), label=str(path))
+    return parse_suite_text(path.read_text("utf-8"), label=str(path), file_name=path.name)
 
 
-def parse_suite_text(text: str, *, label: str) -> list[Scenario]:
-    """Parse JSONL `text` (CalBench records and/or Accord scenarios); `label` names it in errors."""
+def parse_suite_text(text: str, *, label: str, file_name: str) -> list[Scenario]:
+    """Parse JSONL `text` (CalBench records and/or Accord scenarios). `label` names the input in
+    errors; imported tasks record only `file_name` as their source, never a directory."""
     out: list[Scenario] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
@@ -100,7 +101,7 @@ def parse_suite_text(text: str, *, label: str) -> list[Scenario]:
                 field = ".".join(str(p) for p in first["loc"]) or "(record)"
                 raise ConfigError(f"{where}: field '{field}': {first['msg']}") from None
         else:
-            out.append(scenario_from_record(record, where=where, source=f"calbench:{label}"))
+            out.append(scenario_from_record(record, where=where, source=f"calbench:{file_name}"))
     if not out:
         raise ConfigError(f"{label}: no tasks found; the file must hold one JSON task per line")
     return out

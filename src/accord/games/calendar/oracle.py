@@ -146,14 +146,14 @@ def _solve(table: CostTable, sense: Literal["min", "max"]) -> Schedule | None:
         model.minimize(sign * cost_expr)
         status = solver.solve(model)
         if status == cp_model.OPTIMAL:
-            model.add(cost_expr == int(solver.objective_value) * sign)
+            model.add(cost_expr == solver.value(cost_expr))
             for row in x:
                 slot_expr = sum(slot * lit for slot, lit in row.items())
                 model.minimize(slot_expr)
                 status = solver.solve(model)
                 if status != cp_model.OPTIMAL:
                     break
-                model.add(slot_expr == int(solver.objective_value))
+                model.add(slot_expr == solver.value(slot_expr))
     if status == cp_model.INFEASIBLE:
         return None
     if status != cp_model.OPTIMAL:

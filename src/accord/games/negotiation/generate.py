@@ -205,13 +205,19 @@ def generate_scenario(
             temp *= cooling
         if not current.ok:
             continue
-        # Polish: the first acceptable state often sits at the edge of the tolerance band;
-        # walk among acceptable states towards the target ratio (then the lower loss).
+        # Polish: the first acceptable state often sits at the edge of the tolerance band.
+        # Keep annealing at the final temperature (through unacceptable states too) and keep
+        # the acceptable state closest to the target ratio (then with the lowest loss).
+        best, best_eval = state, current
         for _ in range(polish_iters):
             cand = _neighbour(rng, state)
             trial = _evaluate(market, cand, target_ratio, tolerance, exact_swap)
-            if trial.ok and (trial.error, trial.loss) <= (current.error, current.loss):
+            delta = trial.loss - current.loss
+            if delta <= 0 or rng.random() < math.exp(-delta / t_end):
                 state, current = cand, trial
+                if current.ok and (current.error, current.loss) < (best_eval.error, best_eval.loss):
+                    best, best_eval = state, current
+        state = best
         return Scenario(
             id=f"generated/{label}/{seed}",
             agents=(_portfolio(state, 0), _portfolio(state, 1)),

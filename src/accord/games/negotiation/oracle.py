@@ -167,12 +167,21 @@ class _Cache(Generic[K, V]):
         if len(self._data) > self._size:
             self._data.popitem(last=False)
 
+    def clear(self) -> None:
+        self._data.clear()
+
 
 _plans_cache: _Cache[tuple[_MarketKey, _PortfolioKey], tuple[Plan, ...]] = _Cache(_CACHE_SIZE)
 _Solution = tuple[int, int, int, tuple[tuple[Plan, Plan], ...]]
 _solve_cache: _Cache[tuple[_MarketKey, _PortfolioKey, _PortfolioKey], _Solution] = _Cache(
     _CACHE_SIZE
 )
+
+
+def clear_caches() -> None:
+    """Forget cached plans and solutions (for cold-start timings in ``bench/``)."""
+    _plans_cache.clear()
+    _solve_cache.clear()
 
 
 # -- plans ---------------------------------------------------------------------------------

@@ -1,0 +1,104 @@
+"""Harness benchmarks for the negotiation game (printed as ratios, never asserted).
+
+1. Overhead per scripted game (4 rounds, 5 messages each per round, reflection on): wall time
+   of a game whose agents answer instantly, against the same number of bare no-op awaits
+   (the baseline: what the event loop alone costs).
+2. Concurrency: 100 games against the mock provider with a fixed 100 ms latency, all in
+   flight together, against one such game. Target: within 1.2x the time of one game.
+
+Run:  python bench/bench_harness.py
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import statistics
+import time
+from typing import Any
+
+from accord.agents.base import Agent, Recorder
+from accord.agents.llm import LLMAgent
+from accord.core.spec import Action, Request
+from accord.models.mock import MockModel
+from accord.models.options import ModelOptions
+from accord.runner.play import play_game
+from accord.runner.specs import AgentSpec, GameSpec
+
+
+class Chatty(Agent):
+    """Talks until the turn limit, then buys a little; answers instantly."""
+
+    async def act(self, request: Request, record: Recorder | None = None) -> Action:
+        phase = request.info["phase"]
+        if phase == "reflect":
+            return {"reflection": "done"}
+        text = json.dumps({"thinking": "t", "speech": "hello", "action": None})
+        if phase == "decide":
+            names = request.info["names"]
+            text = json.dumps({"thinking": "t", "speech": "ok", "action": {names["r1"]: 1}})
+        return request.spec.parse(text)  # the real parser, as an LLM seat would use
+
+
+def spec(i: int, agents: str = "scripted") -> GameSpec:
+    return GameSpec(
+        trace_id=f"g{i}",
+        game="negotiation",
+        options={"rounds": 4, "talk_turns": 5},
+        seed=i,
+        agents=[AgentSpec(agent=agents)] * 2,
+    )
+
+
+async def overhead(n: int = 50) -> None:
+    times = []
+    steps = 0
+    for i in range(n):
+        t0 = time.perf_counter()
+        trace = await play_game(spec(i), [Chatty(), Chatty()])
+        times.append(time.perf_counter() - t0)
+        steps = sum(e["type"] in {"message", "decision", "reflection"} for e in trace.events)
+    t0 = time.perf_counter()
+    for _ in range(steps * 50):
+        await asyncio.sleep(0)
+    noop = (time.perf_counter() - t0) / 50
+    med = statistics.median(times)
+    print(f"scripted game (4 rounds x 5 turns, {steps} agent steps): median {med * 1e3:.2f} ms")
+    print(f"  per agent step: {med / steps * 1e6:.0f} us; bare event-loop baseline: "
+          f"{noop / steps * 1e6:.1f} us/step; ratio {med / noop:.0f}x")
+
+
+async def concurrency(n: int = 100, latency: float = 0.1) -> None:
+    opts = ModelOptions(latency_s=latency, max_concurrency=10_000)
+
+    def agents() -> list[Agent]:
+        return [LLMAgent(MockModel(model="schema", options=opts)) for _ in range(2)]
+
+    one_spec = GameSpec(trace_id="one", game="negotiation", options={"rounds": 4}, seed=0,
+                        agents=[AgentSpec(model="mock/schema")] * 2)
+    t0 = time.perf_counter()
+    one = await play_game(one_spec, agents())
+    t_one = time.perf_counter() - t0
+    calls = one.usage["total"].calls
+
+    async def many() -> list[Any]:
+        return await asyncio.gather(
+            *(play_game(one_spec.model_copy(update={"trace_id": f"c{i}"}), agents())
+              for i in range(n))
+        )
+
+    t0 = time.perf_counter()
+    traces = await many()
+    t_many = time.perf_counter() - t0
+    assert all(t.status == "complete" for t in traces)
+    print(f"one game against mock ({latency * 1e3:.0f} ms latency, {calls} calls): {t_one:.2f} s")
+    print(f"{n} games at once: {t_many:.2f} s  ->  ratio {t_many / t_one:.2f} (target <= 1.2)")
+
+
+def main() -> None:
+    asyncio.run(overhead())
+    asyncio.run(concurrency())
+
+
+if __name__ == "__main__":
+    main()

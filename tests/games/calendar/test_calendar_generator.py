@@ -68,7 +68,8 @@ def generated() -> list[Scenario]:
             sum(e is not None for t, e in enumerate(cal) if t not in witness_slots(probe, a))
             for a, cal in enumerate(probe.calendars)
         ]
-        kwargs["num_blocked"] = [random.Random(seed).randint(0, r) for r in room]
+        blocked_rng = random.Random(-seed - 1)
+        kwargs["num_blocked"] = [blocked_rng.randint(0, r) for r in room]
         out.append(generate_scenario(seed, **kwargs))
     return out
 

@@ -42,6 +42,7 @@ from accord.games.calendar.scenario import (
     PublishedReference,
     Scenario,
     ScenarioParams,
+    describe_validation_error,
 )
 
 BUILTIN_FILES: dict[str, str] = {
@@ -97,9 +98,8 @@ def parse_suite_text(text: str, *, label: str, file_name: str) -> list[Scenario]
             try:
                 out.append(Scenario.model_validate(record))
             except ValidationError as exc:
-                first = exc.errors()[0]
-                field = ".".join(str(p) for p in first["loc"]) or "(record)"
-                raise ConfigError(f"{where}: field '{field}': {first['msg']}") from None
+                problem = describe_validation_error(exc, whole="record")
+                raise ConfigError(f"{where}: {problem}") from None
         else:
             out.append(scenario_from_record(record, where=where, source=f"calbench:{file_name}"))
     if not out:
@@ -131,7 +131,11 @@ def scenario_from_record(record: Mapping[str, Any], *, where: str, source: str) 
     raw_params = _get(record, "params", dict, where, "")
     pref_level = _get(raw_params, "pref_level", int, where, "params")
     values = raw_params.get("errand_cost_values")
+    if values is not None and not isinstance(values, list):
+        raise ConfigError(f"{where}: field 'params.errand_cost_values' must be a list of costs")
     meeting_range = _get(raw_params, "meeting_cost_range", list, where, "params")
+    if not all(isinstance(c, int) and not isinstance(c, bool) for c in meeting_range):
+        raise ConfigError(f"{where}: field 'params.meeting_cost_range' must list integer costs")
     raw_cals = _get(record, "calendars", list, where, "")
 
     calendars: list[list[tuple[int, int, bool] | None]] = []
@@ -164,7 +168,7 @@ def scenario_from_record(record: Mapping[str, Any], *, where: str, source: str) 
         calendars.append(cal)
 
     raw_meetings = _get(record, "meetings", list, where, "")
-    meeting_parts: list[tuple[int, tuple[int, ...], int, int]] = []
+    meeting_parts: list[tuple[int, tuple[int, ...], int, Any]] = []
     for j, raw in enumerate(raw_meetings):
         path = f"meetings.{j}"
         if not isinstance(raw, dict):
@@ -177,7 +181,7 @@ def scenario_from_record(record: Mapping[str, Any], *, where: str, source: str) 
                 _get(raw, "id", int, where, path),
                 tuple(sorted(participants)),
                 _get(raw, "cost", int, where, path),
-                int(raw.get("duration", 1)),
+                raw.get("duration", 1),
             )
         )
 
@@ -240,9 +244,8 @@ def scenario_from_record(record: Mapping[str, Any], *, where: str, source: str) 
             ),
         )
     except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(str(p) for p in first["loc"]) or "(record)"
-        raise ConfigError(f"{where}: field '{field}': {first['msg']}") from None
+        problem = describe_validation_error(exc, whole="record")
+        raise ConfigError(f"{where}: {problem}") from None
     if scenario.num_agents != params.num_agents:
         raise ConfigError(
             f"{where}: field 'calendars' has {scenario.num_agents} agents but "

@@ -44,6 +44,7 @@ from accord.games.calendar.scenario import (
     Meeting,
     Scenario,
     ScenarioParams,
+    describe_validation_error,
 )
 
 # Guards floor(S * rho) against binary rounding, e.g. 100 * 0.29 = 28.999999999999996.
@@ -100,9 +101,8 @@ def generate_scenario(
             balanced_costs=balanced_costs,
         )
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "parameters"
-        raise ConfigError(f"generate_scenario: {where}: {first['msg']}") from None
+        problem = describe_validation_error(exc, whole="parameters")
+        raise ConfigError(f"generate_scenario: {problem}") from None
     return generate_from_params(seed, params, task_id=task_id)
 
 

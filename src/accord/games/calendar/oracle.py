@@ -7,7 +7,7 @@ partially successful game is scored against the oracle over the meetings it did 
   agent's share of it (CP-SAT);
 * `worst_schedule`: maximum total cost over complete feasible schedules, the "worst complete"
   schedule of the coordination-adjusted regret (§4.2) (CP-SAT);
-* `greedy_schedule`: meetings in arrival order, each on its first clearable free slot;
+* `greedy_schedule`: meetings in arrival order, each on the lowest clearable slot not yet taken;
 * `compute_oracle`: all of the above plus the feasible count F, d and the difficulty bucket.
 
 Ties: many assignments can share the optimal (or worst) cost and give different per-agent

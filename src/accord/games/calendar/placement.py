@@ -152,9 +152,11 @@ def cost_table(scenario: Scenario, meeting_ids: Iterable[int] | None = None) -> 
     for m in meetings:
         row = []
         for slot in range(scenario.num_slots):
-            if not slot_clearable(scenario, m, slot):
-                continue
-            shares = tuple((a, agent_slot_cost(scenario, a, slot) or 0) for a in m.participants)
-            row.append((slot, sum(c for _, c in shares), shares))
+            # One pass of agent_slot_cost per participant: a None share is exactly the case
+            # slot_clearable rejects, so the two rules cannot drift apart.
+            costs = [(a, agent_slot_cost(scenario, a, slot)) for a in m.participants]
+            shares = tuple((a, c) for a, c in costs if c is not None)
+            if len(shares) == len(costs):
+                row.append((slot, sum(c for _, c in shares), shares))
         options.append(tuple(row))
     return CostTable(scenario=scenario, meetings=meetings, options=tuple(options))

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from accord.games.calendar.labels import PrivateLabel
 
@@ -39,6 +39,16 @@ def display_cost(cost: int) -> int:
     if cost < 1:
         raise ValueError(f"cost must be a positive integer, got {cost}")
     return int(10 ** (cost - 1))
+
+
+def describe_validation_error(exc: ValidationError, *, whole: str) -> str:
+    """The first problem in `exc` as "field 'a.b': message", or "<whole>: message" when a check
+    on the whole model failed."""
+    first = exc.errors()[0]
+    message = str(first["msg"]).removeprefix("Value error, ")
+    if not first["loc"]:
+        return f"{whole}: {message}"
+    return f"field '{'.'.join(str(p) for p in first['loc'])}': {message}"
 
 
 class Errand(BaseModel):

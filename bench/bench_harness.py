@@ -64,8 +64,10 @@ async def overhead(n: int = 50) -> None:
     noop = (time.perf_counter() - t0) / 50
     med = statistics.median(times)
     print(f"scripted game (4 rounds x 5 turns, {steps} agent steps): median {med * 1e3:.2f} ms")
-    print(f"  per agent step: {med / steps * 1e6:.0f} us; bare event-loop baseline: "
-          f"{noop / steps * 1e6:.1f} us/step; ratio {med / noop:.0f}x")
+    print(
+        f"  per agent step: {med / steps * 1e6:.0f} us; bare event-loop baseline: "
+        f"{noop / steps * 1e6:.1f} us/step; ratio {med / noop:.0f}x"
+    )
 
 
 async def concurrency(n: int = 100, latency: float = 0.1) -> None:
@@ -74,8 +76,13 @@ async def concurrency(n: int = 100, latency: float = 0.1) -> None:
     def agents() -> list[Agent]:
         return [LLMAgent(MockModel(model="schema", options=opts)) for _ in range(2)]
 
-    one_spec = GameSpec(trace_id="one", game="negotiation", options={"rounds": 4}, seed=0,
-                        agents=[AgentSpec(model="mock/schema")] * 2)
+    one_spec = GameSpec(
+        trace_id="one",
+        game="negotiation",
+        options={"rounds": 4},
+        seed=0,
+        agents=[AgentSpec(model="mock/schema")] * 2,
+    )
     t0 = time.perf_counter()
     one = await play_game(one_spec, agents())
     t_one = time.perf_counter() - t0
@@ -83,8 +90,10 @@ async def concurrency(n: int = 100, latency: float = 0.1) -> None:
 
     async def many() -> list[Any]:
         return await asyncio.gather(
-            *(play_game(one_spec.model_copy(update={"trace_id": f"c{i}"}), agents())
-              for i in range(n))
+            *(
+                play_game(one_spec.model_copy(update={"trace_id": f"c{i}"}), agents())
+                for i in range(n)
+            )
         )
 
     t0 = time.perf_counter()

@@ -24,8 +24,20 @@ def test_quick_run_with_reference_agents(tmp_path: Path) -> None:
     out = tmp_path / "run"
     result = runner.invoke(
         app,
-        ["run", "negotiation", "--agents", "cooperative,cooperative", "--games", "3",
-         "-o", "rounds=2", "-o", "ratio=0.8", "--out", str(out)],
+        [
+            "run",
+            "negotiation",
+            "--agents",
+            "cooperative,cooperative",
+            "--games",
+            "3",
+            "-o",
+            "rounds=2",
+            "-o",
+            "ratio=0.8",
+            "--out",
+            str(out),
+        ],
     )
     assert result.exit_code == 0, result.output
     assert "efficiency" in result.output and "100.0" in result.output
@@ -35,7 +47,9 @@ def test_quick_run_with_reference_agents(tmp_path: Path) -> None:
 
 
 def test_run_errors_are_one_clear_line(tmp_path: Path) -> None:
-    result = runner.invoke(app, ["run", "negotiation", "--agents", "nobody", "--out", str(tmp_path)])
+    result = runner.invoke(
+        app, ["run", "negotiation", "--agents", "nobody", "--out", str(tmp_path)]
+    )
     assert result.exit_code == 2
     assert "Unknown agent 'nobody'" in result.output
     result = runner.invoke(app, ["run", "negotiation", "--agents", "greedy", "-o", "rounds"])
@@ -68,8 +82,20 @@ def test_play_seats_a_person(tmp_path: Path) -> None:
     lines = "\n".join(["hello", "buy stone 9 project_a 3", "thanks"]) + "\n"
     result = runner.invoke(
         app,
-        ["play", "negotiation", "--against", "greedy", "-o", "rounds=1", "-o",
-         "scenario=0.5/gen_012", "-o", "theme=medieval", "--out", str(tmp_path)],
+        [
+            "play",
+            "negotiation",
+            "--against",
+            "greedy",
+            "-o",
+            "rounds=1",
+            "-o",
+            "scenario=0.5/gen_012",
+            "-o",
+            "theme=medieval",
+            "--out",
+            str(tmp_path),
+        ],
         input=lines,
     )
     assert result.exit_code == 0, result.output

@@ -40,7 +40,7 @@ class Agent(ABC):
     async def act(self, request: Request, record: Recorder = _no_record) -> Action:
         """Answer `request` with a valid action (or the spec's documented fallback)."""
 
-    async def close(self) -> None:
+    async def close(self) -> None:  # noqa: B027  (optional hook; most agents hold nothing)
         """Release resources at the end of a game (default: nothing)."""
 
     def describe(self) -> dict[str, Any]:

@@ -49,7 +49,9 @@ def play(
         agents[seat] = AgentSpec(agent="human")
         exp = Experiment(
             name="play",
-            defaults=Defaults(game=gid, games=1, seed=seed, options=parse_options(option), agents=agents),
+            defaults=Defaults(
+                game=gid, games=1, seed=seed, options=parse_options(option), agents=agents
+            ),
             batches=[Batch(name="play")],
         )
         specs = expand(exp)

@@ -13,7 +13,7 @@ from accord.cli.options import parse_options
 from accord.core.errors import AccordError, ConfigError
 from accord.runner.config import Batch, Defaults, Experiment, expand, load_experiment
 from accord.runner.results import summary_table
-from accord.runner.run import run_sync
+from accord.runner.run import RunReport, run_sync
 from accord.runner.specs import GameSpec, parse_agent_list
 from accord.traces.schema import Trace
 
@@ -51,7 +51,15 @@ def run(
     """
     try:
         specs, out_dir = _plan(
-            target, out, agents, model, games, seed, option, swap_first_speaker, temperature,
+            target,
+            out,
+            agents,
+            model,
+            games,
+            seed,
+            option,
+            swap_first_speaker,
+            temperature,
             max_tokens,
         )
         console.print(f"Playing {len(specs)} games -> {out_dir}")
@@ -88,8 +96,10 @@ def _plan(
         if not path.is_file():
             raise ConfigError(f"No experiment file {target!r}. Check the path.")
         if agents or model or option:
-            raise ConfigError("--agents, --model and --option apply to the quick form only; "
-                              "put them in the experiment file instead")
+            raise ConfigError(
+                "--agents, --model and --option apply to the quick form only; "
+                "put them in the experiment file instead"
+            )
         exp = load_experiment(path)
         out_dir = out or Path("runs") / exp.name
         return expand(exp, seed_override=seed), out_dir
@@ -99,21 +109,28 @@ def _plan(
     if temperature is not None or max_tokens is not None:
         seat_specs = [
             s.model_copy(update={"temperature": temperature, "max_tokens": max_tokens})
-            if s.model else s
+            if s.model
+            else s
             for s in seat_specs
         ]
     exp = Experiment(
         name=f"{target}-quick",
         defaults=Defaults(
-            game=target, games=games, seed=seed or 0, options=parse_options(option),
-            agents=list(seat_specs), swap_first_speaker=swap,
+            game=target,
+            games=games,
+            seed=seed or 0,
+            options=parse_options(option),
+            agents=list(seat_specs),
+            swap_first_speaker=swap,
         ),
         batches=[Batch(name=target)],
     )
     return expand(exp), out or Path("runs") / f"{target}-quick"
 
 
-def _run_with_progress(specs: list[GameSpec], out: Path, concurrency: int, resume: bool):  # type: ignore[no-untyped-def]
+def _run_with_progress(
+    specs: list[GameSpec], out: Path, concurrency: int, resume: bool
+) -> RunReport:
     if not console.is_terminal:
         done = 0
 
@@ -124,8 +141,12 @@ def _run_with_progress(specs: list[GameSpec], out: Path, concurrency: int, resum
 
         return run_sync(specs, out, concurrency=concurrency, resume=resume, on_done=log)
     with Progress(
-        TextColumn("[bold]games"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        TextColumn("{task.description}"), console=console,
+        TextColumn("[bold]games"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.description}"),
+        console=console,
     ) as progress:
         task = progress.add_task("", total=len(specs))
 

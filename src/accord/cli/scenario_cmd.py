@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -37,7 +37,7 @@ def scenario(
     except AccordError as exc:
         raise _fail(exc) from exc
     if as_json:
-        typer.echo(json.dumps(data if generate or scenario_id else data, indent=1))
+        typer.echo(json.dumps(data, indent=1))
         return
     items = [data] if isinstance(data, dict) else data
     for item in items:
@@ -50,7 +50,7 @@ def scenario(
 
 def _negotiation(
     pool: str, scenario_id: str | None, generate: bool, ratio: float, seed: int
-) -> object:
+) -> dict[str, Any] | list[dict[str, Any]]:
     from accord.games.negotiation.pool import get_scenario, load_pool, scenario_json
     from accord.games.negotiation.scenario import Market
 

@@ -116,11 +116,12 @@ class _Engine:
                 seed=_SEED,
                 verbose=False,
             )
-            # One multi-token and one single-token decode: the first real call then pays no
-            # warm-up, and llama.cpp's counters (which report 0 as 1) start above zero.
-            warm = self.llama.tokenize(b"Hello there", add_bos=False)
-            self.llama.eval(warm[:2])
-            self.llama.eval(warm[2:3] or warm[:1])
+            # A prompt-style decode and two single-token steps: the first real call then pays
+            # no warm-up, and llama.cpp's counters (which report 0 as 1) start above one.
+            warm = self.llama.tokenize(b"Hello there", add_bos=False)[:2]
+            for batch in (warm, warm[:1], warm[:1]):
+                self.llama.eval(batch)
+                llama_cpp.llama_synchronize(self.llama.ctx)
             self.llama.reset()
         return self.llama
 
@@ -128,6 +129,8 @@ class _Engine:
         """Tokens decoded so far (prompt batches plus single steps)."""
         import llama_cpp
 
+        # llama.cpp books queued decodes only when it synchronises.
+        llama_cpp.llama_synchronize(self.llama.ctx)
         perf = llama_cpp.llama_perf_context(self.llama.ctx)
         return int(perf.n_p_eval) + int(perf.n_eval)
 

@@ -132,7 +132,9 @@ def _grid_batches(exp: Experiment) -> list[Batch]:
         try:
             out.append(Batch.model_validate(data))
         except ValidationError as exc:
-            raise ConfigError(format_validation_error(exc, where=f"grid point {data['name']}")) from exc
+            raise ConfigError(
+                format_validation_error(exc, where=f"grid point {data['name']}")
+            ) from exc
     return out
 
 
@@ -146,10 +148,14 @@ def expand(exp: Experiment, *, seed_override: int | None = None) -> list[GameSpe
         game = resolve(b.game or d.game or "")
         options = {**d.options, **b.options}
         repeats = b.games or d.games or 1
-        base_seed = seed_override if seed_override is not None else (
-            b.seed if b.seed is not None else (d.seed or 0)
+        base_seed = (
+            seed_override
+            if seed_override is not None
+            else (b.seed if b.seed is not None else (d.seed or 0))
         )
-        swap = b.swap_first_speaker if b.swap_first_speaker is not None else bool(d.swap_first_speaker)
+        swap = (
+            b.swap_first_speaker if b.swap_first_speaker is not None else bool(d.swap_first_speaker)
+        )
         cls = game_class(game)
         if swap and "first_speaker" not in cls.config_model.model_fields:
             raise ConfigError(f"batch {b.name!r}: {cls.game_id} has no first speaker to swap")
@@ -195,7 +201,11 @@ def _pairings(b: Batch, d: Defaults, game: str) -> list[list[AgentSpec]]:
             raise ConfigError(f"batch {b.name!r}: crossplay needs a two-seat game")
         pool = [parse_agent(a) for a in crossplay]
         self_play = b.self_play if b.self_play is not None else (d.self_play is not False)
-        pairs = itertools.combinations_with_replacement(pool, 2) if self_play else itertools.combinations(pool, 2)
+        pairs = (
+            itertools.combinations_with_replacement(pool, 2)
+            if self_play
+            else itertools.combinations(pool, 2)
+        )
         return [list(p) for p in pairs]
     agents = b.agents or d.agents
     if not agents:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 from importlib.metadata import PackageNotFoundError, version
-from typing import Any
+from typing import Any, Literal
 
 from accord.agents.base import Agent
 from accord.agents.llm import LLMAgent
@@ -75,24 +75,23 @@ async def play_game(spec: GameSpec, agents: list[Agent] | None = None) -> Trace:
     game = make(spec.game, spec.options)
     started = _now()
     events: list[dict[str, Any]] = []
-    status: str = "complete"
+    status: Literal["complete", "failed"] = "complete"
     error: str | None = None
-    try:
-        seats = agents if agents is not None else build_agents(spec, game)
-    except AccordError:
-        raise
+    seats = agents if agents is not None else build_agents(spec, game)
     try:
         game.reset(spec.seed)
         while not game.done():
             requests = game.pending()
             if not requests:
                 raise AccordError(f"{spec.game} is not done but has no pending request")
-            answers = await asyncio.gather(*(_ask(game, seats[r.seat], r, events) for r in requests))
+            answers = await asyncio.gather(
+                *(_ask(game, seats[r.seat], r, events) for r in requests)
+            )
             for req, action in zip(requests, answers, strict=True):
                 _submit(game, req, action, events)
             events.extend(game.drain_events())
         result = game.result()
-    except Exception as exc:  # noqa: BLE001 - any failure is recorded; the run goes on
+    except Exception as exc:
         status, error = "failed", f"{type(exc).__name__}: {exc}"
         events.extend(game.drain_events())
         events.append({"type": "game_failed", "t": game.next_step(), "error": error})
@@ -121,7 +120,7 @@ async def play_game(spec: GameSpec, agents: list[Agent] | None = None) -> Trace:
         metrics=result.metrics if result else {},
         seat_rows=result.seat_rows if result else [],
         usage=usage,
-        status=status,  # type: ignore[arg-type]
+        status=status,
         error=error,
         accord_version=accord_version(),
         started_at=started,
@@ -132,7 +131,7 @@ async def play_game(spec: GameSpec, agents: list[Agent] | None = None) -> Trace:
 def _safe(game: Game) -> bool:
     try:
         game.scenario()
-    except Exception:  # noqa: BLE001 - a game that failed in reset has no scenario
+    except Exception:
         return False
     return True
 
@@ -164,8 +163,15 @@ def _submit(game: Game, req: Request, action: Action, events: list[dict[str, Any
         fallback = req.spec.fallback()
         fallback["_fallback"] = True
         events.append(
-            {"type": "heuristic_fallback", "t": game.next_step(), "seat": req.seat,
-             "round": req.round, "kind": req.spec.kind, "error": str(exc), "action": fallback}
+            {
+                "type": "heuristic_fallback",
+                "t": game.next_step(),
+                "seat": req.seat,
+                "round": req.round,
+                "kind": req.spec.kind,
+                "error": str(exc),
+                "action": fallback,
+            }
         )
         game.submit(req.seat, fallback)
 

@@ -17,7 +17,7 @@ from rich.table import Table
 
 from accord.analysis.stats import bootstrap_mean
 from accord.core.registry import game_class
-from accord.traces.io import iter_traces, write_jsonl, atomic_write_json
+from accord.traces.io import atomic_write_json, iter_traces, write_jsonl
 from accord.traces.schema import Trace
 
 
@@ -57,7 +57,9 @@ def summarize(traces: Sequence[Trace]) -> dict[str, Any]:
         complete = [t for t in ts if t.status == "complete"]
         metrics: dict[str, Any] = {}
         for key, label, percent in game_class(game_id).summary_metrics:
-            values = [float(v) for t in complete if isinstance(v := t.metrics.get(key), int | float)]
+            values = [
+                float(v) for t in complete if isinstance(v := t.metrics.get(key), int | float)
+            ]
             est = bootstrap_mean(values)
             metrics[key] = {**est.as_dict(), "label": label, "percent": percent}
         cost = sum(t.usage["total"].cost_usd for t in ts if "total" in t.usage)

@@ -58,10 +58,16 @@ def extract_json_object(text: str) -> tuple[dict[str, Any], list[str]]:
     )
 
 
-def purchase_schema(names: Mapping[str, str], projects: Sequence[Project], market: Market) -> JSONSchema:
+def purchase_schema(
+    names: Mapping[str, str], projects: Sequence[Project], market: Market
+) -> JSONSchema:
     """JSON schema of a decision object under the given themed names."""
     props: dict[str, Any] = {
-        names[r]: {"type": "integer", "minimum": 0, "maximum": int(market.budget // market.costs[r])}
+        names[r]: {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": int(market.budget // market.costs[r]),
+        }
         for r in RESOURCES
     }
     props["projects"] = {
@@ -101,8 +107,8 @@ def parse_decision(
     """A decision object with themed names -> ``{"purchase", "runs"}`` with resource ids."""
     if not isinstance(obj, dict):
         raise ActionError(
-            f"the decision must be a JSON object such as {{\"{names['r1']}\": 3, \"projects\": "
-            f"{{\"{projects[0].name}\": 1}}}}, got {json.dumps(obj)[:80]}"
+            f'the decision must be a JSON object such as {{"{names["r1"]}": 3, "projects": '
+            f'{{"{projects[0].name}": 1}}}}, got {json.dumps(obj)[:80]}'
         )
     by_name = {v: k for k, v in names.items()}
     purchase: dict[str, int] = {}
@@ -159,7 +165,12 @@ def parse_envelope(
         raise ActionError(
             'this is the decision phase: "action" must be your decision object, not null'
         )
-    return {"thinking": thinking, "speech": speech.strip(), "decision": decision, "_warnings": warnings}
+    return {
+        "thinking": thinking,
+        "speech": speech.strip(),
+        "decision": decision,
+        "_warnings": warnings,
+    }
 
 
 def parse_plain(
@@ -183,7 +194,7 @@ def parse_plain(
             return {"thinking": "", "speech": "", "decision": decision, "_warnings": warnings}
     if not stripped:
         raise ActionError("the message was empty; say something to the other party")
-    return {"thinking": "", "speech": stripped[:SPEECH_MAX * 4], "decision": None, "_warnings": []}
+    return {"thinking": "", "speech": stripped[: SPEECH_MAX * 4], "decision": None, "_warnings": []}
 
 
 def parse_reflection(text: str) -> Action:

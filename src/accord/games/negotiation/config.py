@@ -7,9 +7,12 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from accord.games.negotiation.scenario import THEMES, Market
+
+RATIOS = (0.5, 0.8, 1.0)
+"""Compatibility levels M/C of the paper's scenario pool (seed 004 §3.1)."""
 
 
 class NegotiationConfig(BaseModel):
@@ -29,7 +32,7 @@ class NegotiationConfig(BaseModel):
         40, ge=2, description="Safety bound on messages per round when talk_turns is 0."
     )
     cheap_talk: bool = Field(True, description="False = the no-talk baseline (App. D.7).")
-    ratio: Literal[0.5, 0.8, 1.0] | None = Field(
+    ratio: float | None = Field(
         None,
         description="Compatibility level M/C. With no `scenario`, a pool scenario of this ratio "
         "is drawn from the seed; with neither, the ratio is drawn too.",
@@ -59,7 +62,7 @@ class NegotiationConfig(BaseModel):
     )
     first_speaker: int = Field(0, ge=0, le=1, description="Seat that speaks first each round.")
     reflection: bool = Field(True, description="Ask for the post-game reflection (D.5).")
-    theme: Literal["random", *THEMES] = Field(  # type: ignore[valid-type]
+    theme: str = Field(
         "random", description="Resource names (Table 7); 'random' draws one from the seed."
     )
     theme_per: Literal["game", "round"] = Field(
@@ -69,10 +72,26 @@ class NegotiationConfig(BaseModel):
     )
     market: Market = Field(default_factory=Market, description="Supply, costs, budget, types.")
 
+    @field_validator("ratio")
+    @classmethod
+    def _known_ratio(cls, v: float | None) -> float | None:
+        if v is not None and v not in RATIOS:
+            raise ValueError(f"must be one of {list(RATIOS)} (the pool's compatibility levels)")
+        return v
+
+    @field_validator("theme")
+    @classmethod
+    def _known_theme(cls, v: str) -> str:
+        if v != "random" and v not in THEMES:
+            raise ValueError(f"must be 'random' or one of {sorted(THEMES)}")
+        return v
+
     @model_validator(mode="after")
     def _consistent(self) -> NegotiationConfig:
         if self.scenario is not None and self.projects == "rotating":
-            raise ValueError("'scenario' fixes one scenario; it cannot be used with rotating projects")
+            raise ValueError(
+                "'scenario' fixes one scenario; it cannot be used with rotating projects"
+            )
         if self.scenario is not None and self.generate:
             raise ValueError("give either 'scenario' (a pool id) or 'generate: true', not both")
         return self

@@ -35,9 +35,9 @@ from typing import Any, ClassVar
 from accord.core.errors import ActionError
 from accord.core.game import Game, GameResult
 from accord.core.rng import derive_seed, make_rng
-from accord.core.spec import Action, ActionSpec, Request
+from accord.core.spec import Action, ActionSpec, JSONSchema, Request
 from accord.games.negotiation import actions, prompts, rules
-from accord.games.negotiation.config import NegotiationConfig
+from accord.games.negotiation.config import RATIOS, NegotiationConfig
 from accord.games.negotiation.metrics import game_metrics
 from accord.games.negotiation.oracle import solve
 from accord.games.negotiation.pool import get_scenario, scenarios_for_ratio
@@ -45,7 +45,6 @@ from accord.games.negotiation.record import RoundRecord, Utterance
 from accord.games.negotiation.scenario import RESOURCES, THEMES, Project, Scenario
 
 SEAT_NAMES = ("A", "B")
-RATIOS = (0.5, 0.8, 1.0)
 
 
 class NegotiationGame(Game):
@@ -123,11 +122,22 @@ class NegotiationGame(Game):
             self._clear_inbox(seat)
             if speech or thinking:
                 self._messages.append(
-                    Utterance(seat=seat, turn=self._turn + 1, speech=speech, thinking=thinking, decided=True)
+                    Utterance(
+                        seat=seat,
+                        turn=self._turn + 1,
+                        speech=speech,
+                        thinking=thinking,
+                        decided=True,
+                    )
                 )
                 self.emit(
-                    "message", round=self._round, seat=seat, turn=self._turn + 1, speech=speech,
-                    thinking=thinking, delivered=False,
+                    "message",
+                    round=self._round,
+                    seat=seat,
+                    turn=self._turn + 1,
+                    speech=speech,
+                    thinking=thinking,
+                    delivered=False,
                 )
             self._record_decision(seat, decision, early=False, fallback=fallback)
         if self._phase == "decide" and all(d is not None for d in self._decisions):
@@ -172,7 +182,8 @@ class NegotiationGame(Game):
                     / max(1, len(self._records)),
                     "fallback_rounds": sum(r.fallback[seat] for r in self._records),
                     "share_of_joint": (
-                        sum(r.rewards[seat] for r in valid) / max(1, sum(r.joint_reward for r in valid))
+                        sum(r.rewards[seat] for r in valid)
+                        / max(1, sum(r.joint_reward for r in valid))
                     ),
                 }
             )
@@ -279,10 +290,16 @@ class NegotiationGame(Game):
                 if self._round_names[round_no - 1] != self._round_names[round_no - 2]:
                     self._inbox[seat].append(prompts.new_names_notice(self._names))
                 if cfg.projects == "rotating":
-                    self._inbox[seat].append(prompts.new_projects_notice(sc.agents[seat], self._names))
+                    self._inbox[seat].append(
+                        prompts.new_projects_notice(sc.agents[seat], self._names)
+                    )
         self.emit(
-            "round_start", round=round_no, scenario_id=sc.id, names=dict(self._names),
-            oracle_max=self._oracle_max, first_speaker=self._speaker,
+            "round_start",
+            round=round_no,
+            scenario_id=sc.id,
+            names=dict(self._names),
+            oracle_max=self._oracle_max,
+            first_speaker=self._speaker,
         )
         self._phase = "talk" if cfg.cheap_talk else "decide"
 
@@ -296,11 +313,23 @@ class NegotiationGame(Game):
         self._turn += 1
         self._talk_count[seat] += 1
         self._messages.append(
-            Utterance(seat=seat, turn=self._turn, speech=speech, thinking=thinking, decided=decision is not None)
+            Utterance(
+                seat=seat,
+                turn=self._turn,
+                speech=speech,
+                thinking=thinking,
+                decided=decision is not None,
+            )
         )
         self.emit(
-            "message", round=self._round, seat=seat, turn=self._turn, speech=speech,
-            thinking=thinking, delivered=True, fallback=fallback,
+            "message",
+            round=self._round,
+            seat=seat,
+            turn=self._turn,
+            speech=speech,
+            thinking=thinking,
+            delivered=True,
+            fallback=fallback,
         )
         self._undelivered[1 - seat] = speech
         if decision is not None:
@@ -325,11 +354,18 @@ class NegotiationGame(Game):
         self._early[seat] = early
         self._fallback[seat] = fallback
         self.emit(
-            "decision", round=self._round, seat=seat, purchase=decision["purchase"],
-            runs=decision["runs"], early=early, fallback=fallback,
+            "decision",
+            round=self._round,
+            seat=seat,
+            purchase=decision["purchase"],
+            runs=decision["runs"],
+            early=early,
+            fallback=fallback,
         )
         if fallback:
-            self.emit("decision_auto_filled", round=self._round, seat=seat, purchase=decision["purchase"])
+            self.emit(
+                "decision_auto_filled", round=self._round, seat=seat, purchase=decision["purchase"]
+            )
 
     def _resolve(self) -> None:
         cfg = self.config
@@ -373,9 +409,16 @@ class NegotiationGame(Game):
                 )
             )
         self.emit(
-            "round_result", round=self._round, annulled=outcome.annulled,
-            purchases=rec.purchases, runs=rec.runs, rewards=rec.rewards, joint_reward=joint,
-            oracle_max=self._oracle_max, optimal=rec.optimal, efficiency=rec.efficiency,
+            "round_result",
+            round=self._round,
+            annulled=outcome.annulled,
+            purchases=rec.purchases,
+            runs=rec.runs,
+            rewards=rec.rewards,
+            joint_reward=joint,
+            oracle_max=self._oracle_max,
+            optimal=rec.optimal,
+            efficiency=rec.efficiency,
         )
         if self._round < cfg.rounds:
             self._start_round(self._round + 1)
@@ -412,8 +455,13 @@ class NegotiationGame(Game):
             "partner_projects": sc.agents[1 - seat] if cfg.transparency != "none" else None,
             "partner_said": self._undelivered[seat],
             "history": [
-                {"round": r.round, "mine": r.purchases[seat], "theirs": r.purchases[1 - seat],
-                 "reward": r.rewards[seat], "annulled": r.annulled}
+                {
+                    "round": r.round,
+                    "mine": r.purchases[seat],
+                    "theirs": r.purchases[1 - seat],
+                    "reward": r.rewards[seat],
+                    "annulled": r.annulled,
+                }
                 for r in seen
             ],
         }
@@ -424,6 +472,7 @@ class NegotiationGame(Game):
         projects = self._projects(seat)
         market = cfg.market
         decision_schema = actions.purchase_schema(names, projects, market)
+        schema: JSONSchema | None
         if cfg.thinking:
             schema = actions.envelope_schema(decision_schema, must_decide=must_decide)
 
@@ -432,7 +481,9 @@ class NegotiationGame(Game):
                     text, names=names, projects=projects, market=market, must_decide=must_decide
                 )
 
-            hint = 'Reply with one JSON object: {"thinking": "...", "speech": "...", "action": ...}.'
+            hint = (
+                'Reply with one JSON object: {"thinking": "...", "speech": "...", "action": ...}.'
+            )
         else:
             schema = decision_schema if must_decide else None
 
@@ -470,8 +521,12 @@ class NegotiationGame(Game):
         said = self._undelivered[seat]
         if not self._opened[seat]:
             body = prompts.talk_opening(
-                self._round, cfg.rounds, turns=cfg.talk_turns, thinking=cfg.thinking,
-                partner_said=said, intervention=cfg.intervention,
+                self._round,
+                cfg.rounds,
+                turns=cfg.talk_turns,
+                thinking=cfg.thinking,
+                partner_said=said,
+                intervention=cfg.intervention,
             )
         else:
             body = prompts.talk_followup(said or "", thinking=cfg.thinking)

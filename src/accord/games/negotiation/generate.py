@@ -3,7 +3,8 @@
 Six projects (three per seat) start random: one or two resource types, 1-6 units of each,
 reward 1-10 per run, as in App. C. Each step perturbs one thing — a requirement, a reward, or
 which seat owns a project (a swap between the two portfolios) — and the Metropolis rule keeps
-or drops the change under a geometric temperature schedule. The loss adds:
+or drops the change under a geometric temperature schedule. The loss adds (weights 4, 2,
+1 + 0.25, 0.5 and 2, in this order):
 
 - ``|M/C - target|`` (the compatibility ratio, `oracle.solve`);
 - ``|V1 - V2| / max(V1, V2)`` (equal individual maxima);

@@ -29,7 +29,9 @@ def rules_section(market: Market, names: Names, *, shifting: bool) -> str:
         "- Supply each round (shared by both parties): "
         + json.dumps({names[r]: market.supply[r] for r in RESOURCES}),
         "- Price per unit: "
-        + json.dumps({names[r]: market.costs[r] for r in RESOURCES}).replace(".0,", ",").replace(".0}", "}"),
+        + json.dumps({names[r]: market.costs[r] for r in RESOURCES})
+        .replace(".0,", ",")
+        .replace(".0}", "}"),
         f"- Your budget each round: ${_num(market.budget)}",
         f"- In one round you can buy at most {market.max_types} different kinds of resource.",
     ]
@@ -186,9 +188,7 @@ def system_prompt(
         [
             "You are negotiating with another party over a shared pool of resources.",
             rules_section(market, names, shifting=shifting),
-            projects_section(
-                projects, names, opponent=opponent, opponent_rewards=opponent_rewards
-            ),
+            projects_section(projects, names, opponent=opponent, opponent_rewards=opponent_rewards),
             decision_format_section(projects, names),
             response_format_section(thinking=thinking),
             situation_section(shifting=shifting, intervention=intervention),
@@ -212,7 +212,9 @@ def talk_opening(
     intervention: str,
 ) -> str:
     """App. D.2.1 (and D.6): the first cheap-talk prompt of a round for one seat."""
-    span = f"up to {turns} messages each this round" if turns > 0 else "as many messages as you need"
+    span = (
+        f"up to {turns} messages each this round" if turns > 0 else "as many messages as you need"
+    )
     lines = [f"--- CHEAP TALK (round {round_no} of {num_rounds}) ---", ""]
     if thinking:
         lines.append(f"Talk with the other party ({span}).")
@@ -303,9 +305,7 @@ def round_result(
     )
 
 
-def reflection_prompt(
-    *, rounds: int, own: int, other: int, joint_max: int
-) -> str:
+def reflection_prompt(*, rounds: int, own: int, other: int, joint_max: int) -> str:
     """App. D.5: the post-game reflection."""
     joint = own + other
     eff = 100.0 * joint / joint_max if joint_max else 0.0

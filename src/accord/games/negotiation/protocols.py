@@ -38,13 +38,18 @@ def plan_decision(projects: Sequence[Project], plan: oracle.Plan) -> dict[str, A
     return {"purchase": purchase, "runs": runs}
 
 
-def best_plan_within(market: Market, projects: Sequence[Project], cap: Mapping[str, int]) -> oracle.Plan:
+def best_plan_within(
+    market: Market, projects: Sequence[Project], cap: Mapping[str, int]
+) -> oracle.Plan:
     """The highest-reward plan whose needs stay within `cap` (ties: cheaper, then first)."""
     plans = [
-        p for p in oracle.agent_plans(market, projects)
+        p
+        for p in oracle.agent_plans(market, projects)
         if all(q <= cap[r] for r, q in zip(RESOURCES, p.need, strict=True))
     ]
-    cost = {p: rules.purchase_cost(market, dict(zip(RESOURCES, p.need, strict=True))) for p in plans}
+    cost = {
+        p: rules.purchase_cost(market, dict(zip(RESOURCES, p.need, strict=True))) for p in plans
+    }
     return max(plans, key=lambda p: (p.reward, -cost[p]))
 
 
@@ -66,7 +71,9 @@ class GreedyAgent(Agent):
         if info["phase"] == "reflect":
             return {"reflection": "I bought my individual optimum every round."}
         market: Market = info["market"]
-        dec = plan_decision(info["projects"], best_plan_within(market, info["projects"], market.supply))
+        dec = plan_decision(
+            info["projects"], best_plan_within(market, info["projects"], market.supply)
+        )
         return _decide(dec, f"I am buying {json.dumps(_to_names(dec['purchase'], info['names']))}.")
 
 
@@ -109,8 +116,11 @@ class CooperativeAgent(Agent):
         if self._plan is None and self._partner is not None:
             self._plan = self._agree(info["market"], info["projects"], request.seat)
             if info["phase"] == "talk":
-                msg = {"type": "plan", "projects": self._projects_msg(info["projects"], names),
-                       "plan": self._plan_msg(names)}
+                msg = {
+                    "type": "plan",
+                    "projects": self._projects_msg(info["projects"], names),
+                    "plan": self._plan_msg(names),
+                }
                 return _decide(self._plan["mine"], f"{_TAG} {json.dumps(msg)}")
         if self._plan is not None:
             return _decide(self._plan["mine"], f"{_TAG} " + json.dumps({"type": "accept"}))
@@ -120,14 +130,22 @@ class CooperativeAgent(Agent):
             return {"thinking": "", "speech": f"{_TAG} {json.dumps(msg)}", "decision": None}
         market: Market = info["market"]
         if info["phase"] == "talk":
-            return {"thinking": "", "speech": f"{_TAG} " + json.dumps({"type": "waiting"}), "decision": None}
+            return {
+                "thinking": "",
+                "speech": f"{_TAG} " + json.dumps({"type": "waiting"}),
+                "decision": None,
+            }
         half = {r: market.supply[r] // 2 for r in RESOURCES}
-        return _decide(plan_decision(info["projects"], best_plan_within(market, info["projects"], half)),
-                       "I will stay within half of each resource.")
+        return _decide(
+            plan_decision(info["projects"], best_plan_within(market, info["projects"], half)),
+            "I will stay within half of each resource.",
+        )
 
     # -- typed messages ----------------------------------------------------------------------
     @staticmethod
-    def _projects_msg(projects: Sequence[Project], names: Mapping[str, str]) -> list[dict[str, Any]]:
+    def _projects_msg(
+        projects: Sequence[Project], names: Mapping[str, str]
+    ) -> list[dict[str, Any]]:
         return [
             {"name": p.name, "requirements": _to_names(p.requirements, names), "reward": p.reward}
             for p in projects
@@ -163,7 +181,9 @@ class CooperativeAgent(Agent):
                 self._partner = None
         plan = msg.get("plan")
         if msg.get("type") == "plan" and isinstance(plan, dict):
-            purchase = {by_name[k]: int(v) for k, v in plan.get("you_buy", {}).items() if k in by_name}
+            purchase = {
+                by_name[k]: int(v) for k, v in plan.get("you_buy", {}).items() if k in by_name
+            }
             self._plan = {"mine": {"purchase": purchase, "runs": dict(plan.get("you_run", {}))}}
 
     def _agree(self, market: Market, mine: Sequence[Project], seat: int) -> dict[str, Any]:
@@ -224,10 +244,15 @@ def human_adapter(request: Request, line: str) -> Action:
         elif name in project_names:
             runs[name] = int(num)
         else:
-            raise ActionError(f"{name!r} is neither a resource ({', '.join(by_name)}) nor a project")
+            raise ActionError(
+                f"{name!r} is neither a resource ({', '.join(by_name)}) nor a project"
+            )
     market: Market = info["market"]
     rules.check_purchase(market, purchase)
     if runs:
         rules.check_runs(projects, purchase, runs)
-    return {"thinking": "", "speech": "", "decision": {"purchase": rules.normalize_purchase(purchase),
-                                                       "runs": runs or None}}
+    return {
+        "thinking": "",
+        "speech": "",
+        "decision": {"purchase": rules.normalize_purchase(purchase), "runs": runs or None},
+    }

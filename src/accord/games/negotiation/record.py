@@ -30,7 +30,9 @@ class RoundRecord(BaseModel):
     scenario_id: str = Field(description="Scenario played this round (rotating games change it).")
     names: dict[str, str] = Field(description="Themed name of each resource id this round.")
     first_speaker: int = Field(description="Seat that spoke first this round.")
-    purchases: list[dict[str, int]] = Field(description="Each seat's purchase (resource id -> units).")
+    purchases: list[dict[str, int]] = Field(
+        description="Each seat's purchase (resource id -> units)."
+    )
     runs: list[dict[str, int]] = Field(description="Each seat's project runs.")
     rewards: list[int] = Field(description="Each seat's reward (0 for both when annulled).")
     annulled: bool = Field(description="Total demand exceeded supply for some resource.")

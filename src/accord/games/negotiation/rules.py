@@ -65,7 +65,9 @@ def covers(purchase: Mapping[str, int], need: Mapping[str, int]) -> bool:
     return all(purchase.get(r, 0) >= q for r, q in need.items())
 
 
-def check_runs(projects: Sequence[Project], purchase: Mapping[str, int], runs: Mapping[str, int]) -> None:
+def check_runs(
+    projects: Sequence[Project], purchase: Mapping[str, int], runs: Mapping[str, int]
+) -> None:
     """Raise `ActionError` unless `runs` names known projects and the purchase covers them."""
     names = {p.name for p in projects}
     for name, k in runs.items():

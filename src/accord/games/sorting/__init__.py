@@ -1,0 +1,1 @@
+"""`sorting-v1`: distributed sorting over a communication backend (MAS-Bench)."""

@@ -1,0 +1,194 @@
+"""openai-compatible provider against an in-memory transport and a real local HTTP server."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import httpx
+import pytest
+
+from accord.core.errors import ModelError
+from accord.models import ModelOptions, RetriesExhaustedError
+from accord.models.openai_compatible import OpenAICompatibleModel
+
+ASK = [{"role": "user", "content": "propose a split"}]
+SCHEMA = {"type": "object", "properties": {"say": {"type": "string", "maxLength": 20}}}
+
+
+def ok_body(content: str = '{"say": "hi"}') -> dict:
+    return {
+        "id": "cmpl-1",
+        "model": "qwen",
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "stop",
+                "message": {"role": "assistant", "content": content, "reasoning_content": "hmm"},
+            }
+        ],
+        "usage": {
+            "prompt_tokens": 12,
+            "completion_tokens": 7,
+            "completion_tokens_details": {"reasoning_tokens": 3},
+            "prompt_tokens_details": {"cached_tokens": 8},
+        },
+    }
+
+
+class Server:
+    """Answers each request with the next scripted (status, headers, body) and records bodies."""
+
+    def __init__(self, script):
+        self.script = list(script)
+        self.requests: list[dict] = []
+        self.headers: list[httpx.Headers] = []
+
+    def handle(self, request: httpx.Request) -> httpx.Response:
+        self.requests.append(json.loads(request.content))
+        self.headers.append(request.headers)
+        step = self.script.pop(0)
+        if isinstance(step, Exception):
+            raise step
+        status, headers, body = step
+        return httpx.Response(status, headers=headers, json=body)
+
+
+def client(server: Server, fake_time, **options) -> OpenAICompatibleModel:
+    return OpenAICompatibleModel(
+        "openai-compatible/qwen",
+        ModelOptions(base_url="http://127.0.0.1:8000/v1", **options),
+        transport=httpx.MockTransport(server.handle),
+        sleep=fake_time.sleep,
+    )
+
+
+async def test_rate_limit_then_success_honours_retry_after(fake_time):
+    server = Server([(429, {"Retry-After": "7"}, {"error": "slow down"}), (200, {}, ok_body())])
+    model = client(server, fake_time)
+    completion = await model.complete(ASK, temperature=0.5, max_tokens=64, seed=3)
+    await model.aclose()
+    assert completion.text == '{"say": "hi"}'
+    assert completion.attempts == 2
+    assert fake_time.sleeps == [7.0]
+    assert completion.usage.input_tokens == 12 and completion.usage.output_tokens == 7
+    assert completion.usage.reasoning_tokens == 3 and completion.usage.cached_input_tokens == 8
+    assert completion.reasoning == "hmm"
+    sent = server.requests[-1]
+    assert (sent["model"], sent["temperature"], sent["max_tokens"], sent["seed"]) == (
+        "qwen",
+        0.5,
+        64,
+        3,
+    )
+
+
+async def test_schema_is_sent_and_dropped_for_good_when_the_server_rejects_it(fake_time):
+    rejection = {"error": {"message": "Unsupported parameter: response_format.json_schema"}}
+    server = Server([(400, {}, rejection), (200, {}, ok_body()), (200, {}, ok_body())])
+    model = client(server, fake_time)
+    first = await model.complete(ASK, response_schema=SCHEMA)
+    second = await model.complete(ASK, response_schema=SCHEMA)
+    await model.aclose()
+    formats = [request.get("response_format") for request in server.requests]
+    assert formats[0] == {"type": "json_schema", "json_schema": {"name": "reply", "schema": SCHEMA}}
+    assert formats[1:] == [None, None]
+    assert first.attempts == 1 and first.raw["response_format_dropped"] is True
+    assert second.text == '{"say": "hi"}'
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [
+        (500, {}, {"error": "boom"}),
+        (503, {}, {"error": "overloaded"}),
+        httpx.ConnectError("connection refused"),
+        httpx.ReadTimeout("read timed out"),
+        httpx.RemoteProtocolError("server disconnected"),
+    ],
+)
+async def test_server_errors_and_dropped_connections_are_retried(fake_time, failure):
+    server = Server([failure, (200, {}, ok_body("fine"))])
+    model = client(server, fake_time)
+    completion = await model.complete(ASK)
+    await model.aclose()
+    assert (completion.text, completion.attempts) == ("fine", 2)
+
+
+@pytest.mark.parametrize(("status", "hint"), [(401, "api_key_env"), (404, "model name")])
+async def test_client_errors_are_permanent_and_say_what_to_check(fake_time, status, hint):
+    server = Server([(status, {}, {"error": "no"}), (200, {}, ok_body())])
+    model = client(server, fake_time)
+    with pytest.raises(ModelError, match=hint):
+        await model.complete(ASK)
+    await model.aclose()
+    assert len(server.requests) == 1
+
+
+async def test_api_key_goes_in_the_header_only(fake_time, monkeypatch):
+    monkeypatch.setenv("SERVER_KEY", "secret-123")
+    server = Server([(200, {}, ok_body())])
+    model = client(server, fake_time, api_key_env="SERVER_KEY")
+    completion = await model.complete(ASK)
+    await model.aclose()
+    assert server.headers[0]["authorization"] == "Bearer secret-123"
+    assert "secret-123" not in json.dumps(completion.raw)
+
+
+@pytest.fixture
+def http_server():
+    """A real chat-completions server on 127.0.0.1 that rate-limits its first request."""
+    seen: list[dict] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            length = int(self.headers["Content-Length"])
+            seen.append({"path": self.path, "body": json.loads(self.rfile.read(length))})
+            if len(seen) == 1:
+                status, payload, extra = 429, {"error": "rate limited"}, {"Retry-After": "2"}
+            else:
+                status, payload, extra = 200, ok_body("from the wire"), {}
+            data = json.dumps(payload).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for key, value in extra.items():
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1", seen
+    server.shutdown()
+    server.server_close()
+    thread.join()
+
+
+async def test_real_http_server_rate_limit_then_success(http_server, fake_time):
+    base_url, seen = http_server
+    model = OpenAICompatibleModel(
+        "openai-compatible/tiny", ModelOptions(base_url=base_url), sleep=fake_time.sleep
+    )
+    completion = await model.complete(ASK)
+    await model.aclose()
+    assert completion.text == "from the wire"
+    assert fake_time.sleeps == [2.0]
+    assert [s["path"] for s in seen] == ["/v1/chat/completions"] * 2
+    assert seen[0]["body"]["messages"] == ASK
+
+
+async def test_exhausted_retries_against_a_dead_port(fake_time):
+    model = OpenAICompatibleModel(
+        "openai-compatible/tiny",
+        ModelOptions(base_url="http://127.0.0.1:9/v1", max_retries=1),
+        sleep=fake_time.sleep,
+    )
+    with pytest.raises(RetriesExhaustedError, match="connection failed"):
+        await model.complete(ASK)
+    await model.aclose()

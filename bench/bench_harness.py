@@ -73,13 +73,22 @@ async def overhead(n: int = 50) -> None:
 async def concurrency(n: int = 100, latency: float = 0.1) -> None:
     opts = ModelOptions(latency_s=latency, max_concurrency=10_000)
 
+    def reply(messages: list[Any]) -> str:
+        # A seat that talks until told to decide, then buys one unit: no retries, so the
+        # measurement is the harness, not the mock's schema sampler.
+        last = messages[-1]["content"]
+        if "GAME OVER" in last:
+            return json.dumps({"reflection": "done"})
+        action = {"wood": 1} if "--- DECISION ---" in last else None
+        return json.dumps({"thinking": "t", "speech": "hello", "action": action})
+
     def agents() -> list[Agent]:
-        return [LLMAgent(MockModel(model="schema", options=opts)) for _ in range(2)]
+        return [LLMAgent(MockModel(replies=[reply] * 1000, options=opts)) for _ in range(2)]
 
     one_spec = GameSpec(
         trace_id="one",
         game="negotiation",
-        options={"rounds": 4},
+        options={"rounds": 4, "theme": "medieval"},
         seed=0,
         agents=[AgentSpec(model="mock/schema")] * 2,
     )

@@ -11,6 +11,7 @@ a trace event (DESIGN principle 8):
 - ``model_error``: the model call failed for good (after the client's own backoff); counts as a
   failed attempt.
 - ``heuristic_fallback``: every attempt failed; the request's fallback action is used.
+- ``model_call``: one per successful call, with its tokens, latency, cost and attempts.
 
 Only valid replies stay in the conversation: a failed attempt and its correction are removed
 once the model answers correctly, so one bad reply does not poison later turns (the events keep
@@ -87,7 +88,7 @@ class LLMAgent(Agent):
         last_error = ""
         for attempt in range(self.max_retries + 1):
             try:
-                completion = await self._call(convo, request)
+                completion = await self._call(convo, request, record)
             except ModelError as exc:
                 last_error = str(exc)
                 record("model_error", attempt=attempt + 1, kind=spec.kind, error=last_error)
@@ -143,7 +144,9 @@ class LLMAgent(Agent):
             msg += f"\n{hint}"
         return msg + "\nPlease answer again."
 
-    async def _call(self, messages: list[Message], request: Request) -> Completion:
+    async def _call(
+        self, messages: list[Message], request: Request, record: Recorder = _no_record
+    ) -> Completion:
         self._calls += 1
         seed = derive_seed(self.seed, request.seat, self._calls)
         completion = await self.client.complete(
@@ -153,6 +156,16 @@ class LLMAgent(Agent):
             max_tokens=self.max_tokens,
             seed=seed,
             session=f"{self.session}/seat{request.seat}",
+        )
+        record(
+            "model_call",
+            kind=request.spec.kind,
+            input_tokens=completion.usage.input_tokens,
+            output_tokens=completion.usage.output_tokens,
+            reasoning_tokens=completion.usage.reasoning_tokens,
+            latency_s=round(completion.latency_s, 4),
+            cost_usd=completion.cost_usd,
+            attempts=completion.attempts,
         )
         u = self.usage
         u.calls += 1

@@ -11,6 +11,7 @@ Parsed actions have the shape ``{"speech": str, "thinking": str, "decision": Non
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -61,21 +62,33 @@ def extract_json_object(text: str) -> tuple[dict[str, Any], list[str]]:
 def purchase_schema(
     names: Mapping[str, str], projects: Sequence[Project], market: Market
 ) -> JSONSchema:
-    """JSON schema of a decision object under the given themed names."""
-    props: dict[str, Any] = {
-        names[r]: {
-            "type": "integer",
-            "minimum": 0,
-            "maximum": int(market.budget // market.costs[r]),
-        }
-        for r in RESOURCES
-    }
-    props["projects"] = {
-        "type": "object",
-        "properties": {p.name: {"type": "integer", "minimum": 0, "maximum": 18} for p in projects},
-        "additionalProperties": False,
-    }
-    return {"type": "object", "properties": props, "additionalProperties": False}
+    """JSON schema of a decision object under the given themed names.
+
+    One branch per allowed combination of resource types, so a grammar-constrained model
+    cannot name more types than the market allows; quantities are capped by what the budget
+    could buy of each resource. ``projects`` is left out of the declared properties (but not
+    forbidden): App. D.1.3 lets the engine assign runs when it is omitted, and tiny constrained
+    models otherwise fill it with runs their purchase cannot supply. Models that are not
+    grammar-constrained read the prompt and may send ``projects``; the parser accepts it.
+    """
+    del projects  # runs are optional; the parser checks them against the seat's projects
+    branches: list[JSONSchema] = []
+    for combo in itertools.combinations(RESOURCES, min(market.max_types, len(RESOURCES))):
+        branches.append(
+            {
+                "type": "object",
+                "properties": {
+                    names[r]: {
+                        "type": "integer",
+                        "minimum": 0,
+                        "maximum": int(market.budget // market.costs[r]),
+                    }
+                    for r in combo
+                },
+                "required": [names[r] for r in combo],
+            }
+        )
+    return {"anyOf": branches}
 
 
 def envelope_schema(decision: JSONSchema, *, must_decide: bool) -> JSONSchema:

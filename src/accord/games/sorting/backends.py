@@ -227,8 +227,7 @@ class KeyValueStore(_Store):
                 (len(prefix), prefix),
             ).fetchall()
         return [
-            FileRow(int(r[0]) - ID_OFFSET, str(r[1]), int(r[2]), int(r[3]), int(r[4]))
-            for r in rows
+            FileRow(int(r[0]) - ID_OFFSET, str(r[1]), int(r[2]), int(r[3]), int(r[4])) for r in rows
         ]
 
 

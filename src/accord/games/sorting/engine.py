@@ -1,0 +1,346 @@
+"""The sorting game `sorting-v1` (MAS-Bench, "When 20 Agents Fail to Sort").
+
+N agents each hold K of N*K distinct integers (`task.py`) and must together submit the
+globally sorted order, agent ``i`` the ``i``-th slice of K, talking only through one backend:
+broadcasting, P2P messages or a shared key-value store (`backends.py`, `commands.py`).
+
+State machine (RUNBENCH and STEPBENCH, App. F.3 and F.5, Algorithms 2 and 3):
+
+- A round asks every still-active agent (no submission yet this phase) at once: all their
+  requests are pending together and the runner answers them concurrently. Nothing is applied
+  until every one has answered; then the replies are applied one agent at a time in id order,
+  each reply's command blocks in textual order. So nothing written in round r can be seen by
+  any model call before round r+1 (App. E.1).
+- Each agent's next observation is the replies to its commands, or the harness reply for a
+  failed model call or for a reply without any command block (App. F.3).
+- ``submit_result`` records the agent's result and makes it inactive for the rest of the
+  phase. Blocks after it in the same reply are not run: a submission is final (App. D.2).
+- A phase ends when every agent has submitted or after ``max_rounds`` rounds (R_max).
+- With ``two_phase`` a second phase follows: a fresh environment, fresh conversations, and a
+  system prompt carrying the agent's own first-phase submission (the rerun addendum). The
+  final submissions are those of the last phase.
+
+An action is ``{"text": reply}`` (commands are parsed from it) or ``{"commands": [...]}``
+(reference agents); ``{"failed": true}`` (the fallback) stands for a failed model call.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from accord.core.errors import ActionError
+from accord.core.game import Game, GameResult
+from accord.core.spec import Action, ActionSpec, Request
+from accord.games.sorting import prompts
+from accord.games.sorting.commands import (
+    MODEL_FAILED,
+    NO_COMMAND,
+    Dispatcher,
+    Outcome,
+    parse_fenced,
+    render_replies,
+)
+from accord.games.sorting.config import SortingConfig
+from accord.games.sorting.metrics import SeatTally, estimate_tokens, game_metrics, seat_rows
+from accord.games.sorting.task import Task, init_task, strict_correct
+
+ALREADY_SUBMITTED = "Not run: you had already submitted your result."
+
+
+def parse_reply(text: str) -> Action:
+    """Model text -> action. Never fails: a reply without commands is answered by the game."""
+    return {"text": text, "commands": parse_fenced(text)}
+
+
+def model_failed() -> Action:
+    """The fallback action: the model call failed (answered with the App. F.3 error reply)."""
+    return {"failed": True}
+
+
+def validate_action(action: Action) -> Action:
+    """Check an action built by a reference agent or a person."""
+    if not isinstance(action, dict):
+        raise ActionError('an action must be a dict such as {"commands": ["wait"]}')
+    commands = action.get("commands")
+    if commands is not None and (
+        not isinstance(commands, list) or not all(isinstance(c, str) for c in commands)
+    ):
+        raise ActionError('"commands" must be a list of command strings')
+    text = action.get("text")
+    if text is not None and not isinstance(text, str):
+        raise ActionError('"text" must be the reply text (a string)')
+    if commands is None and text is None and not action.get("failed"):
+        raise ActionError('an action needs "text" (a reply) or "commands" (a list of commands)')
+    return action
+
+
+def render_blocks(commands: list[str]) -> str:
+    """Commands written as the fenced blocks a model would produce."""
+    return "\n".join(f"```\n{c}\n```" for c in commands)
+
+
+SPEC = ActionSpec(
+    kind="commands",
+    parse=parse_reply,
+    fallback=model_failed,
+    validate=validate_action,
+    format_hint="Put each command in its own ``` fenced code block.",
+)
+
+
+class SortingGame(Game):
+    """`sorting-v1`: see the module docstring."""
+
+    game_id: ClassVar[str] = "sorting-v1"
+    config_model: ClassVar[type[SortingConfig]] = SortingConfig
+    config: SortingConfig
+    summary_metrics: ClassVar[list[tuple[str, str, bool]]] = [
+        ("sr", "SR", True),
+        ("success", "success", True),
+        ("global_check", "CHECK", True),
+        ("rounds", "R", False),
+        ("te_est", "TE (est.)", False),
+        ("cr_est", "CR (est.)", True),
+    ]
+    oracle_agent: ClassVar[str | None] = "share-all"
+
+    def __init__(self, config: SortingConfig) -> None:
+        super().__init__(config)
+        self._dispatcher = Dispatcher(config.backend)
+        self._task: Task | None = None
+        self._done = True
+        self._phase = 0
+
+    # -- contract --------------------------------------------------------------------------
+    @property
+    def num_seats(self) -> int:
+        return self.config.n
+
+    def seat_label(self, seat: int) -> str:
+        return f"Agent-{seat}"
+
+    @property
+    def task(self) -> Task:
+        """The instance being played (after `reset`)."""
+        if self._task is None:
+            raise RuntimeError("call reset(seed) first")
+        return self._task
+
+    def reset(self, seed: int) -> None:
+        cfg = self.config
+        self._events = []
+        self._step = 0
+        self._task = init_task(cfg.task, cfg.n, cfg.k, cfg.mode, seed)
+        self._tallies = [SeatTally() for _ in range(cfg.n)]
+        self._phase_subs: list[list[list[int] | None]] = []
+        self._phase = 0
+        self._done = False
+        self._start_phase()
+
+    def pending(self) -> list[Request]:
+        if self._done:
+            return []
+        return [self._request(i) for i in self._active() if i not in self._answers]
+
+    def submit(self, seat: int, action: Action) -> None:
+        if (
+            self._done
+            or not 0 <= seat < self.config.n
+            or self._subs[seat] is not None
+            or seat in self._answers
+        ):
+            raise ActionError(f"Agent-{seat} has no pending request", kind="out_of_turn")
+        self._answers[seat] = validate_action(action)
+        # STEPBENCH: apply only once every active agent has answered this round.
+        if len(self._answers) == len(self._active()):
+            self._apply_round()
+
+    def done(self) -> bool:
+        return self._done
+
+    def result(self) -> GameResult:
+        task = self.task
+        cfg = self.config
+        metrics = game_metrics(task, self._subs, self._tallies)
+        metrics["condition"] = cfg.effective_condition
+        if len(self._phase_subs) > 1:
+            first = strict_correct(task, self._phase_subs[0])
+            metrics["sr_phase1"] = sum(first) / task.n
+        final_state = {
+            "task": task.as_dict(),
+            "submissions": [None if s is None else list(s) for s in self._subs],
+            "phase_submissions": [
+                [None if s is None else list(s) for s in p] for p in self._phase_subs
+            ],
+            "correct": strict_correct(task, self._subs),
+        }
+        return GameResult(final_state, metrics, seat_rows(task, self._subs, self._tallies))
+
+    def oracle_gap(self, result: GameResult) -> float | None:
+        """Every agent correct is the optimum: the gap is 1 - SR."""
+        return 1.0 - float(result.metrics["sr"])
+
+    def scenario(self) -> dict[str, Any]:
+        return self.task.as_dict()
+
+    # -- phases and rounds -----------------------------------------------------------------
+    def _active(self) -> list[int]:
+        return [i for i, s in enumerate(self._subs) if s is None]
+
+    def _start_phase(self) -> None:
+        cfg = self.config
+        task = self.task
+        n = cfg.n
+        self._phase += 1
+        rerun = self._phase > 1
+        prev: list[list[int] | None] = self._phase_subs[-1] if rerun else [None] * n
+        self._prev = prev
+        self._dispatcher.reset(n)
+        self._subs: list[list[int] | None] = [None] * n
+        self._answers: dict[int, Action] = {}
+        self._round = 1
+        self._dispatcher.store.clock = 1
+        self._inbox = [prompts.FIRST_OBSERVATION] * n
+        self._last: list[list[Outcome]] = [[] for _ in range(n)]
+        self._fresh = [True] * n
+        self._system = [
+            prompts.build_prompt(
+                task, i, cfg.backend, cfg.effective_behaviour, rerun=rerun, prev=prev[i]
+            )
+            for i in range(n)
+        ]
+        # Token estimate of the conversation each agent's next call re-sends.
+        self._context = [estimate_tokens(s) for s in self._system]
+        for t in self._tallies:
+            t.rounds.append(0)
+            t.submitted_round.append(None)
+        self.emit("phase_start", phase=self._phase, rerun=rerun, prev=list(prev))
+
+    def _apply_round(self) -> None:
+        answers, self._answers = self._answers, {}
+        for seat in sorted(answers):
+            self._apply(seat, answers[seat])
+        self.emit("round_end", phase=self._phase, round=self._round, active=self._active())
+        self._round += 1
+        self._dispatcher.store.clock = self._round
+        if not self._active() or self._round > self.config.max_rounds:
+            self._end_phase()
+
+    def _apply(self, seat: int, action: Action) -> None:
+        tally = self._tallies[seat]
+        failed = bool(action.get("failed") or action.get("_fallback"))
+        commands: list[str] = action.get("commands") or []
+        if action.get("commands") is None and action.get("text") is not None:
+            commands = parse_fenced(action["text"])
+        text = action.get("text")
+        if text is None:
+            text = "" if failed else render_blocks(commands)
+        tally.rounds[-1] += 1
+        seen = estimate_tokens(self._inbox[seat])
+        wrote = estimate_tokens(text)
+        tally.input_tokens_est += self._context[seat] + seen
+        tally.output_tokens_est += wrote
+        self._context[seat] += seen + wrote
+        outcomes: list[Outcome] = []
+        if failed:
+            tally.model_failures += 1
+            reply = MODEL_FAILED
+        elif not commands:
+            tally.no_command_replies += 1
+            reply = NO_COMMAND
+        else:
+            for command in commands:
+                outcomes.append(self._run(seat, command))
+            reply = render_replies(outcomes)
+        self._inbox[seat] = reply
+        self._last[seat] = outcomes
+        self._fresh[seat] = False
+        self.emit(
+            "turn",
+            phase=self._phase,
+            round=self._round,
+            seat=seat,
+            text=text,
+            failed=failed,
+            no_command=not failed and not commands,
+            commands=[o.as_event() for o in outcomes],
+        )
+
+    def _run(self, seat: int, command: str) -> Outcome:
+        if self._subs[seat] is not None:
+            return Outcome(command, "", False, ALREADY_SUBMITTED)
+        tally = self._tallies[seat]
+        submitted = [s is not None for s in self._subs]
+        out = self._dispatcher.run(seat, command, submitted)
+        tally.commands += 1
+        if out.comm:
+            tally.comm_commands += 1
+            tally.comm_tokens_est += estimate_tokens(command) + estimate_tokens(out.reply)
+        if not out.ok:
+            tally.failed_commands += 1
+        if out.submitted is not None:
+            self._subs[seat] = list(out.submitted)
+            tally.submitted_round[-1] = self._round
+            expected = list(self.task.expected[seat])
+            self.emit(
+                "submission",
+                phase=self._phase,
+                round=self._round,
+                seat=seat,
+                values=list(out.submitted),
+                correct=list(out.submitted) == expected,
+            )
+        return out
+
+    def _end_phase(self) -> None:
+        subs = [None if s is None else list(s) for s in self._subs]
+        self._phase_subs.append(subs)
+        self.emit(
+            "phase_end",
+            phase=self._phase,
+            rounds=self._round - 1,
+            submissions=subs,
+            correct=strict_correct(self.task, subs),
+        )
+        if self._phase == 1 and self.config.effective_two_phase:
+            self._start_phase()
+            return
+        self._done = True
+        self._dispatcher.close()
+        metrics = game_metrics(self.task, self._subs, self._tallies)
+        self.emit("game_end", sr=metrics["sr"], success=metrics["success"])
+
+    # -- requests --------------------------------------------------------------------------
+    def _request(self, seat: int) -> Request:
+        return Request(
+            seat=seat,
+            observation=self._inbox[seat],
+            spec=SPEC,
+            system=self._system[seat],
+            reset_context=self._fresh[seat],
+            info=self._info(seat),
+            round=self._round,
+            turn=self._phase,
+        )
+
+    def _info(self, seat: int) -> dict[str, Any]:
+        """Structured facts for reference agents: only what this agent may know."""
+        cfg = self.config
+        task = self.task
+        return {
+            "agent": seat,
+            "n": cfg.n,
+            "k": cfg.k,
+            "task": cfg.task,
+            "backend": cfg.backend,
+            "xs": list(task.xs[seat]),
+            "submit_len": task.submit_len,
+            "phase": self._phase,
+            "round": self._round,
+            "max_rounds": cfg.max_rounds,
+            "prev": self._prev[seat],
+            "replies": [
+                {"verb": o.verb, "ok": o.ok, "reply": o.reply, "data": o.data}
+                for o in self._last[seat]
+            ],
+        }

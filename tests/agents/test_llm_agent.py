@@ -42,8 +42,14 @@ async def test_retry_sends_exact_error_then_succeeds() -> None:
     agent = LLMAgent(model)
     rec = Rec()
     assert await agent.act(_req(), rec) == {"x": 5}
-    assert [t for t, _ in rec.events] == ["validation_error", "validation_error"]
-    assert rec.events[1][1]["error"] == 'missing "x"'
+    assert [t for t, _ in rec.events] == [
+        "model_call",
+        "validation_error",
+        "model_call",
+        "validation_error",
+        "model_call",
+    ]
+    assert rec.events[3][1]["error"] == 'missing "x"'
     third_call = model.calls[2]
     assert third_call[-1]["role"] == "user" and 'missing "x"' in third_call[-1]["content"]
     # Only the valid exchange stays in the conversation.
@@ -71,7 +77,7 @@ async def test_model_failure_counts_as_attempt() -> None:
     agent = LLMAgent(model)
     rec = Rec()
     assert await agent.act(_req(), rec) == {"x": 1}
-    assert rec.events[0][0] == "model_error"
+    assert [t for t, _ in rec.events] == ["model_error", "model_call"]
 
 
 async def _no_sleep(_: float) -> None:

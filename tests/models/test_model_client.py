@@ -105,7 +105,7 @@ async def test_exhausted_attempts_raise_with_last_error(fake_time):
     model = scripted(failures, fake_time, max_retries=3)
     records = []
     model.on_retry = records.append
-    with pytest.raises(RetriesExhaustedError, match="all 4 attempts failed.*number 3") as info:
+    with pytest.raises(RetriesExhaustedError, match=r"all 4 attempts failed.*number 3") as info:
         await model.complete(HELLO)
     assert info.value.attempts == 4
     assert len(info.value.retries) == 3 == len(fake_time.sleeps) == len(records)

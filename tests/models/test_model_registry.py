@@ -65,7 +65,7 @@ def test_custom_api_key_variable_is_checked(monkeypatch):
         )
 
 
-def test_hosted_vllm_needs_no_key(monkeypatch):
+def test_hosted_vllm_needs_no_key():
     client = get_model("hosted_vllm/Qwen2.5-7B", base_url="http://127.0.0.1:9/v1")
     assert type(client).__name__ == "LiteLLMModel"
     assert client.litellm_model == "hosted_vllm/Qwen2.5-7B"

@@ -1,5 +1,5 @@
 """Built-in games. Importing this package registers each of them."""
 
-from accord.games import negotiation
+from accord.games import calendar, negotiation, sorting
 
-__all__ = ["negotiation"]
+__all__ = ["calendar", "negotiation", "sorting"]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import os
+import warnings
 from typing import Any
 
 from accord.core.errors import ModelError, TransientModelError
@@ -40,12 +41,18 @@ def _load_litellm() -> Any:
     if _litellm is None:
         # Without this LiteLLM downloads its price map at import time.
         os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-        try:
-            import litellm
-        except ImportError as err:  # pragma: no cover - litellm is a core dependency
-            raise ModelError(
-                "Hosted models need LiteLLM: run `pip install accord` (or `make install`)."
-            ) from err
+        # LiteLLM's response types finish building on first use, and pydantic then warns about
+        # their typing; build them here, quietly, so no such warning surfaces inside a call.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                import litellm
+            except ImportError as err:  # pragma: no cover - litellm is a core dependency
+                raise ModelError(
+                    "Hosted models need LiteLLM, a dependency of Accord: reinstall Accord "
+                    "(`pip install -e .`)."
+                ) from err
+            litellm.ModelResponse()
         litellm.suppress_debug_info = True
         litellm.turn_off_message_logging = True
         litellm.drop_params = True

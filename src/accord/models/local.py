@@ -20,6 +20,7 @@ a run needs no server, no key and no download. Any other GGUF runs as ``local/<n
 from __future__ import annotations
 
 import asyncio
+import atexit
 import ctypes
 import importlib.util
 import json
@@ -138,7 +139,7 @@ class _Engine:
         """Make `session`'s saved prompt state current, saving the one it replaces."""
         if session is not None and session == self.current:
             return
-        if self.current is not None and capacity > 0:
+        if self.current is not None and capacity > 0 and self.llama.n_tokens > 0:
             self._save(self.current, capacity)
         self.current = session
         if session is not None and session in self.saved:
@@ -183,6 +184,18 @@ class _Engine:
 _ENGINES: dict[tuple[str, int, int], _Engine] = {}
 _ENGINES_LOCK = threading.Lock()
 _GRAMMARS: dict[str, tuple[Grammar, Any]] = {}
+
+
+def _close_engines() -> None:
+    # Freed by the garbage collector at interpreter exit, a model outlives the llama_cpp
+    # module it needs to free itself and prints a traceback; free them while it is alive.
+    for engine in _ENGINES.values():
+        if engine.llama is not None:
+            engine.llama.close()
+            engine.llama = None
+
+
+atexit.register(_close_engines)
 
 
 def _engine(path: Path, n_ctx: int, n_threads: int) -> _Engine:

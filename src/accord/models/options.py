@@ -19,7 +19,7 @@ ALL_FAULTS: tuple[FaultKind, ...] = ("429", "500", "timeout", "drop", "empty", "
 class Prices(BaseModel):
     """What a model charges, in US dollars per million tokens."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
     input_per_mtok: float = Field(ge=0)
     """Price of one million input (prompt) tokens."""
@@ -34,7 +34,8 @@ class Prices(BaseModel):
 class ModelOptions(BaseModel):
     """How to reach a model and how patiently to call it."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # Field docstrings double as descriptions in the JSON schema of experiment configs.
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
     base_url: str | None = None
     """Server address, e.g. ``http://127.0.0.1:8000/v1``. Required by ``openai-compatible``;

@@ -118,7 +118,8 @@ def test_bad_submissions_raise() -> None:
     for seat, action in [(0, cmds("wait")), (3, cmds("wait")), (-1, cmds("wait"))]:
         with pytest.raises(ActionError, match="no pending request"):
             g.submit(seat, action)
-    for bad in [{"commands": "wait"}, {"commands": [1]}, {"text": 3}, {}]:
+    bad_actions: list[dict[str, Any]] = [{"commands": "wait"}, {"commands": [1]}, {"text": 3}, {}]
+    for bad in bad_actions:
         with pytest.raises(ActionError):
             g.submit(1, bad)
 
@@ -265,3 +266,17 @@ def test_extension_tasks_are_selectable() -> None:
     assert g.result().metrics["success"] == 1.0
     p = game(task="prefix_sum", n=2, k=2)
     assert "prefix sums" in (p.pending()[1].system or "")
+
+
+@pytest.mark.parametrize("task", ["sort", "max", "prefix_sum"])
+def test_the_prompt_checker_agrees_with_the_game_checker(task: str) -> None:
+    g = game(task=task, n=3, k=2)
+    system = g.pending()[0].system or ""
+    code = system.split("```python\n", 1)[1].split("```", 1)[0]
+    scope: dict[str, Any] = {}
+    exec(code, scope)  # the reference function shown to the agents
+    xs = [list(s) for s in g.task.xs]
+    right = [list(s) for s in g.task.expected]
+    wrong = [right[0], right[1], [v + 1 for v in right[2]]]
+    assert scope["check_results"](xs, right, 2) is True
+    assert scope["check_results"](xs, wrong, 2) is False

@@ -1,18 +1,22 @@
-"""Calendar scheduling (CalBench): the model-free foundation.
+"""Calendar scheduling (CalBench) as `calendar-v1`.
 
 N agents each hold a private calendar of S slots with movable or blocked errands; M incoming
 meetings arrive one per round and must land on the same slot of every participant's calendar.
 This package holds scenarios and their generation (App. A.1), private labels, the published
-CalBench task files, the canonical suite (§4.1) and exact oracles (§3, §4.2). The rules, the
-game engine and the agents build on it. See docs/calendar.md for every modelling choice.
+CalBench task files, the canonical suite (§4.1), exact oracles (§3, §4.2), the play-time rules
+(App. A.5), the four-phase engine (Algorithm 1), prompts (App. A.2-A.3), metrics (§4.2) and a
+scripted reference team. See docs/calendar.md for every modelling choice.
 """
 
+from accord.agents.reference import register_reference
+from accord.core.registry import register
 from accord.games.calendar.calbench import (
     SUITE_NAMES,
     load_suite,
     published_eviction_count,
     published_greedy_cost,
 )
+from accord.games.calendar.config import CalendarConfig
 from accord.games.calendar.counting import (
     Difficulty,
     count_feasible,
@@ -20,8 +24,10 @@ from accord.games.calendar.counting import (
     feasible_fraction,
     total_assignments,
 )
+from accord.games.calendar.engine import CalendarGame
 from accord.games.calendar.generator import generate_scenario
 from accord.games.calendar.labels import PrivateLabel, Tier, VisibleLabels, visible_labels
+from accord.games.calendar.metrics import game_metrics, table1
 from accord.games.calendar.oracle import (
     GreedyResult,
     OracleReport,
@@ -39,6 +45,7 @@ from accord.games.calendar.placement import (
     slot_clearable,
     slot_cost,
 )
+from accord.games.calendar.protocols import REFERENCE_AGENTS
 from accord.games.calendar.scenario import (
     Errand,
     Meeting,
@@ -49,8 +56,14 @@ from accord.games.calendar.scenario import (
 )
 from accord.games.calendar.suite import build_canonical_suite, write_suite
 
+register(CalendarGame, "calendar", "calendar-v1")
+for _name, _factory in REFERENCE_AGENTS.items():
+    register_reference(CalendarGame.game_id, _name, _factory)
+
 __all__ = [
     "SUITE_NAMES",
+    "CalendarConfig",
+    "CalendarGame",
     "Difficulty",
     "Errand",
     "GreedyResult",
@@ -72,6 +85,7 @@ __all__ = [
     "displacement_budget",
     "display_cost",
     "feasible_fraction",
+    "game_metrics",
     "generate_scenario",
     "greedy_schedule",
     "is_feasible",
@@ -81,6 +95,7 @@ __all__ = [
     "published_greedy_cost",
     "slot_clearable",
     "slot_cost",
+    "table1",
     "total_assignments",
     "visible_labels",
     "worst_schedule",

@@ -31,16 +31,17 @@ from typing import Any, ClassVar
 from accord.core.errors import ActionError
 from accord.core.game import Game, GameResult
 from accord.core.rng import make_rng
-from accord.core.spec import Action, ActionSpec, Request
+from accord.core.spec import Action, Request
 from accord.games.calendar import actions, prompts, rules
 from accord.games.calendar.actions import ParseContext, Phase
 from accord.games.calendar.config import CHANNEL_TYPES, CalendarConfig
-from accord.games.calendar.labels import VisibleLabels, visible_labels
 from accord.games.calendar.metrics import game_metrics
 from accord.games.calendar.oracle import greedy_schedule, optimal_schedule
-from accord.games.calendar.record import MessageRecord, MoveRecord, RoundRecord
-from accord.games.calendar.rules import Batch, Calendar
-from accord.games.calendar.scenario import Meeting, Scenario
+from accord.games.calendar.record import BatchPhase, MessageRecord, RoundRecord
+from accord.games.calendar.requests import build_request, parse_context, seat_info
+from accord.games.calendar.rules import Batch
+from accord.games.calendar.state import World
+from accord.games.calendar.talk import CheapTalk
 
 SWEEP_LIMIT = 200
 """Sweeps per round when `max_turns_per_round` is None (a guard, far above any real talk)."""
@@ -79,8 +80,7 @@ class CalendarGame(Game):
         self._events, self._step, self._seed = [], 0, seed
         sc = self._scenario = cfg.scenario_for(seed)
         n = self._seats = sc.num_agents
-        self._cal: list[Calendar] = list(rules.initial_calendars(sc))
-        self._labels: list[VisibleLabels] = [visible_labels(sc, a) for a in range(n)]
+        self._world = World(sc)
         self._guard = prompts.PrivacyGuard(sc)
         self._types = CHANNEL_TYPES[cfg.channels]
         variant = prompts.load_variant(cfg.prompt_variant, cfg.prompt_variant_dir)
@@ -89,30 +89,19 @@ class CalendarGame(Game):
         )
         optimum = optimal_schedule(sc)
         self._oracle_slots = dict(optimum.slots) if optimum else {}
-        self._inbox: list[list[MessageRecord]] = [[] for _ in range(n)]
-        self._notices: list[list[str]] = [[] for _ in range(n)]
-        self._sent = [0] * n
-        self._shown_penalty = [0] * n
-        self._scheduled: dict[int, int] = {}
-        self._messages: list[MessageRecord] = []
-        self._moves: list[MoveRecord] = []
-        self._rounds: list[RoundRecord] = []
         self._requests: dict[int, Request] = {}
         self._ctx: dict[int, ParseContext] = {}
         self._system = [
-            self._guard.check(
-                a,
-                prompts.system_prompt(
-                    seat=a,
-                    num_agents=n,
-                    num_slots=sc.num_slots,
+            self._guard.check(a, text)
+            for a, text in enumerate(
+                prompts.system_prompts(
+                    sc,
                     decision_retries=cfg.decision_retries,
                     message_types=self._types,
-                    cost_display=sc.cost_display,
-                    variant=variant if a in self._variant_seats else None,
-                ),
+                    variant=variant,
+                    variant_seats=self._variant_seats,
+                )
             )
-            for a in range(n)
         ]
         self.emit(
             "game_start",
@@ -125,9 +114,7 @@ class CalendarGame(Game):
             channels=cfg.channels,
             optimal_cost=optimum.total_cost if optimum else None,
             greedy_cost=greedy_schedule(sc).schedule.total_cost,
-            variant=None
-            if variant is None
-            else {"name": variant.name, "source": variant.source, "sha256": variant.sha256},
+            variant=None if variant is None else variant.describe(),
             nosy_agents=self._variant_seats,
         )
         for a in range(n):
@@ -152,58 +139,40 @@ class CalendarGame(Game):
         thinking = str(action.get("thinking", ""))
         fallback = bool(action.get("_fallback"))
         del self._requests[seat]
-        if ctx.phase == "CHEAP_TALK":
-            self.emit(
-                "turn_end",
-                round=self._round,
-                turn=self._turn,
-                agent=seat,
-                actions=calls,
-                thinking=thinking,
-                fallback=fallback,
-            )
-            self._route(seat, calls)
-            self._next_speaker()
-            return
-        self.emit(
-            "decide_end",
-            round=self._round,
+        talk = ctx.phase == "CHEAP_TALK"
+        self._log(
+            "turn_end" if talk else "decide_end",
             phase=ctx.phase,
+            turn=self._turn,
             agent=seat,
             actions=calls,
             thinking=thinking,
             fallback=fallback,
         )
+        if talk:
+            self._route(seat, calls)
+            self._next_speaker()
+            return
         if ctx.phase == "DECISION" and fallback:
             self._auto_filled.append(seat)
-            self.emit("decision_auto_filled", round=self._round, agent=seat, actions=[])
+            self._log("decision_auto_filled", agent=seat, actions=[])
             self._staged[seat] = None
         else:
             self._check_batch(seat, ctx.phase, calls)
         if not self._requests:
             self._start_decision() if ctx.phase == "VOLUNTARY" else self._resolve()
 
+    def _log(self, type_: str, **fields: Any) -> None:
+        """Emit an event of the current round."""
+        self.emit(type_, round=self._round, **fields)
+
     def done(self) -> bool:
         return self._phase == "done"
 
     def result(self) -> GameResult:
-        sc = self._scenario
-        final = self._final_schedule()
-        gm = game_metrics(sc, final, self._moves, self._messages)
-        final_state: dict[str, Any] = {
-            "task_id": sc.task_id,
-            "schedule": [{"meeting_id": m, "slot": s} for m, s in sorted(final.items())],
-            "rounds": [r.model_dump() for r in self._rounds],
-            "messages": [m.model_dump() for m in self._messages],
-            "moves": [m.model_dump() for m in self._moves],
-            "calendars": [[rules.render_fields(i) for i in cal] for cal in self._cal],
-            "total_cost": sum(m.cost for m in self._moves),
-            "rounds_succeeded": sum(r.success for r in self._rounds),
-            "rounds_failed": sum(not r.success for r in self._rounds),
-            "messages_sent": sum(m.delivered for m in self._messages),
-            "consistency_violations": sum(len(r.inconsistent) for r in self._rounds),
-        }
-        return GameResult(final_state=final_state, metrics=gm.metrics, seat_rows=gm.seat_rows)
+        w = self._world
+        gm = game_metrics(self._scenario, w.final_schedule(), w.moves, w.messages)
+        return GameResult(final_state=w.final_state(), metrics=gm.metrics, seat_rows=gm.seat_rows)
 
     def oracle_gap(self, result: GameResult) -> float | None:
         m = result.metrics
@@ -225,142 +194,104 @@ class CalendarGame(Game):
             order = order[k:] + order[:k]
         elif cfg.speaker_order == "random":
             make_rng(self._seed, "calendar", "speakers", round_no).shuffle(order)
-        self._order = order
-        self._activated: set[int] = set()
-        self._introduced: set[int] = set()
-        self._carry: list[int] = []
+        self._talk = CheapTalk(
+            round_no=round_no, meeting_id=meeting.id, participants=meeting.participants, order=order
+        )
         self._staged: dict[int, tuple[Batch, list[dict[str, Any]]] | None] = {}
         self._attempts: dict[int, int] = {}
         self._auto_filled: list[int] = []
         self._rejected = 0
         self._round_cost = [0] * self._seats
-        for box in self._inbox:
+        for box in self._world.inbox:
             box.clear()
         self.emit(
             "round_start",
             round=round_no,
-            meeting={
-                "id": meeting.id,
-                "participants": list(meeting.participants),
-                "cost": meeting.cost,
-            },
+            meeting={"id": meeting.id, "participants": list(meeting.participants)},
             speaker_order=order,
         )
         self._phase = "CHEAP_TALK"
-        self._start_sweep(0)
-
-    def _start_sweep(self, turn: int) -> None:
-        self._turn = turn
-        self._sweep = [*self._order, *self._carry]
-        self._carry, self._pos, self._activity, self._spoken = [], 0, False, set[int]()
+        self._talk.start_sweep(0)
         self._issue_talk()
 
+    @property
+    def _turn(self) -> int:
+        return self._talk.turn
+
     def _issue_talk(self) -> None:
-        cfg, seat = self.config, self._sweep[self._pos]
-        self._spoken.add(seat)
-        inbox = self._drain(seat)
-        budget = cfg.max_turns_per_round
-        if seat in self._meeting.participants and self._turn == 0:
+        talk, seat = self._talk, self._talk.speaker
+        talk.mark_spoken()
+        inbox = self._world.drain(seat)
+        budget = self.config.max_turns_per_round
+        if seat in talk.participants and talk.turn == 0:
             body = prompts.round_start(
                 round_no=self._round,
                 meeting_text=self._meeting_text(seat),
                 calendar_text=self._render(seat),
-                penalty=self._shown_penalty[seat],
-                turn=self._turn,
+                penalty=self._world.shown_penalty[seat],
+                turn=talk.turn,
                 max_turns=budget,
+                inbox=inbox,
             )
         else:
             context = ""
-            if seat not in self._meeting.participants and seat not in self._introduced:
-                self._introduced.add(seat)
+            if seat not in talk.participants and seat not in talk.introduced:
+                talk.introduced.add(seat)
                 context = prompts.outsider_context(self._meeting_text(seat), self._render(seat))
             body = prompts.turn_message(
-                round_no=self._round,
-                inbox=inbox,
-                turn=self._turn,
-                max_turns=budget,
-                context=context,
+                round_no=self._round, inbox=inbox, turn=talk.turn, max_turns=budget, context=context
             )
         self._issue(seat, "CHEAP_TALK", body, inbox, "turn_start")
 
     def _next_speaker(self) -> None:
-        self._pos += 1
-        if self._pos < len(self._sweep):
+        talk = self._talk
+        if talk.advance():
             self._issue_talk()
             return
         limit = self.config.max_turns_per_round or SWEEP_LIMIT
-        if self._activity and self._turn + 1 < limit:
-            self._start_sweep(self._turn + 1)
+        if talk.activity and talk.turn + 1 < limit:
+            talk.start_sweep(talk.turn + 1)
+            self._issue_talk()
         else:
             self._start_voluntary()
 
     def _route(self, seat: int, calls: list[dict[str, Any]]) -> None:
-        """Deliver messages (App. A.4 "Message routing") and queue activated outsiders."""
-        meeting, cap = self._meeting, self.config.dm_cap
+        """Deliver `seat`'s messages, honouring the optional dm_cap (App. A.4)."""
+        cap = self.config.dm_cap
         for call in calls:
-            channel = call["type"]
-            if channel == "dm":
-                recipients = [call["to"]]
-            elif channel == "participant_groupchat":
-                recipients = [a for a in meeting.participants if a != seat]
-            else:
-                recipients = [a for a in range(self._seats) if a != seat]
-            delivered = cap is None or self._sent[seat] < cap
-            record = MessageRecord(
-                round=self._round,
-                turn=self._turn,
-                sender=seat,
-                channel=channel,
-                to=call.get("to"),
-                recipients=recipients if delivered else [],
-                meeting_id=meeting.id,
-                content=call["content"],
-                delivered=delivered,
-            )
-            self._messages.append(record)
+            recipients = self._talk.recipients(seat, call, self._seats)
+            delivered = cap is None or self._world.sent[seat] < cap
+            record = self._talk.message(seat, call, recipients, delivered=delivered)
             if not delivered:
-                self.emit(
+                self._world.messages.append(record)
+                self._log(
                     "message_dropped",
-                    round=self._round,
                     agent=seat,
-                    channel=channel,
+                    channel=record.channel,
                     reason=f"dm_cap of {cap} messages reached",
                 )
-                self._notices[seat].append(
+                self._world.notices[seat].append(
                     f"Your message limit ({cap}) is used up; further messages are not delivered."
                 )
                 continue
-            self._sent[seat] += 1
-            self._activity = True
+            self._world.deliver(record)
+            self._talk.delivered(record)
             fields = record.model_dump(exclude={"delivered", "round", "turn"})
-            self.emit(
-                "dm_sent" if channel == "dm" else "message",
-                round=self._round,
-                turn=self._turn,
+            self._log(
+                "dm_sent" if record.channel == "dm" else "message",
+                turn=record.turn,
                 chars=len(record.content),
                 **fields,
             )
-            for r in recipients:
-                self._inbox[r].append(record)
-                if r not in meeting.participants and channel != "participant_groupchat":
-                    self._activate(r)
-
-    def _activate(self, seat: int) -> None:
-        self._activated.add(seat)
-        if seat in self._spoken:
-            if seat not in self._carry:
-                self._carry.append(seat)
-        elif seat not in self._sweep[self._pos + 1 :]:
-            self._sweep.append(seat)
 
     # -- VOLUNTARY and DECISION ------------------------------------------------------------
     def _start_voluntary(self) -> None:
         self._phase = "VOLUNTARY"
-        if not self._activated:
+        if not self._talk.activated:
             self._start_decision()
             return
-        for seat in sorted(self._activated):
-            inbox = self._drain(seat)
+        for seat in sorted(self._talk.activated):
+            inbox = self._world.drain(seat)
             body = prompts.voluntary_message(
                 round_no=self._round,
                 meeting_text=self._meeting_text(seat),
@@ -372,7 +303,7 @@ class CalendarGame(Game):
     def _start_decision(self) -> None:
         self._phase = "DECISION"
         for seat in self._meeting.participants:
-            inbox = self._drain(seat)
+            inbox = self._world.drain(seat)
             body = prompts.decision_message(
                 round_no=self._round,
                 meeting_id=self._meeting.id,
@@ -386,21 +317,22 @@ class CalendarGame(Game):
         """Validate a batch (App. A.5); apply (VOLUNTARY) or stage (DECISION) it, or retry."""
         batch = actions.to_batch(calls)
         decision = phase == "DECISION"
+        calendar = self._world.calendars[seat]
         problem = rules.validate_batch(
-            self._cal[seat], batch, meeting_id=self._meeting.id, require_schedule=decision
+            calendar, batch, meeting_id=self._meeting.id, require_schedule=decision
         )
         attempt = self._attempts.get(seat, 0)
         if problem is None:
             if decision:
                 self._staged[seat] = (batch, calls)
-                self.emit("batch_staged", round=self._round, agent=seat, actions=calls)
+                self._log("batch_staged", agent=seat, actions=calls)
             elif batch:
-                self._apply(seat, batch, "VOLUNTARY", calls)
+                applied = rules.apply_batch(calendar, batch, None)
+                self._commit(seat, "VOLUNTARY", batch, applied, calls)
             return
         self._rejected += 1
-        self.emit(
+        self._log(
             "batch_rejected",
-            round=self._round,
             phase=phase,
             agent=seat,
             attempt=attempt + 1,
@@ -423,34 +355,18 @@ class CalendarGame(Game):
         if decision:
             self._staged[seat] = None
 
-    def _apply(self, seat: int, batch: Batch, phase: Phase, calls: list[dict[str, Any]]) -> None:
-        meeting = self._meeting if phase == "DECISION" else None
-        before = self._cal[seat]
-        applied = rules.apply_batch(before, batch, meeting)
-        self._cal[seat] = applied.calendar
-        for move in (a for a in batch if isinstance(a, rules.Move)):
-            # validate_batch has checked both slots, so they are ints and an item is there.
-            assert isinstance(move.from_slot, int) and isinstance(move.to_slot, int)
-            item = before[move.from_slot]
-            assert item is not None
-            self._moves.append(
-                MoveRecord(
-                    round=self._round,
-                    phase=phase,
-                    agent=seat,
-                    kind=item.kind,
-                    item_id=item.id,
-                    from_slot=move.from_slot,
-                    to_slot=move.to_slot,
-                    cost=item.cost,
-                    justification=move.justification,
-                )
-            )
-            self._round_cost[seat] += item.cost
-            self._shown_penalty[seat] += self._scenario.shown_cost(item.cost) if item.cost else 0
-        self.emit(
+    def _commit(
+        self,
+        seat: int,
+        phase: BatchPhase,
+        batch: Batch,
+        applied: rules.Applied,
+        calls: list[dict[str, Any]],
+    ) -> None:
+        for rec in self._world.commit(self._round, phase, seat, batch, applied):
+            self._round_cost[seat] += rec.cost
+        self._log(
             "batch_applied",
-            round=self._round,
             phase=phase,
             agent=seat,
             actions=calls,
@@ -459,72 +375,53 @@ class CalendarGame(Game):
         )
 
     def _resolve(self) -> None:
-        """RESOLUTION: commit the staged batches together, then check slot agreement and the
-        consistency of every earlier meeting; undo the commit if the round failed."""
-        meeting, parts = self._meeting, self._meeting.participants
-        trial = list(self._cal)
-        chosen: list[int | None] = []
-        for seat in parts:
-            staged = self._staged.get(seat)
-            if staged is None:
-                chosen.append(None)
-                continue
-            applied = rules.apply_batch(trial[seat], staged[0], meeting)
-            trial[seat] = applied.calendar
-            chosen.append(applied.slot)
-        earlier = [self._scenario.meeting(m) for m in self._scheduled]
-        broken = rules.inconsistent_meetings(trial, earlier)
-        missing = [a for a, s in zip(parts, chosen, strict=True) if s is None]
-        if missing:
-            reason = f"agent(s) {missing} submitted no valid batch"
-        elif len(set(chosen)) > 1:
-            reason = "the participants scheduled it in different slots"
-        elif broken:
-            reason = f"earlier meeting(s) {[f'M{m}' for m in broken]} lost their common slot"
+        """RESOLUTION: commit the staged batches together; keep them only on success."""
+        meeting = self._meeting
+        w = self._world
+        earlier = w.earlier_meetings()
+        staged = {a: (None if s is None else s[0]) for a, s in self._staged.items()}
+        res = rules.resolve_round(w.calendars, staged, meeting, earlier)
+        broken = res.broken
+        if res.success:
+            for seat, applied in res.applied.items():
+                entry = self._staged[seat]
+                assert entry is not None
+                self._commit(seat, "DECISION", entry[0], applied, entry[1])
+            first = res.chosen[0]
+            assert first is not None  # success means every participant chose this slot
+            w.scheduled[meeting.id] = first
         else:
-            reason = ""
-        if not reason:
-            for seat in parts:
-                staged = self._staged[seat]
-                assert staged is not None
-                self._apply(seat, staged[0], "DECISION", staged[1])
-            self._scheduled[meeting.id] = chosen[0]  # type: ignore[assignment]
-        else:
-            broken = rules.inconsistent_meetings(self._cal, earlier) or broken
+            # The commit is undone; report what is inconsistent in the state that remains.
+            broken = rules.inconsistent_meetings(w.calendars, earlier) or broken
         for mid, slots in broken.items():
-            self.emit(
-                "consistency_violation",
-                round=self._round,
-                meeting_id=mid,
-                slots={str(a): s for a, s in slots.items()},
+            self._log(
+                "consistency_violation", meeting_id=mid, slots={str(a): s for a, s in slots.items()}
             )
-        slot = None if reason else chosen[0]
-        self.emit(
+        slot = res.chosen[0] if res.success else None
+        self._log(
             "resolution",
-            round=self._round,
             meeting_id=meeting.id,
-            success=not reason,
+            success=res.success,
             slot=slot,
-            chosen=chosen,
-            reason=reason,
-            rolled_back=bool(reason),
+            chosen=list(res.chosen),
+            reason=res.reason,
+            rolled_back=not res.success,
         )
-        for seat in parts:
-            self._notices[seat].append(
-                prompts.outcome_notice(self._round, meeting.id, slot, reason)
-            )
-        self._rounds.append(
+        for seat in meeting.participants:
+            notice = prompts.outcome_notice(self._round, meeting.id, slot, res.reason)
+            w.notices[seat].append(notice)
+        w.rounds.append(
             RoundRecord(
                 round=self._round,
                 meeting_id=meeting.id,
-                participants=list(parts),
-                speaker_order=self._order,
-                sweeps=self._turn + 1,
-                activated=sorted(self._activated),
-                success=not reason,
+                participants=list(meeting.participants),
+                speaker_order=self._talk.order,
+                sweeps=self._talk.turn + 1,
+                activated=sorted(self._talk.activated),
+                success=res.success,
                 slot=slot,
-                chosen=chosen,
-                reason=reason,
+                chosen=list(res.chosen),
+                reason=res.reason,
                 auto_filled=sorted(self._auto_filled),
                 rejected_batches=self._rejected,
                 inconsistent=sorted(broken),
@@ -535,28 +432,15 @@ class CalendarGame(Game):
             self._start_round(self._round + 1)
         else:
             self._phase = "done"
-            final = self._final_schedule()
-            self.emit("game_end", scheduled=len(final), total_cost=sum(m.cost for m in self._moves))
-
-    def _final_schedule(self) -> dict[int, int]:
-        """Meetings that succeeded and are still at one common slot at the end."""
-        out: dict[int, int] = {}
-        for mid in self._scheduled:
-            slot = rules.consistent_slot(self._cal, self._scenario.meeting(mid))
-            if slot is not None:
-                out[mid] = slot
-        return out
+            total = sum(m.cost for m in w.moves)
+            self.emit("game_end", scheduled=len(w.final_schedule()), total_cost=total)
 
     # -- requests --------------------------------------------------------------------------
     def _render(self, seat: int) -> str:
-        return prompts.render_calendar(self._cal[seat], self._scenario, self._labels[seat])
+        return self._world.render(seat)
 
     def _meeting_text(self, seat: int) -> str:
-        return prompts.describe_meeting(self._meeting, self._labels[seat])
-
-    def _drain(self, seat: int) -> list[MessageRecord]:
-        inbox, self._inbox[seat] = self._inbox[seat], []
-        return inbox
+        return self._world.meeting_text(seat, self._meeting)
 
     def _issue(
         self,
@@ -570,37 +454,36 @@ class CalendarGame(Game):
         """Publish `seat`'s next request and record that it was sent (turn_start/decide_start).
 
         Only the scaffold text passes the privacy guard; message bodies are the agents' own."""
-        notices, self._notices[seat] = self._notices[seat], []
+        notices, self._world.notices[seat] = self._world.notices[seat], []
         scaffold = "\n\n".join([*notices, body])
         for m in inbox:
             scaffold = scaffold.replace(m.content, "")
         self._guard.check(seat, scaffold)
         observation = "\n\n".join([*notices, body])
-        ctx = ParseContext(
-            seat=seat,
-            phase=phase,
-            num_agents=self._seats,
-            num_slots=self._scenario.num_slots,
-            meeting_id=self._meeting.id,
-            is_participant=seat in self._meeting.participants,
-            message_types=self._types,
-        )
-        ids = [i.id for i in self._cal[seat] if i is not None and not i.blocked]
-        spec = ActionSpec(
-            kind={"CHEAP_TALK": "talk", "VOLUNTARY": "voluntary", "DECISION": "decide"}[phase],
-            parse=lambda text: actions.parse_reply(text, ctx),
-            schema=actions.envelope_schema(ctx, ids),
-            fallback=actions.pass_turn,
-            format_hint=actions.FORMAT_HINT,
-        )
+        ctx = parse_context(seat, phase, self._scenario, self._meeting, self._types)
         self._ctx[seat] = ctx
-        self._requests[seat] = Request(
-            seat=seat,
+        attempt = self._attempts.get(seat, 0) + 1
+        info = seat_info(
+            ctx,
+            scenario=self._scenario,
+            meeting=self._meeting,
+            round_no=self._round,
+            turn=self._turn,
+            max_turns=self.config.max_turns_per_round,
+            speaker_order=self._talk.order,
+            calendar=self._world.calendars[seat],
+            inbox=inbox,
+            attempt=attempt,
+            conflict=conflict,
+            oracle_slots=self._oracle_slots,
+        )
+        self._requests[seat] = build_request(
+            ctx,
             observation=observation,
-            spec=spec,
             system=self._system[seat],
-            info=self._info(seat, phase, inbox, conflict),
-            round=self._round,
+            calendar=self._world.calendars[seat],
+            info=info,
+            round_no=self._round,
             turn=self._turn,
         )
         fields: dict[str, Any] = {
@@ -612,37 +495,5 @@ class CalendarGame(Game):
         if event == "turn_start":
             fields |= {"turn": self._turn, "inbox": [m.model_dump() for m in inbox]}
         else:
-            fields |= {"calendar": self._render(seat), "attempt": self._attempts.get(seat, 0) + 1}
+            fields |= {"calendar": self._render(seat), "attempt": attempt}
         self.emit(event, **fields)
-
-    def _info(
-        self, seat: int, phase: Phase, inbox: list[MessageRecord], conflict: str
-    ) -> dict[str, Any]:
-        """Structured facts for reference agents: only what this seat may know.
-
-        ``oracle_slots`` is the one exception, documented: the oracle's slot for each meeting
-        of this seat, so the scripted oracle follower can be a test driver. It never reaches a
-        prompt."""
-        meeting: Meeting = self._meeting
-        sc: Scenario = self._scenario
-        return {
-            "phase": phase,
-            "round": self._round,
-            "turn": self._turn,
-            "max_turns": self.config.max_turns_per_round,
-            "meeting": {"id": meeting.id, "participants": list(meeting.participants)},
-            "speaker_order": list(self._order),
-            "is_participant": seat in meeting.participants,
-            "calendar": [rules.render_fields(i) for i in self._cal[seat]],
-            "inbox": [m.model_dump() for m in inbox],
-            "num_agents": self._seats,
-            "num_slots": sc.num_slots,
-            "message_types": list(self._types),
-            "attempt": self._attempts.get(seat, 0) + 1,
-            "conflict": conflict,
-            "oracle_slots": {
-                m.id: self._oracle_slots[m.id]
-                for m in sc.meetings
-                if seat in m.participants and m.id in self._oracle_slots
-            },
-        }

@@ -14,6 +14,7 @@ renders and meeting descriptions take label texts only from `visible_labels`, an
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,6 +58,10 @@ class Variant:
     """'builtin', or the variant file's name (never its directory)."""
     sha256: str
 
+    def describe(self) -> dict[str, str]:
+        """What the trace records about the variant (App. A.2: name, file, content hash)."""
+        return {"name": self.name, "source": self.source, "sha256": self.sha256}
+
 
 def load_variant(name: str, directory: str | None) -> Variant | None:
     """The variant section named `name` (None for 'standard'); files are `<directory>/<name>.md`."""
@@ -89,7 +94,8 @@ def render_calendar(calendar: Calendar, scenario: Scenario, labels: VisibleLabel
             continue
         cost = scenario.shown_cost(item.cost) if item.cost > 0 else 0
         if item.kind == "meeting":
-            text = f"Slot {slot}: Meeting M{item.id} (cost={cost}) participants={list(item.participants)}"
+            who = list(item.participants)
+            text = f"Slot {slot}: Meeting M{item.id} (cost={cost}) participants={who}"
             context = labels["meetings"].get(item.id)
         else:
             prefix = "Blocked Errand" if item.blocked else "Errand"
@@ -178,11 +184,7 @@ def system_prompt(
         "## Response format\n"
         'Always reply with one JSON object and nothing else: {"thinking": "<your private '
         'reasoning, never shown to anyone>", "actions": [<tool calls>]}. Use "actions": [] to '
-        "pass. Example:\n"
-        '{"thinking": "Slot 4 is free for me.", "actions": [{"type": "'
-        f'{message_types[0] if message_types else "dm"}", '
-        + ('"to": ' + str(others[0]) + ", " if (message_types or ["dm"])[0] == "dm" else "")
-        + '"content": "Slot 4 works well for me. Does it suit you?"}]}',
+        f"pass. Example:\n{_example(message_types, others)}",
         f"## Identity\nYou are Agent {seat}. The agents in this game are "
         f"{', '.join(str(a) for a in range(num_agents))}.",
         "## Environment\n"
@@ -196,6 +198,39 @@ def system_prompt(
         text = variant.text if variant.text.startswith("#") else f"## Variant\n{variant.text}"
         sections.append(text)
     return "\n\n".join(sections)
+
+
+def system_prompts(
+    scenario: Scenario,
+    *,
+    decision_retries: int,
+    message_types: Sequence[str],
+    variant: Variant | None,
+    variant_seats: Sequence[int],
+) -> list[str]:
+    """Every seat's system prompt; `variant` is appended for `variant_seats` only."""
+    return [
+        system_prompt(
+            seat=a,
+            num_agents=scenario.num_agents,
+            num_slots=scenario.num_slots,
+            decision_retries=decision_retries,
+            message_types=message_types,
+            cost_display=scenario.cost_display,
+            variant=variant if a in variant_seats else None,
+        )
+        for a in range(scenario.num_agents)
+    ]
+
+
+def _example(message_types: Sequence[str], others: Sequence[int]) -> str:
+    """A worked reply using the game's first message channel."""
+    kind = message_types[0] if message_types else "dm"
+    call: dict[str, object] = {"type": kind}
+    if kind == "dm":
+        call["to"] = others[0]
+    call["content"] = "Slot 4 works well for me. Does it suit you?"
+    return json.dumps({"thinking": "Slot 4 is free for me.", "actions": [call]})
 
 
 _TOOL_LINES = {
@@ -234,8 +269,10 @@ def round_start(
     penalty: int,
     turn: int,
     max_turns: int | None,
+    inbox: Sequence[MessageRecord] = (),
 ) -> str:
-    """Delivered to each participant at its first CHEAP_TALK turn of a round."""
+    """Delivered to each participant at its first CHEAP_TALK turn of a round. Messages sent
+    earlier in the same sweep (by speakers before it) follow the reminder."""
     parts = [
         f"=== ROUND {round_no} START ===",
         f"Meeting to schedule:\n{meeting_text}",
@@ -245,6 +282,8 @@ def round_start(
         "DECISION comes after CHEAP_TALK. Use this phase to agree with the other participants "
         "on a slot that keeps disruption low.",
     ]
+    if inbox:
+        parts.append(format_inbox(inbox))
     if max_turns is not None and turn + 1 == max_turns:
         parts.append(FINAL_TURN)
     return "\n\n".join(parts)

@@ -7,11 +7,15 @@ are internal (the scenario's own units); metrics map them to the 1/2/3 scale.
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from accord.games.calendar.rules import Batch, Calendar, Move, render_fields
+
 Channel = Literal["dm", "participant_groupchat", "all_groupchat"]
+BatchPhase = Literal["VOLUNTARY", "DECISION"]
 
 
 class MessageRecord(BaseModel):
@@ -36,7 +40,7 @@ class MoveRecord(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     round: int = Field(description="1-based round.")
-    phase: Literal["VOLUNTARY", "DECISION"] = Field(description="Phase the batch came from.")
+    phase: BatchPhase = Field(description="Phase the batch came from.")
     agent: int = Field(description="Calendar owner.")
     kind: Literal["errand", "meeting"] = Field(description="What was moved.")
     item_id: int = Field(description="Errand id or meeting id.")
@@ -75,3 +79,55 @@ class RoundRecord(BaseModel):
         default_factory=list, description="Earlier meetings found inconsistent at resolution."
     )
     cost: list[int] = Field(description="Internal cost each agent paid this round (all seats).")
+
+
+def move_records(
+    round_no: int, phase: BatchPhase, agent: int, before: Calendar, batch: Batch
+) -> list[MoveRecord]:
+    """One record per reschedule of a batch that `validate_batch` accepted on `before`."""
+    out: list[MoveRecord] = []
+    for move in batch:
+        if not isinstance(move, Move):
+            continue
+        # A validated batch has integer slots and an item at every from_slot.
+        assert isinstance(move.from_slot, int) and isinstance(move.to_slot, int)
+        item = before[move.from_slot]
+        assert item is not None
+        out.append(
+            MoveRecord(
+                round=round_no,
+                phase=phase,
+                agent=agent,
+                kind=item.kind,
+                item_id=item.id,
+                from_slot=move.from_slot,
+                to_slot=move.to_slot,
+                cost=item.cost,
+                justification=move.justification,
+            )
+        )
+    return out
+
+
+def summarize_state(
+    task_id: str,
+    schedule: Mapping[int, int],
+    rounds: Sequence[RoundRecord],
+    messages: Sequence[MessageRecord],
+    moves: Sequence[MoveRecord],
+    calendars: Sequence[Calendar],
+) -> dict[str, Any]:
+    """`final_state` of a calendar trace (App. A.6): records, final calendars and totals."""
+    return {
+        "task_id": task_id,
+        "schedule": [{"meeting_id": m, "slot": s} for m, s in sorted(schedule.items())],
+        "rounds": [r.model_dump() for r in rounds],
+        "messages": [m.model_dump() for m in messages],
+        "moves": [m.model_dump() for m in moves],
+        "calendars": [[render_fields(i) for i in cal] for cal in calendars],
+        "total_cost": sum(m.cost for m in moves),
+        "rounds_succeeded": sum(r.success for r in rounds),
+        "rounds_failed": sum(not r.success for r in rounds),
+        "messages_sent": sum(m.delivered for m in messages),
+        "consistency_violations": sum(len(r.inconsistent) for r in rounds),
+    }

@@ -278,3 +278,55 @@ def render_fields(item: Item | None) -> Mapping[str, object] | None:
     else:
         out["participants"] = list(item.participants)
     return out
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """The RESOLUTION phase of one round (§3 "Round structure", Algorithm 1 lines 49-54)."""
+
+    calendars: tuple[Calendar, ...]
+    """Every calendar with the staged batches committed (kept only when `success`)."""
+    applied: dict[int, Applied]
+    """Each participant's committed batch."""
+    chosen: tuple[int | None, ...]
+    """Slot each participant scheduled, in participant order; None without a valid batch."""
+    broken: dict[int, dict[int, list[int]]]
+    """Earlier meetings no longer at one common slot after the commit."""
+    reason: str
+    """Why the round failed; empty on success."""
+
+    @property
+    def success(self) -> bool:
+        """Every participant chose one slot and every earlier meeting stayed consistent."""
+        return not self.reason
+
+
+def resolve_round(
+    calendars: Sequence[Calendar],
+    staged: Mapping[int, Batch | None],
+    meeting: Meeting,
+    earlier: Iterable[Meeting],
+) -> Resolution:
+    """Commit the participants' staged batches together and judge the round."""
+    trial = list(calendars)
+    applied: dict[int, Applied] = {}
+    chosen: list[int | None] = []
+    for seat in meeting.participants:
+        batch = staged.get(seat)
+        if batch is None:
+            chosen.append(None)
+            continue
+        applied[seat] = apply_batch(trial[seat], batch, meeting)
+        trial[seat] = applied[seat].calendar
+        chosen.append(applied[seat].slot)
+    broken = inconsistent_meetings(trial, earlier)
+    missing = [a for a, s in zip(meeting.participants, chosen, strict=True) if s is None]
+    if missing:
+        reason = f"agent(s) {missing} submitted no valid batch"
+    elif len(set(chosen)) > 1:
+        reason = "the participants scheduled it in different slots"
+    elif broken:
+        reason = f"earlier meeting(s) {[f'M{m}' for m in broken]} lost their common slot"
+    else:
+        reason = ""
+    return Resolution(tuple(trial), applied, tuple(chosen), broken, reason)

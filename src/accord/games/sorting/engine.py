@@ -320,7 +320,6 @@ class SortingGame(Game):
             reset_context=self._fresh[seat],
             info=self._info(seat),
             round=self._round,
-            turn=self._phase,
         )
 
     def _info(self, seat: int) -> dict[str, Any]:

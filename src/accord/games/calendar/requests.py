@@ -1,0 +1,112 @@
+"""Requests of the calendar game: the action spec and the structured `info` of each request
+(CalBench App. A.3 message sequence; App. A.5 reply format).
+
+An LLM seat reads the observation text and answers through `ActionSpec.parse`; a reference
+agent reads `info`. `info` holds only what the seat may know (its own calendar, its inbox, the
+meeting, the phase), with one documented exception: ``oracle_slots``, the oracle's slot for each
+meeting of this seat, so that the scripted oracle follower can serve as a test driver. It never
+reaches a prompt.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from accord.core.spec import ActionSpec, Request
+from accord.games.calendar import actions, rules
+from accord.games.calendar.actions import ParseContext, Phase
+from accord.games.calendar.record import MessageRecord
+from accord.games.calendar.rules import Calendar
+from accord.games.calendar.scenario import Meeting, Scenario
+
+SPEC_KINDS = {"CHEAP_TALK": "talk", "VOLUNTARY": "voluntary", "DECISION": "decide"}
+"""`ActionSpec.kind` per phase."""
+
+
+def parse_context(
+    seat: int, phase: Phase, scenario: Scenario, meeting: Meeting, message_types: Sequence[str]
+) -> ParseContext:
+    """What a request of `seat` in `phase` accepts."""
+    return ParseContext(
+        seat=seat,
+        phase=phase,
+        num_agents=scenario.num_agents,
+        num_slots=scenario.num_slots,
+        meeting_id=meeting.id,
+        is_participant=seat in meeting.participants,
+        message_types=tuple(message_types),
+    )
+
+
+def action_spec(ctx: ParseContext, calendar: Calendar) -> ActionSpec:
+    """Parser, schema and fallback for one request; the schema names the seat's movable ids."""
+    movable = [item.id for item in calendar if item is not None and not item.blocked]
+    return ActionSpec(
+        kind=SPEC_KINDS[ctx.phase],
+        parse=lambda text: actions.parse_reply(text, ctx),
+        schema=actions.envelope_schema(ctx, movable),
+        fallback=actions.pass_turn,
+        format_hint=actions.FORMAT_HINT,
+    )
+
+
+def seat_info(
+    ctx: ParseContext,
+    *,
+    scenario: Scenario,
+    meeting: Meeting,
+    round_no: int,
+    turn: int,
+    max_turns: int | None,
+    speaker_order: Sequence[int],
+    calendar: Calendar,
+    inbox: Sequence[MessageRecord],
+    attempt: int,
+    conflict: str,
+    oracle_slots: Mapping[int, int],
+) -> dict[str, Any]:
+    """Structured facts for reference agents (see the module docstring)."""
+    return {
+        "phase": ctx.phase,
+        "round": round_no,
+        "turn": turn,
+        "max_turns": max_turns,
+        "meeting": {"id": meeting.id, "participants": list(meeting.participants)},
+        "speaker_order": list(speaker_order),
+        "is_participant": ctx.is_participant,
+        "calendar": [rules.render_fields(i) for i in calendar],
+        "inbox": [m.model_dump() for m in inbox],
+        "num_agents": ctx.num_agents,
+        "num_slots": ctx.num_slots,
+        "message_types": list(ctx.message_types),
+        "attempt": attempt,
+        "conflict": conflict,
+        "oracle_slots": {
+            m.id: oracle_slots[m.id]
+            for m in scenario.meetings
+            if ctx.seat in m.participants and m.id in oracle_slots
+        },
+    }
+
+
+def build_request(
+    ctx: ParseContext,
+    *,
+    observation: str,
+    system: str,
+    calendar: Calendar,
+    info: dict[str, Any],
+    round_no: int,
+    turn: int,
+) -> Request:
+    """The `Request` for one seat."""
+    return Request(
+        seat=ctx.seat,
+        observation=observation,
+        spec=action_spec(ctx, calendar),
+        system=system,
+        info=info,
+        round=round_no,
+        turn=turn,
+    )

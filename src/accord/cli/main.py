@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
+import importlib
 import os
+import pkgutil
 import sys
-from pathlib import Path
-from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -23,7 +22,8 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-console = Console()
+# Piped output (CI logs, files) gets a wide table instead of rich's 80-column default.
+console = Console(width=None if sys.stdout.isatty() else 160)
 err_console = Console(stderr=True)
 
 
@@ -57,6 +57,13 @@ def games_cmd() -> None:
         console.print(f"[bold]{gid}[/bold]  {doc}\n    reference agents: {refs}")
 
 
-from accord.cli import play_cmd, run_cmd, scenario_cmd  # noqa: E402,F401  (registers commands)
+def _register_commands() -> None:
+    """Import every ``accord.cli.*_cmd`` module; each registers its commands on `app`."""
+    import accord.cli
 
-__all__ = ["Annotated", "Any", "Path", "app", "json", "main"]
+    for info in pkgutil.iter_modules(accord.cli.__path__):
+        if info.name.endswith("_cmd"):
+            importlib.import_module(f"accord.cli.{info.name}")
+
+
+_register_commands()

@@ -8,8 +8,9 @@ from typing import Annotated, Any
 import typer
 
 from accord.cli.main import _fail, app, console
+from accord.cli.options import parse_options
 from accord.core.errors import AccordError, ConfigError
-from accord.core.registry import resolve
+from accord.core.registry import make, resolve
 
 
 @app.command("scenario")
@@ -20,19 +21,31 @@ def scenario(
     generate: Annotated[bool, typer.Option(help="Generate a new scenario instead.")] = False,
     ratio: Annotated[float, typer.Option(help="Target M/C for --generate.")] = 0.8,
     seed: Annotated[int, typer.Option(help="Seed for --generate.")] = 0,
+    option: Annotated[
+        list[str] | None, typer.Option("--option", "-o", help="Game option key=value.")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Print scenarios with their exact oracle.
+
+    For negotiation: the built-in pool, one pool scenario, or a generated one. For the other
+    games: the scenario the game builds from its options and --seed.
 
     Examples:
 
       accord scenario negotiation --pool paper --json
 
       accord scenario negotiation --generate --ratio 0.8 --seed 7 --json
+
+      accord scenario calendar --seed 3 -o suite=canonical --json
     """
     try:
-        if resolve(game) != "negotiation-v1":
-            raise ConfigError(f"'accord scenario' does not support {game!r} yet; try negotiation")
+        gid = resolve(game)
+        if gid != "negotiation-v1":
+            game_obj = make(gid, parse_options(option))
+            game_obj.reset(seed)
+            typer.echo(json.dumps(game_obj.scenario(), indent=1))
+            return
         data = _negotiation(pool, scenario_id, generate, ratio, seed)
     except AccordError as exc:
         raise _fail(exc) from exc

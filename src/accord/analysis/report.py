@@ -1,0 +1,102 @@
+"""`accord report`: per-game report builders, registered by game id.
+
+A game package registers a builder with `register_report(game_id, build)`. `build(traces,
+out_dir)` receives every trace of that game found in the run directories and writes its tables
+(CSV + Markdown) and figures (PNG) into `out_dir`, returning the paths it wrote. `build_report`
+groups the traces by game and calls each builder; a game without a builder gets the generic
+summary table.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from accord.core.errors import ConfigError
+from accord.traces.io import read_trace
+from accord.traces.schema import Trace
+
+ReportBuilder = Callable[[list[Trace], Path], list[Path]]
+
+_BUILDERS: dict[str, ReportBuilder] = {}
+
+
+def register_report(game_id: str, build: ReportBuilder) -> None:
+    """Make `build` the report of `game_id`."""
+    _BUILDERS[game_id] = build
+
+
+def load_traces(dirs: Iterable[Path]) -> list[Trace]:
+    """Every trace under the given run directories (``DIR/traces/*.json``) or trace folders."""
+    traces: list[Trace] = []
+    for d in dirs:
+        folder = d / "traces" if (d / "traces").is_dir() else d
+        if not folder.is_dir():
+            raise ConfigError(f"{d} is not a run directory (no traces/ folder). Check the path.")
+        traces += [read_trace(p) for p in sorted(folder.glob("*.json"))]
+    return traces
+
+
+def build_report(dirs: Sequence[Path], out: Path) -> list[Path]:
+    """Write every game's report for the traces in `dirs` into `out`; return the files."""
+    import accord.games  # noqa: F401  (registers games and their report builders)
+
+    by_game: dict[str, list[Trace]] = defaultdict(list)
+    for t in load_traces(dirs):
+        by_game[t.game_id].append(t)
+    if not by_game:
+        raise ConfigError(f"No traces found in {', '.join(map(str, dirs))}.")
+    written: list[Path] = []
+    for game_id, traces in sorted(by_game.items()):
+        target = out / game_id
+        target.mkdir(parents=True, exist_ok=True)
+        build = _BUILDERS.get(game_id, generic_report)
+        written += build(traces, target)
+    return written
+
+
+def write_table(rows: Sequence[dict[str, Any]], path_stem: Path, *, title: str = "") -> list[Path]:
+    """Write rows as ``<stem>.csv`` and ``<stem>.md`` (a Markdown table); return both paths."""
+    path_stem.parent.mkdir(parents=True, exist_ok=True)
+    cols: list[str] = []
+    for r in rows:
+        cols += [c for c in r if c not in cols]
+    csv_path = path_stem.with_suffix(".csv")
+    with csv_path.open("w", newline="", encoding="utf-8") as fh:
+        w = csv.DictWriter(fh, fieldnames=cols)
+        w.writeheader()
+        w.writerows(rows)
+    md_path = path_stem.with_suffix(".md")
+    lines = [f"# {title}", ""] if title else []
+    lines.append("| " + " | ".join(cols) + " |")
+    lines.append("|" + "---|" * len(cols))
+    for r in rows:
+        lines.append("| " + " | ".join(_cell(r.get(c)) for c in cols) + " |")
+    md_path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return [csv_path, md_path]
+
+
+def _cell(v: Any) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        return f"{v:.3f}"
+    return str(v).replace("|", "\\|")
+
+
+def generic_report(traces: list[Trace], out: Path) -> list[Path]:
+    """The run summary (per batch and pairing, with CIs) as a table."""
+    from accord.runner.results import summarize
+
+    rows = []
+    for g in summarize(traces)["groups"]:
+        row: dict[str, Any] = {"batch": g["batch"], "pairing": g["pairing"], "games": g["games"]}
+        for key, m in g["metrics"].items():
+            row[key] = m["mean"]
+            row[f"{key}_ci_low"] = m["ci_low"]
+            row[f"{key}_ci_high"] = m["ci_high"]
+        rows.append(row)
+    return write_table(rows, out / "summary", title="Summary")

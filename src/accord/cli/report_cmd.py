@@ -1,0 +1,33 @@
+"""`accord report`: tables and figures from run directories."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from accord.cli.main import _fail, app, console
+from accord.core.errors import AccordError
+
+
+@app.command("report")
+def report(
+    dirs: Annotated[list[Path], typer.Argument(help="Run directories (each with traces/).")],
+    out: Annotated[
+        Path | None, typer.Option(help="Output folder (default: <first DIR>/report).")
+    ] = None,
+) -> None:
+    """Write each game's tables (CSV + Markdown) and figures (PNG) for the runs in DIR.
+
+    Example: accord report runs/demo
+    """
+    from accord.analysis.report import build_report
+
+    target = out or dirs[0] / "report"
+    try:
+        written = build_report(dirs, target)
+    except AccordError as exc:
+        raise _fail(exc) from exc
+    for path in written:
+        console.print(f"wrote {path}")

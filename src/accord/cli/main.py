@@ -52,7 +52,8 @@ def games_cmd() -> None:
 
     for gid in game_ids():
         cls = game_class(gid)
-        doc = (cls.__doc__ or "").strip().splitlines()[0]
+        package = importlib.import_module(cls.__module__.rsplit(".", 1)[0])
+        doc = (package.__doc__ or cls.__doc__ or "").strip().splitlines()[0]
         refs = ", ".join(reference_names(gid)) or "-"
         console.print(f"[bold]{gid}[/bold]  {doc}\n    reference agents: {refs}")
 

@@ -1,0 +1,227 @@
+"""LLM-as-judge over negotiation traces (seed 004 §5.8, App. G).
+
+Each game is judged in one call: the judge reads every round's public talk, private thinking,
+final purchases, outcome and efficiency, and labels each round with the taxonomy of
+`taxonomy.py`. Labels explain the outcome metrics; they never define them (§5.8).
+
+The call goes through `LLMAgent`, so a malformed verdict is answered with the exact error and
+retried like any other decision; a judge that never answers validly yields no labels for that
+game (recorded, not invented).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from accord.agents.llm import LLMAgent
+from accord.core.errors import ActionError
+from accord.core.spec import Action, ActionSpec, JSONSchema, Request
+from accord.judges.taxonomy import AGENT_NAMES, AUX_KEYS, AUXILIARY, CORE, CORE_KEYS, Label
+from accord.models.client import ModelClient
+from accord.traces.schema import Trace
+
+_EXCERPT = 1200
+"""Characters of each message kept in the transcript (long thinking is cut)."""
+
+
+def _label_block(label: Label) -> str:
+    lines = [f"{label.key} ({label.name}) [{label.polarity}]", f"  Meaning: {label.definition}"]
+    lines.append("  Apply only if ALL hold:")
+    lines += [f"   - {c}" for c in label.include]
+    lines.append("  Do not apply to:")
+    lines += [f"   - {c}" for c in label.exclude]
+    return "\n".join(lines)
+
+
+def system_prompt() -> str:
+    """The judge's instructions: the rubric and the reply format (App. G.4, our wording)."""
+    core = "\n\n".join(_label_block(lbl) for lbl in CORE)
+    aux = "\n\n".join(_label_block(lbl) for lbl in AUXILIARY)
+    return "\n\n".join(
+        [
+            "You annotate multi-round negotiations between two agents for research on how "
+            "agents build and lose common ground.",
+            "You will read one whole game. Give every round its own labels. Use the whole game "
+            "as context (earlier talk, repeated patterns, repairs, precedents), but label only "
+            "what happens in the round you are labelling. A label applies only when every one "
+            "of its conditions holds; be strict. Labels may co-occur.",
+            "Core labels describe the round as a whole and name no agent. Auxiliary tags mark "
+            "acts in PUBLIC speech only (never from private thinking alone); for each, say "
+            'whether it is present and which agents did it ("agent_a", "agent_b"). If a tag '
+            "is absent its agent list is empty; if present the list names at least one agent.",
+            "CORE LABELS\n\n" + core,
+            "AUXILIARY TAGS\n\n" + aux,
+            "Reply with ONLY a JSON object of the form "
+            '{"rounds": [{"round_number": 1, "core_labels": {"<label>": true|false, ...}, '
+            '"auxiliary_tags": {"<tag>": {"present": true|false, "agents": [...]}, ...}}]} '
+            "with exactly one entry per round, every label and tag given, and nothing else.",
+        ]
+    )
+
+
+def transcript(trace: Trace) -> str:
+    """The judge's view of one game: per round, talk, thinking, moves and outcome."""
+    out = [f"Game {trace.trace_id}: {len(trace.final_state.get('rounds', []))} rounds."]
+    for rec in trace.final_state.get("rounds", []):
+        names: dict[str, str] = rec["names"]
+        out.append(f"\n=== Round {rec['round']} ===")
+        for m in rec["messages"]:
+            who = AGENT_NAMES[m["seat"]]
+            if m.get("thinking"):
+                out.append(f"[{who} thinking] {m['thinking'][:_EXCERPT]}")
+            out.append(f"[{who} says] {m['speech'][:_EXCERPT]}")
+        for seat in (0, 1):
+            bought = {names[r]: q for r, q in rec["purchases"][seat].items()}
+            out.append(
+                f"[{AGENT_NAMES[seat]} final purchase] {json.dumps(bought)} "
+                f"runs {json.dumps(rec['runs'][seat])} reward {rec['rewards'][seat]}"
+            )
+        outcome = (
+            "ANNULLED (overdraw)"
+            if rec["annulled"]
+            else ("jointly optimal" if rec["optimal"] else "suboptimal")
+        )
+        out.append(
+            f"[outcome] {outcome}; joint reward {rec['joint_reward']} of a possible "
+            f"{rec['oracle_max']} (efficiency {rec['efficiency']:.2f})"
+        )
+    return "\n".join(out)
+
+
+def verdict_schema(rounds: int) -> JSONSchema:
+    """JSON schema of a verdict for a game of `rounds` rounds."""
+    tag: JSONSchema = {
+        "type": "object",
+        "properties": {
+            "present": {"type": "boolean"},
+            "agents": {
+                "type": "array",
+                "items": {"enum": list(AGENT_NAMES)},
+                "maxItems": 2,
+            },
+        },
+        "required": ["present", "agents"],
+    }
+    row: JSONSchema = {
+        "type": "object",
+        "properties": {
+            "round_number": {"type": "integer", "minimum": 1, "maximum": max(1, rounds)},
+            "core_labels": {
+                "type": "object",
+                "properties": {k: {"type": "boolean"} for k in CORE_KEYS},
+                "required": list(CORE_KEYS),
+            },
+            "auxiliary_tags": {
+                "type": "object",
+                "properties": {k: tag for k in AUX_KEYS},
+                "required": list(AUX_KEYS),
+            },
+        },
+        "required": ["round_number", "core_labels", "auxiliary_tags"],
+    }
+    return {
+        "type": "object",
+        "properties": {
+            "rounds": {"type": "array", "items": row, "minItems": rounds, "maxItems": rounds}
+        },
+        "required": ["rounds"],
+    }
+
+
+@dataclass
+class RoundLabels:
+    """The judge's labels for one round."""
+
+    round: int
+    core: dict[str, bool]
+    aux: dict[str, list[str]] = field(default_factory=dict)
+
+    def flat(self) -> dict[str, bool]:
+        """Every label and tag as one boolean, plus per-agent tags (``<tag>:agent_a``)."""
+        out = dict(self.core)
+        for key, agents in self.aux.items():
+            out[key] = bool(agents)
+            for a in AGENT_NAMES:
+                out[f"{key}:{a}"] = a in agents
+        return out
+
+
+def parse_verdict(text: str, rounds: int) -> list[RoundLabels]:
+    """Validate a verdict; `ActionError` says exactly what to fix."""
+    from accord.games.negotiation.actions import extract_json_object
+
+    obj, _ = extract_json_object(text)
+    rows = obj.get("rounds")
+    if not isinstance(rows, list):
+        raise ActionError('the reply needs a "rounds" list')
+    numbers = [r.get("round_number") for r in rows if isinstance(r, dict)]
+    if sorted(n for n in numbers if isinstance(n, int)) != list(range(1, rounds + 1)):
+        raise ActionError(f"give exactly one entry for each round 1..{rounds}; got {numbers}")
+    out = []
+    for row in sorted(rows, key=lambda r: r["round_number"]):
+        core = row.get("core_labels")
+        aux = row.get("auxiliary_tags")
+        if not isinstance(core, dict) or set(core) != set(CORE_KEYS):
+            raise ActionError(f"round {row['round_number']}: core_labels needs exactly {CORE_KEYS}")
+        if any(not isinstance(v, bool) for v in core.values()):
+            raise ActionError(f"round {row['round_number']}: core labels must be true or false")
+        if not isinstance(aux, dict) or set(aux) != set(AUX_KEYS):
+            raise ActionError(f"round {row['round_number']}: auxiliary_tags needs {AUX_KEYS}")
+        tags: dict[str, list[str]] = {}
+        for key, tag in aux.items():
+            present, agents = tag.get("present"), tag.get("agents")
+            if not isinstance(present, bool) or not isinstance(agents, list):
+                raise ActionError(f"round {row['round_number']}: {key} needs present and agents")
+            if any(a not in AGENT_NAMES for a in agents):
+                raise ActionError(f"{key}: agents must be among {AGENT_NAMES}")
+            if present != bool(agents):
+                raise ActionError(
+                    f"round {row['round_number']}: {key} is present exactly when its agent "
+                    "list is non-empty"
+                )
+            tags[key] = sorted(set(agents))
+        out.append(RoundLabels(round=row["round_number"], core=dict(core), aux=tags))
+    return out
+
+
+async def judge_trace(client: ModelClient, trace: Trace, *, seed: int = 0) -> list[RoundLabels]:
+    """Label every round of one negotiation trace; empty if the judge never answers validly."""
+    rounds = len(trace.final_state.get("rounds", []))
+    if trace.game_id != "negotiation-v1" or rounds == 0:
+        return []
+    holder: dict[str, list[RoundLabels]] = {}
+
+    def parse(text: str) -> Action:
+        holder["labels"] = parse_verdict(text, rounds)
+        return {"ok": True}
+
+    spec = ActionSpec(
+        kind="judge",
+        parse=parse,
+        schema=verdict_schema(rounds),
+        fallback=lambda: {"ok": False},
+        format_hint="Reply with the JSON verdict only.",
+    )
+    agent = LLMAgent(client, temperature=0.0, seed=seed, session=f"judge/{trace.trace_id}")
+    request = Request(seat=0, observation=transcript(trace), spec=spec, system=system_prompt())
+    result = await agent.act(request)
+    return holder["labels"] if result.get("ok") else []
+
+
+def verdict_rows(trace: Trace, labels: list[RoundLabels]) -> list[dict[str, Any]]:
+    """One row per judged round, with the round's outcome class for prevalence tables."""
+    recs = {r["round"]: r for r in trace.final_state.get("rounds", [])}
+    rows = []
+    for lab in labels:
+        rec = recs.get(lab.round, {})
+        outcome = (
+            "overdrawn"
+            if rec.get("annulled")
+            else ("optimal" if rec.get("optimal") else "suboptimal")
+        )
+        rows.append(
+            {"trace_id": trace.trace_id, "round": lab.round, "outcome": outcome, **lab.flat()}
+        )
+    return rows

@@ -1,0 +1,154 @@
+"""The negotiation judge: transcript, verdict validation with retries, prevalence, kappa."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from accord.cli.main import app
+from accord.core.errors import ActionError
+from accord.judges import agreement, cohen_kappa, judge_trace, parse_verdict, prevalence
+from accord.judges.negotiation import transcript, verdict_rows
+from accord.judges.taxonomy import AUX_KEYS, CORE_KEYS
+from accord.models.mock import MockModel
+from accord.runner.play import play_game
+from accord.runner.run import run_sync
+from accord.runner.specs import AgentSpec, GameSpec
+
+
+def coop_trace(rounds: int = 2) -> Any:
+    spec = GameSpec(
+        trace_id="j1",
+        game="negotiation",
+        options={"rounds": rounds, "scenario": "0.5/gen_012", "theme": "medieval"},
+        seed=0,
+        agents=[AgentSpec(agent="cooperative"), AgentSpec(agent="greedy")],
+    )
+    return asyncio.run(play_game(spec))
+
+
+def verdict(
+    rounds: int, *, disclose: tuple[str, ...] = ("agent_a",), withdraw: bool = False
+) -> str:
+    rows = []
+    for n in range(1, rounds + 1):
+        core = dict.fromkeys(CORE_KEYS, False)
+        core["coordination_withdrawal"] = withdraw
+        aux = {k: {"present": False, "agents": []} for k in AUX_KEYS}
+        aux["voluntary_project_disclosure"] = {"present": bool(disclose), "agents": list(disclose)}
+        rows.append({"round_number": n, "core_labels": core, "auxiliary_tags": aux})
+    return json.dumps({"rounds": rows})
+
+
+def test_transcript_shows_talk_thinking_moves_and_outcome() -> None:
+    text = transcript(coop_trace())
+    assert "=== Round 2 ===" in text
+    assert "[agent_a says] [coop]" in text and "stone" in text
+    assert "[agent_b final purchase]" in text and "efficiency" in text
+
+
+@pytest.mark.parametrize(
+    ("mutate", "needle"),
+    [
+        (lambda v: v["rounds"].pop(), "exactly one entry for each round"),
+        (lambda v: v["rounds"][0]["core_labels"].pop("domain_specialization"), "core_labels"),
+        (
+            lambda v: v["rounds"][0]["auxiliary_tags"]["fairness_appeal"].update(present=True),
+            "present exactly when",
+        ),
+        (
+            lambda v: v["rounds"][0]["auxiliary_tags"]["fairness_appeal"].update(
+                present=True, agents=["agent_c"]
+            ),
+            "agents must be among",
+        ),
+    ],
+)
+def test_bad_verdicts_are_explained(mutate: Any, needle: str) -> None:
+    v = json.loads(verdict(2))
+    mutate(v)
+    with pytest.raises(ActionError, match=None) as exc:
+        parse_verdict(json.dumps(v), 2)
+    assert needle in str(exc.value)
+
+
+def test_judge_retries_then_labels_every_round() -> None:
+    trace = coop_trace()
+    model = MockModel(replies=['{"rounds": []}', verdict(2, withdraw=True)])
+    labels = asyncio.run(judge_trace(model, trace))
+    assert [lab.round for lab in labels] == [1, 2]
+    assert labels[0].core["coordination_withdrawal"] is True
+    assert "exactly one entry" in model.calls[1][-1]["content"]  # the error went back
+    rows = verdict_rows(trace, labels)
+    assert rows[0]["voluntary_project_disclosure:agent_a"] is True
+    assert rows[0]["voluntary_project_disclosure:agent_b"] is False
+
+
+def test_judge_that_never_answers_gives_no_labels() -> None:
+    model = MockModel(replies=["nope"] * 4)
+    assert asyncio.run(judge_trace(model, coop_trace())) == []
+
+
+def test_prevalence_by_outcome() -> None:
+    rows = [
+        {"outcome": "optimal", "fairness_appeal": True},
+        {"outcome": "optimal", "fairness_appeal": False},
+        {"outcome": "overdrawn", "fairness_appeal": True},
+        {"outcome": "suboptimal", "fairness_appeal": False},
+    ]
+    fair = next(r for r in prevalence(rows) if r["label"] == "fairness_appeal")
+    assert fair["rounds"] == 2 and fair["all_pct"] == 50.0
+    assert fair["optimal_pct"] == 50.0 and fair["overdrawn_pct"] == 100.0
+    assert fair["suboptimal_pct"] == 0.0
+
+
+def test_cohen_kappa_by_hand() -> None:
+    # 10 items: agree on 4 positives and 4 negatives, disagree on 2 -> po = 0.8;
+    # p(a)=0.5, p(b)=0.5 -> pe = 0.5 -> kappa = 0.6.
+    a = [True] * 5 + [False] * 5
+    b = [True] * 4 + [False] + [True] + [False] * 4
+    assert cohen_kappa(a, b) == pytest.approx(0.6)
+    assert cohen_kappa([False] * 3, [False] * 3) is None
+    table = agreement(
+        [{"trace_id": "t", "round": i, "x": v} for i, v in enumerate(b)],
+        [{"trace_id": "t", "round": i, "x": v} for i, v in enumerate(a)],
+    )
+    assert table[0]["kappa"] == pytest.approx(0.6) and table[0]["human_pct"] == 50.0
+
+
+def test_judge_command_writes_labels_prevalence_and_agreement(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run_dir = tmp_path / "run"
+    spec = GameSpec(
+        trace_id="g0",
+        game="negotiation",
+        options={"rounds": 2},
+        seed=1,
+        agents=[AgentSpec(agent="cooperative")] * 2,
+    )
+    run_sync([spec], run_dir)
+    import accord.models
+
+    monkeypatch.setattr(accord.models, "get_model", lambda _spec: MockModel(replies=[verdict(2)]))
+    human = tmp_path / "human.jsonl"
+    human.write_text(
+        "\n".join(
+            json.dumps({"trace_id": "g0", "round": r, "voluntary_project_disclosure": True})
+            for r in (1, 2)
+        )
+    )
+    result = CliRunner().invoke(
+        app, ["judge", str(run_dir), "--model", "mock/x", "--human", str(human)]
+    )
+    assert result.exit_code == 0, result.output
+    assert "Judged 1/1 games (2 rounds)" in result.output
+    labels = (run_dir / "judge" / "labels.jsonl").read_text().splitlines()
+    assert len(labels) == 2
+    agree = (run_dir / "judge" / "agreement.csv").read_text()
+    assert "voluntary_project_disclosure" in agree

@@ -1,0 +1,35 @@
+"""`accord export`: the query views as Parquet files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from accord.cli.main import _fail, app, console
+from accord.core.errors import AccordError, ConfigError
+
+
+@app.command("export")
+def export(
+    directory: Annotated[Path, typer.Argument(help="Run directory (with traces/).")],
+    parquet: Annotated[
+        bool, typer.Option("--parquet", help="Write games, seats, events and messages as Parquet.")
+    ] = False,
+    out: Annotated[Path | None, typer.Option(help="Output folder (default: <DIR>/export).")] = None,
+) -> None:
+    """Export the query views (games, seats, events, messages) of a run directory.
+
+    Example: accord export runs/demo --parquet --out runs/demo-parquet
+    """
+    from accord.analysis.query import export_parquet
+
+    try:
+        if not parquet:
+            raise ConfigError("Choose an export format: --parquet.")
+        written = export_parquet([directory], out or directory / "export")
+    except AccordError as exc:
+        raise _fail(exc) from exc
+    for path in written:
+        console.print(f"wrote {path}")

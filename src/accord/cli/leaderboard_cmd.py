@@ -1,0 +1,133 @@
+"""`accord leaderboard`: OpenSkill ratings of the models in run directories."""
+
+from __future__ import annotations
+
+import csv
+import enum
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.table import Table
+from rich.text import Text
+
+from accord.cli.main import _fail, app, console
+from accord.core.errors import AccordError, ConfigError
+
+if TYPE_CHECKING:
+    from accord.ratings.leaderboard import Leaderboard
+
+
+class Format(enum.StrEnum):
+    """Output formats of `accord leaderboard`."""
+
+    table = "table"
+    csv = "csv"
+    json = "json"
+
+
+@app.command("leaderboard")
+def leaderboard_cmd(
+    dirs: Annotated[list[Path], typer.Argument(help="Run directories (each with traces/).")],
+    fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.table,
+    sort: Annotated[
+        str | None,
+        typer.Option(help="Dimension to rank models by (default: each game's first)."),
+    ] = None,
+    margin: Annotated[
+        list[str] | None,
+        typer.Option("--margin", help="Override a score margin, e.g. --margin cost=5."),
+    ] = None,
+    match_tasks: Annotated[
+        bool,
+        typer.Option(
+            help="Also rate calendar games without a within-game comparison (same-model "
+            "teams) as team games on the same task."
+        ),
+    ] = False,
+) -> None:
+    """OpenSkill leaderboard per game (CalBench App. E): mu ± sigma, raw means, games played.
+
+    Example: accord leaderboard runs/grid runs/extra --format csv
+    """
+    from accord.analysis.report import load_traces
+    from accord.ratings import leaderboards
+
+    try:
+        margins: dict[str, float] = {}
+        for item in margin or []:
+            key, sep, value = item.partition("=")
+            try:
+                margins[key.strip()] = float(value)
+            except ValueError:
+                sep = ""
+            if not sep:
+                raise ConfigError(f"--margin expects dimension=number (e.g. cost=5), got {item!r}")
+        from accord.ratings import BOARDS
+
+        known = {d.key for b in BOARDS.values() for d in b.dimensions}
+        for key in ([sort] if sort else []) + list(margins):
+            if key not in known:
+                raise ConfigError(
+                    f"Unknown dimension {key!r}; use one of {', '.join(sorted(known))}."
+                )
+        boards = leaderboards(
+            load_traces(dirs), match_tasks=match_tasks, margins=margins, sort_by=sort
+        )
+        if not boards:
+            raise ConfigError(f"No rated games found in {', '.join(map(str, dirs))}.")
+    except AccordError as exc:
+        raise _fail(exc) from exc
+    rows = [r for b in boards for r in b.rows()]
+    if fmt is Format.json:
+        sys.stdout.write(json.dumps(rows, indent=1) + "\n")
+        return
+    if fmt is Format.csv:
+        cols = list(dict.fromkeys(k for r in rows for k in r))
+        w = csv.DictWriter(sys.stdout, fieldnames=cols, lineterminator="\n")
+        w.writeheader()
+        w.writerows(rows)
+        return
+    for b in boards:
+        if b.models:
+            console.print(_models_table(b))
+            counts = ", ".join(f"{d.label}: {b.events[d.key]}" for d in b.dimensions)
+            console.print(f"rating events per dimension: {counts}")
+        else:
+            console.print(f"{b.game}: no model seats to rate")
+        if b.references:
+            console.print(_references_table(b))
+
+
+def _models_table(b: Leaderboard) -> Table:
+    table = Table(title=f"{b.game}: models (OpenSkill mu ± sigma; raw mean in brackets)")
+    for col in ("#", "model", "games"):
+        table.add_column(col, justify="right" if col != "model" else "left")
+    for d in b.dimensions:
+        table.add_column(d.label + (" ↑" if d.higher_is_better else " ↓"), justify="right")
+    for rank, s in enumerate(b.models, 1):
+        cells = [str(rank), s.player, str(s.games)]
+        for d in b.dimensions:
+            rating = f"{s.mu[d.key]:.2f} ± {s.sigma[d.key]:.2f}" if d.key in s.mu else "–"
+            cells.append(f"{rating} ({_num(s.mean(d.key))})")
+        table.add_row(*(Text(c) for c in cells))
+    return table
+
+
+def _references_table(b: Leaderboard) -> Table:
+    table = Table(title=f"{b.game}: reference protocols (ranked by raw means)")
+    for col in ("#", "protocol", "games"):
+        table.add_column(col, justify="right" if col != "protocol" else "left")
+    for d in b.dimensions:
+        table.add_column(d.label + (" ↑" if d.higher_is_better else " ↓"), justify="right")
+    for rank, s in enumerate(b.references, 1):
+        cells = [str(rank), s.player, str(s.games)]
+        cells += [_num(s.mean(d.key)) for d in b.dimensions]
+        table.add_row(*(Text(c) for c in cells))
+    return table
+
+
+def _num(v: float | None) -> str:
+    return "–" if v is None else f"{v:.3g}"

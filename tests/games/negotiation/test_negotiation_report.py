@@ -1,0 +1,117 @@
+"""`accord report` for negotiation: Tables 3, 4, 9, 10 and Figures 2, 3, 5 on scripted runs."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from accord.analysis.report import build_report
+from accord.games.negotiation.record import RoundRecord
+from accord.runner.run import run_sync
+from accord.runner.specs import AgentSpec, GameSpec
+from accord.traces.io import iter_traces
+
+PAIRS = [("cooperative", "cooperative"), ("greedy", "greedy"), ("cooperative", "greedy")]
+
+
+def spec(tid: str, a: str, b: str, seed: int, **options: object) -> GameSpec:
+    opts = {"ratio": 0.5, "rounds": 2, **options}
+    return GameSpec(
+        trace_id=tid, game="negotiation", options=opts, seed=seed,
+        agents=[AgentSpec(agent=a), AgentSpec(agent=b)],
+    )  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    run = tmp_path_factory.mktemp("run")
+    specs = [spec(f"{a}-{b}-{s}", a, b, s) for a, b in PAIRS for s in (1, 2)]
+    specs += [spec(f"quiet-{a}-{s}", a, a, s, cheap_talk=False) for a in ("cooperative", "greedy")
+              for s in (1, 2)]  # fmt: skip
+    specs += [spec(f"open-{s}", "cooperative", "greedy", s, transparency="full") for s in (1, 2)]
+    run_sync(specs, run)
+    out = tmp_path_factory.mktemp("report")
+    build_report([run], out)
+    return run, out / "negotiation-v1"
+
+
+def rows(path: Path) -> list[dict[str, str]]:
+    with path.open(encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+def test_files_written(report: tuple[Path, Path]) -> None:
+    _, out = report
+    names = {p.name for p in out.iterdir()}
+    for stem in ("table3", "table4", "table9", "table10", "value_of_cheap_talk"):
+        assert {f"{stem}.csv", f"{stem}.md"} <= names
+    for fig in ("figure2.png", "figure3.png", "figure5.png"):
+        data = (out / fig).read_bytes()
+        assert data.startswith(b"\x89PNG") and len(data) > 10_000
+    assert "estimates.csv" in names
+
+
+def test_table3_hand_checked(report: tuple[Path, Path]) -> None:
+    _, out = report
+    t3 = {r["pair"]: r for r in rows(out / "table3.csv")}
+    assert list(next(iter(t3.values()))) == [
+        "pair", "play", "games", "Overdraw 0.5", "Efficiency 0.5", "Optimum 0.5",
+    ]  # fmt: skip
+    # Self-play first, then cross-play; transparency and no-talk games are not in Table 3.
+    assert list(t3) == ["cooperative", "greedy", "cooperative × greedy"]
+    # Cooperative dyads share projects and play the joint optimum; two greedy seats at
+    # M/C = 0.5 always ask for more than the supply, so every round is annulled.
+    assert t3["cooperative"] == {"pair": "cooperative", "play": "self", "games": "2",
+                                 "Overdraw 0.5": "0.0", "Efficiency 0.5": "100.0",
+                                 "Optimum 0.5": "100.0"}  # fmt: skip
+    assert (t3["greedy"]["Overdraw 0.5"], t3["greedy"]["Efficiency 0.5"]) == ("100.0", "0.0")
+    assert t3["cooperative × greedy"]["play"] == "cross"
+
+
+def test_table4_strategies(report: tuple[Path, Path]) -> None:
+    _, out = report
+    t4 = {r["pair"]: r for r in rows(out / "table4.csv")}
+    # Cooperative repeats its optimal allocation (win-stay) and never loses; greedy repeats its
+    # annulled allocation (no lose-shift) and never wins.
+    assert t4["cooperative"]["Win-stay"] == "100.0" and t4["cooperative"]["Lose-shift"] == "–"
+    assert t4["greedy"]["Lose-shift"] == "0.0" and t4["greedy"]["Win-stay"] == "–"
+    assert t4["all"]["games"] == "6"
+
+
+def test_table10_matches_the_round_records(report: tuple[Path, Path]) -> None:
+    run, out = report
+    t10 = {(r["pair"], r["mode"]): r for r in rows(out / "table10.csv")}
+    assert set(t10) == {("cooperative", "stable"), ("greedy", "stable")}
+    quiet = [t for t in iter_traces(run / "traces") if t.trace_id.startswith("quiet-coop")]
+    recs = [RoundRecord.model_validate(r) for t in quiet for r in t.final_state["rounds"]]
+    eff = sum(0.0 if r.annulled else r.joint_reward / r.oracle_max for r in recs) / len(recs)
+    talk, notalk = t10[("cooperative", "stable")]["Efficiency 0.5"].split(" / ")
+    assert talk == "100.0" and notalk.split(" ")[0] == f"{100 * eff:.1f}"
+    assert t10[("cooperative", "stable")]["games (talk/no-talk)"] == "2/2"
+
+
+def test_table9_only_pairs_with_transparent_games(report: tuple[Path, Path]) -> None:
+    _, out = report
+    t9 = rows(out / "table9.csv")
+    assert [(r["pair"], r["condition"], r["mode"]) for r in t9] == [
+        ("cooperative × greedy", "Baseline", "stable"),
+        ("cooperative × greedy", "Transparent (full)", "stable"),
+    ]
+
+
+def test_estimates_hold_the_numbers_behind_the_tables(report: tuple[Path, Path]) -> None:
+    _, out = report
+    est = rows(out / "estimates.csv")
+    coop = next(r for r in est if (r["table"], r["group"], r["metric"]) == (
+        "table3", "cooperative", "efficiency"))  # fmt: skip
+    assert float(coop["mean"]) == pytest.approx(1.0) and coop["games"] == "2"
+
+
+def test_report_without_no_talk_or_transparency_skips_those(tmp_path: Path) -> None:
+    run_sync([spec("only", "cooperative", "greedy", 1)], tmp_path / "run")
+    build_report([tmp_path / "run"], tmp_path / "out")
+    names = {p.name for p in (tmp_path / "out" / "negotiation-v1").iterdir()}
+    assert "table3.md" in names and "figure2.png" in names
+    assert not {"table9.md", "table10.md", "figure3.png"} & names

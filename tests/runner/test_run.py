@@ -1,19 +1,24 @@
-"""Runs: outputs, refusal to mix runs, resume, and a SIGKILL in the middle of a run."""
+"""Runs: outputs, refusal to mix runs, resume, SIGKILLs in the middle of a run, bad seats."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
+import random
 import signal
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from accord.core.errors import ConfigError
-from accord.runner.config import Batch, Defaults, Experiment, expand
+from accord.core.errors import ConfigError, MissingAPIKeyError
+from accord.runner.config import Batch, Defaults, Experiment, expand, load_experiment
+from accord.runner.play import play_game
+from accord.runner.replay import comparable
 from accord.runner.run import run_sync
 from accord.traces.io import iter_traces
 
@@ -51,39 +56,78 @@ def test_refuses_to_mix_runs_and_resume_skips_done(tmp_path: Path) -> None:
     assert report.skipped == 2 and report.played == 0
 
 
-def test_kill_then_resume_gives_the_uninterrupted_results(tmp_path: Path) -> None:
-    exp = tmp_path / "exp.yaml"
-    exp.write_text(
-        """
+KILL_EXPERIMENT = """
 name: kill
 defaults:
   game: negotiation
-  games: 12
+  games: 50
   options: {rounds: 2, talk_turns: 2}
   agents:
-    - {model: mock/schema, options: {latency_s: 0.05}}
+    - {model: mock/schema, options: {latency_s: 0.01}}
     - cooperative
 """
-    )
+
+
+def _count(traces: Path) -> int:
+    return len(list(traces.glob("*.json"))) if traces.exists() else 0
+
+
+def test_kills_at_random_moments_then_resume_give_the_uninterrupted_results(
+    tmp_path: Path,
+) -> None:
+    exp = tmp_path / "exp.yaml"
+    exp.write_text(KILL_EXPERIMENT)
     killed, clean = tmp_path / "killed", tmp_path / "clean"
-    cmd = [sys.executable, "-m", "accord", "run", str(exp), "--concurrency", "2"]
-    log = tmp_path / "stderr.txt"
-    with log.open("wb") as err:
-        proc = subprocess.Popen([*cmd, "--out", str(killed)], stdout=subprocess.DEVNULL, stderr=err)
     traces = killed / "traces"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and len(list(traces.glob("*.json"))) < 3:
-        if proc.poll() is not None:
-            pytest.fail(f"run ended early: {log.read_text()}")
-        time.sleep(0.05)
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
-    partial = len(list(traces.glob("*.json")))
-    assert 3 <= partial < 12, "the kill should land in the middle of the run"
-    subprocess.run([*cmd, "--out", str(killed), "--resume"], check=True, capture_output=True)
-    subprocess.run([*cmd, "--out", str(clean)], check=True, capture_output=True)
-    assert sorted(p.name for p in traces.glob("*.json")) == sorted(
-        p.name for p in (clean / "traces").glob("*.json")
-    )
-    assert not list(traces.glob(".*.tmp")), "no half-written files remain"
+    cmd = [sys.executable, "-m", "accord", "run", str(exp), "--concurrency", "4"]
+    cmd += ["--out", str(killed)]
+    rng = random.Random(6)  # fixed, so a failure can be reproduced
+    partial: list[int] = []
+    for kill, target in enumerate(sorted(rng.sample(range(2, 46), 3))):
+        log = tmp_path / f"stderr{kill}.txt"
+        with log.open("wb") as err:
+            args = cmd + (["--resume"] if kill else [])
+            proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=err)
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and _count(traces) < target:
+            if proc.poll() is not None:
+                pytest.fail(f"run ended before the kill: {log.read_text()}")
+            time.sleep(0.005)
+        time.sleep(rng.uniform(0.0, 0.03))  # lands anywhere: mid-game, mid-write, mid-summary
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        partial.append(_count(traces))
+    assert all(0 < n < 50 for n in partial), f"every kill lands mid-run: {partial}"
+    subprocess.run([*cmd, "--resume"], check=True, capture_output=True)
+    run_sync(expand(load_experiment(exp)), clean, concurrency=4)
+
+    names = sorted(p.name for p in traces.glob("*.json"))
+    assert len(names) == 50 and names == sorted(p.name for p in (clean / "traces").glob("*.json"))
+    assert not list(killed.rglob(".*.tmp")), "no half-written files remain"
+    rows = [json.loads(x) for x in (killed / "results.jsonl").read_text().splitlines()]
+    assert Counter(r["trace_id"] for r in rows) == {n.removesuffix(".json"): 2 for n in names}
     assert (killed / "results.jsonl").read_text() == (clean / "results.jsonl").read_text()
+    assert (killed / "summary.json").read_text() == (clean / "summary.json").read_text()
+    ours = [comparable(t) for t in iter_traces(traces)]
+    assert ours == [comparable(t) for t in iter_traces(clean / "traces")]
+
+
+def test_seats_that_cannot_be_built_stop_the_run_before_it_starts(tmp_path: Path) -> None:
+    keyless = {"model": "openai/gpt-4o-mini", "options": {"api_key_env": "ACCORD_TEST_NO_KEY"}}
+    exp = Experiment(
+        name="t",
+        defaults=Defaults(game="negotiation", options={"rounds": 1}),
+        batches=[
+            Batch(name="ok", games=2, agents=["greedy", "greedy"]),
+            Batch(name="bad", games=1, agents=[keyless, "greedy"]),
+        ],
+    )
+    with pytest.raises(MissingAPIKeyError, match="ACCORD_TEST_NO_KEY"):
+        run_sync(expand(exp), tmp_path / "run")
+    assert not (tmp_path / "run").exists(), "nothing was played or written"
+    # Should it happen during a game all the same (the key unset meanwhile), only that game
+    # fails, with the reason.
+    trace = asyncio.run(play_game(expand(exp)[-1]))
+    assert trace.status == "failed" and trace.error is not None
+    assert trace.error.startswith("MissingAPIKeyError") and trace.usage["total"].calls == 0
+    assert trace.seats[0].model == "openai/gpt-4o-mini"

@@ -70,6 +70,14 @@ class LLMAgent(Agent):
         self.history: list[Message] = []
         self._calls = 0
 
+    def take_over(self, previous: LLMAgent) -> None:
+        """Continue `previous`'s conversation in this seat (a fork switching models mid-game).
+
+        The call counter carries over too, so the seeds of later calls follow on from it.
+        """
+        self.history = list(previous.history)
+        self._calls = previous._calls
+
     def describe(self) -> dict[str, Any]:
         return {
             "agent": self.spec,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -12,8 +12,9 @@ from accord.cli.main import _fail, app, console
 from accord.cli.options import parse_options
 from accord.core.errors import AccordError, ConfigError
 from accord.runner.config import Batch, Defaults, Experiment, expand, load_experiment
+from accord.runner.cost import estimate, measure, unpriced_models
 from accord.runner.results import summary_table
-from accord.runner.run import RunReport, run_sync
+from accord.runner.run import RunReport, finished_ids, run_sync
 from accord.runner.specs import GameSpec, parse_agent_list
 from accord.traces.schema import Trace
 
@@ -38,6 +39,31 @@ def run(
     ] = False,
     temperature: Annotated[float | None, typer.Option(help="Sampling temperature.")] = None,
     max_tokens: Annotated[int | None, typer.Option(help="Completion token cap.")] = None,
+    executor: Annotated[
+        str, typer.Option(help="Where games run: local (this process) or ray (Ray tasks).")
+    ] = "local",
+    address: Annotated[
+        str | None, typer.Option(help="Ray cluster to join (default: start a local instance).")
+    ] = None,
+    cpus: Annotated[
+        int | None, typer.Option(help="CPUs of a local Ray instance (default: all).")
+    ] = None,
+    cpus_per_game: Annotated[
+        float, typer.Option(help="CPUs each Ray game reserves (LLM games: e.g. 0.25).")
+    ] = 1.0,
+    cache: Annotated[
+        Path | None, typer.Option(help="Model-call cache directory to reuse and fill.")
+    ] = None,
+    max_cost: Annotated[
+        float | None, typer.Option(help="Launch no more games once the run cost this (USD).")
+    ] = None,
+    estimate_from: Annotated[
+        list[Path] | None,
+        typer.Option(help="Earlier run directory to estimate token use from (repeatable)."),
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option(help="Print the plan and cost estimate; play nothing.")
+    ] = False,
 ) -> None:
     """Play games and write traces, results.jsonl, summary.json; print a results table.
 
@@ -48,6 +74,10 @@ def run(
       accord run negotiation --agents cooperative,greedy --games 20 --out runs/ref
 
       accord run experiments/demo.yaml --out runs/demo --concurrency 16 --resume
+
+      accord run experiments/grid.yaml --executor ray --address auto --cache runs/cache
+
+      accord run experiments/grid.yaml --estimate-from runs/pilot --max-cost 20 --dry-run
     """
     try:
         specs, out_dir = _plan(
@@ -62,13 +92,35 @@ def run(
             temperature,
             max_tokens,
         )
-        console.print(f"Playing {len(specs)} games -> {out_dir}")
-        report = _run_with_progress(specs, out_dir, concurrency, resume)
+        _preflight(specs, out_dir, resume, estimate_from, max_cost, dry_run)
+        if dry_run:
+            return
+        console.print(f"Playing {len(specs)} games -> {out_dir} ({executor} executor)")
+        report = _run_with_progress(
+            specs,
+            out_dir,
+            concurrency,
+            resume,
+            {
+                "executor": executor,
+                "address": address,
+                "cache": cache,
+                "max_cost": max_cost,
+                "num_cpus": cpus,
+                "cpus_per_game": cpus_per_game,
+            },
+        )
     except AccordError as exc:
         raise _fail(exc) from exc
     console.print(summary_table(report.summary))
     if report.skipped:
         console.print(f"Skipped {report.skipped} games already finished (--resume).")
+    if report.cache is not None:
+        console.print(f"Model cache: {report.cache.hits} hits, {report.cache.misses} misses.")
+    if report.spent_usd > 0:
+        console.print(f"Model cost of the games played: ${report.spent_usd:.4f}")
+    if report.stopped:
+        console.print(f"[yellow]{report.stopped}[/yellow]")
     if report.failed:
         console.print(f"[yellow]{len(report.failed)} games failed:[/yellow]")
         for line in report.failed[:10]:
@@ -128,8 +180,46 @@ def _plan(
     return expand(exp), out or Path("runs") / f"{target}-quick"
 
 
+def _preflight(
+    specs: list[GameSpec],
+    out: Path,
+    resume: bool,
+    estimate_from: list[Path] | None,
+    max_cost: float | None,
+    dry_run: bool,
+) -> None:
+    """Print what will be played and what it should cost (before any game starts)."""
+    done = finished_ids(out / "traces") if resume and (out / "traces").is_dir() else set()
+    todo = [s for s in specs if s.trace_id not in done]
+    if dry_run:
+        console.print(
+            f"Would play {len(todo)} games -> {out}"
+            + (f" ({len(done)} already finished)" if done else "")
+        )
+    sources = list(estimate_from or [])
+    if done:
+        sources.append(out)  # the games already played here measure the rest best
+    if any(a.model for s in todo for a in s.agents) and (sources or dry_run or max_cost):
+        est = estimate(todo, measure(sources))
+        console.print(est.describe())
+        if max_cost is not None and est.usd > max_cost:
+            console.print(
+                f"[yellow]The estimate exceeds --max-cost ${max_cost:g}; the run will stop "
+                "launching games when it is reached.[/yellow]"
+            )
+    if max_cost is not None and (unpriced := unpriced_models(todo)):
+        console.print(
+            f"[yellow]--max-cost cannot count calls to {', '.join(unpriced)} (no known "
+            "price); set options.prices for them.[/yellow]"
+        )
+
+
 def _run_with_progress(
-    specs: list[GameSpec], out: Path, concurrency: int, resume: bool
+    specs: list[GameSpec],
+    out: Path,
+    concurrency: int,
+    resume: bool,
+    options: dict[str, Any],
 ) -> RunReport:
     if not console.is_terminal:
         done = 0
@@ -139,7 +229,7 @@ def _run_with_progress(
             done += 1
             console.print(f"[{done}/{len(specs)}] {spec.trace_id}: {trace.status}")
 
-        return run_sync(specs, out, concurrency=concurrency, resume=resume, on_done=log)
+        return run_sync(specs, out, concurrency=concurrency, resume=resume, on_done=log, **options)
     with Progress(
         TextColumn("[bold]games"),
         BarColumn(),
@@ -153,4 +243,4 @@ def _run_with_progress(
         def tick(spec: GameSpec, trace: Trace) -> None:
             progress.update(task, advance=1, description=f"{spec.trace_id} {trace.status}")
 
-        return run_sync(specs, out, concurrency=concurrency, resume=resume, on_done=tick)
+        return run_sync(specs, out, concurrency=concurrency, resume=resume, on_done=tick, **options)

@@ -6,7 +6,8 @@ server's Retry-After), anything else `ModelError`. `ModelClient.complete` then a
 provider alike:
 
 * retries with exponential backoff and full jitter, honouring Retry-After;
-* a per-provider concurrency limit shared by every client of that provider in the process;
+* a per-provider concurrency limit shared by every client of that provider in the process
+  (and, once `set_shared_limiter` is called, across processes too: the Ray executor does);
 * a per-attempt timeout, which counts as transient;
 * an optional cooldown between the starts of consecutive calls of one client;
 * latency, attempt count, cost, and a record of every retry in ``raw["retries"]``.
@@ -17,6 +18,7 @@ Sleeping, the clock and the jitter source are injectable so tests never wait.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import email.utils
 import math
 import random
@@ -24,6 +26,7 @@ import time
 import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import TypedDict
 
@@ -90,6 +93,28 @@ def provider_semaphore(key: str, limit: int) -> asyncio.Semaphore:
     return sem
 
 
+SharedSlot = Callable[[str, int], AbstractAsyncContextManager[object]]
+"""``slot(key, limit)``: an async context manager holding one of `limit` slots of `key`."""
+
+_shared_slot: SharedSlot | None = None
+
+
+def set_shared_limiter(slot: SharedSlot | None) -> None:
+    """Make every call of this process also hold a slot of a limiter shared between processes.
+
+    Runs on one machine never call this, so their calls pay nothing for it. Clients whose pool
+    key starts with ``local@`` (the in-process model) are exempt: each process has its own.
+    """
+    global _shared_slot
+    _shared_slot = slot
+
+
+def _shared(key: str, limit: int) -> AbstractAsyncContextManager[object]:
+    if _shared_slot is None or key.startswith("local@"):
+        return contextlib.nullcontext()
+    return _shared_slot(key, limit)
+
+
 def retry_after_seconds(value: str | None) -> float | None:
     """Seconds asked for by an HTTP Retry-After header (delta seconds or a date), else None."""
     if value is None or not value.strip():
@@ -148,6 +173,10 @@ class ModelClient(ABC):
     def _concurrency(self) -> tuple[str, int]:
         """Key and size of the concurrency pool this client draws from."""
         return self.provider, self.options.max_concurrency
+
+    def concurrency_key(self) -> tuple[str, int]:
+        """Key and size of the concurrency pool this client draws from."""
+        return self._concurrency()
 
     @abstractmethod
     async def _complete_once(self, call: Call) -> Completion:
@@ -216,7 +245,7 @@ class ModelClient(ABC):
 
     async def _attempt(self, call: Call) -> tuple[Completion, float]:
         key, limit = self._concurrency()
-        async with provider_semaphore(key, limit):
+        async with provider_semaphore(key, limit), _shared(key, limit):
             await self._cooldown()
             started = self._clock()
             try:

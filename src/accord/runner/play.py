@@ -1,9 +1,13 @@
 """Play one game: build its seats, drive the state machine, return the trace.
 
 All requests pending at once are answered concurrently (simultaneous moves, DESIGN principle
-1). An action a game rejects (possible only for reference agents and people: LLM replies are
-validated while parsing) is recorded and replaced by the request's fallback. An exception
-ends the game as ``status: failed`` with its reason; the run goes on.
+1). The events agents record while answering are numbered after all of them have answered, in
+request order, so a trace does not depend on which model happened to reply first: a replay
+from the model cache reproduces it exactly. An action a game rejects (possible only for
+reference agents and people: LLM replies are validated while parsing) is recorded and
+replaced by the request's fallback. An exception, including a seat that cannot be built (an
+unknown agent, a missing API key), ends the game as ``status: failed`` with its reason; the
+run goes on.
 """
 
 from __future__ import annotations
@@ -20,8 +24,12 @@ from accord.core.errors import AccordError, ActionError
 from accord.core.game import Game
 from accord.core.registry import make
 from accord.core.spec import Action, Request
+from accord.models.cache import ModelCache
+from accord.runner.fork import SwitchAgent, fork_point
 from accord.runner.specs import AgentSpec, GameSpec
 from accord.traces.schema import SeatInfo, SeatUsage, Trace
+
+_Buffered = list[tuple[str, dict[str, Any]]]
 
 
 def _now() -> str:
@@ -36,12 +44,18 @@ def accord_version() -> str:
         return "dev"
 
 
-def build_agent(spec: AgentSpec, game_id: str, *, seed: int, session: str) -> Agent:
-    """An agent for one seat of one game."""
+def build_agent(
+    spec: AgentSpec, game_id: str, *, seed: int, session: str, cache: ModelCache | None = None
+) -> Agent:
+    """An agent for one seat of one game (its model answered from `cache` where possible)."""
     if spec.model is not None:
-        from accord.models import get_model
+        from accord.models import ModelClient, get_model
 
-        client = get_model(spec.model, **spec.options)
+        client: ModelClient = get_model(spec.model, **spec.options)
+        if cache is not None:
+            from accord.models.cache import CachedModel
+
+            client = CachedModel(client, cache)
         return LLMAgent(
             client,
             spec=spec.display,
@@ -58,35 +72,55 @@ def build_agent(spec: AgentSpec, game_id: str, *, seed: int, session: str) -> Ag
     return make_reference(game_id, spec.agent)
 
 
-def build_agents(spec: GameSpec, game: Game) -> list[Agent]:
-    """One agent per seat, checked against the game's seat count."""
+def build_agents(spec: GameSpec, game: Game, cache: ModelCache | None = None) -> list[Agent]:
+    """One agent per seat, checked against the game's seat count (and a fork's switch)."""
     if len(spec.agents) != game.num_seats:
         raise AccordError(
             f"{spec.game} has {game.num_seats} seats but {len(spec.agents)} agents were given"
         )
-    return [
-        build_agent(a, game.game_id, seed=spec.seed, session=f"{spec.trace_id}")
-        for a in spec.agents
-    ]
+
+    def one(a: AgentSpec) -> Agent:
+        return build_agent(a, game.game_id, seed=spec.seed, session=spec.trace_id, cache=cache)
+
+    seats = [one(a) for a in spec.agents]
+    point = fork_point(spec)
+    if point is not None:
+        if point.seat >= len(seats):
+            raise AccordError(f"fork seat {point.seat} does not exist in {spec.game}")
+        seats[point.seat] = SwitchAgent(seats[point.seat], one(point.agent), point)
+    return seats
 
 
-async def play_game(spec: GameSpec, agents: list[Agent] | None = None) -> Trace:
-    """Play `spec` to the end and return its trace (never raises for in-game failures)."""
+async def play_game(
+    spec: GameSpec, agents: list[Agent] | None = None, *, cache: ModelCache | None = None
+) -> Trace:
+    """Play `spec` to the end and return its trace (never raises for in-game failures).
+
+    Args:
+        spec: the game.
+        agents: ready-made seats (tests, people); by default they are built from the spec.
+        cache: answer model calls from this cache where it has them, and fill it.
+    """
     game = make(spec.game, spec.options)
     started = _now()
     events: list[dict[str, Any]] = []
     status: Literal["complete", "failed"] = "complete"
     error: str | None = None
-    seats = agents if agents is not None else build_agents(spec, game)
+    seats: list[Agent] = []
     try:
+        seats = agents if agents is not None else build_agents(spec, game, cache)
         game.reset(spec.seed)
         while not game.done():
             requests = game.pending()
             if not requests:
                 raise AccordError(f"{spec.game} is not done but has no pending request")
-            answers = await asyncio.gather(
-                *(_ask(game, seats[r.seat], r, events) for r in requests)
-            )
+            buffers: list[_Buffered] = [[] for _ in requests]
+            try:
+                answers = await asyncio.gather(
+                    *(_ask(seats[r.seat], r, b) for r, b in zip(requests, buffers, strict=True))
+                )
+            finally:
+                _flush(game, requests, buffers, events)
             for req, action in zip(requests, answers, strict=True):
                 _submit(game, req, action, events)
             events.extend(game.drain_events())
@@ -111,10 +145,7 @@ async def play_game(spec: GameSpec, agents: list[Agent] | None = None) -> Trace:
         run=dict(spec.labels),
         agents_config=[a.model_dump(mode="json", exclude_none=True) for a in spec.agents],
         scenario=game.scenario() if status == "complete" or _safe(game) else {},
-        seats=[
-            SeatInfo(seat=i, name=game.seat_label(i), agent=spec.agents[i].display, model=a.model)
-            for i, a in enumerate(seats)
-        ],
+        seats=_seat_infos(spec, game, seats),
         events=events,
         final_state=result.final_state if result else {},
         metrics=result.metrics if result else {},
@@ -128,6 +159,42 @@ async def play_game(spec: GameSpec, agents: list[Agent] | None = None) -> Trace:
     )
 
 
+def failed_trace(spec: GameSpec, error: str) -> Trace:
+    """The trace of a game that never produced one (its worker died, say): failed, with why."""
+    game = make(spec.game, spec.options)
+    return Trace(
+        trace_id=spec.trace_id,
+        game_id=game.game_id,
+        game=game.game_id.rsplit("-v", 1)[0],
+        seed=spec.seed,
+        config=game.config.model_dump(mode="json"),
+        run=dict(spec.labels),
+        agents_config=[a.model_dump(mode="json", exclude_none=True) for a in spec.agents],
+        seats=_seat_infos(spec, game, []),
+        events=[{"type": "game_failed", "t": 1, "error": error}],
+        usage={"total": SeatUsage()},
+        status="failed",
+        error=error,
+        accord_version=accord_version(),
+        started_at=_now(),
+        ended_at=_now(),
+    )
+
+
+def _seat_infos(spec: GameSpec, game: Game, seats: list[Agent]) -> list[SeatInfo]:
+    point = fork_point(spec)
+    infos = []
+    for i, a in enumerate(spec.agents):
+        agent, model = a.display, a.model
+        if i < len(seats):
+            model = seats[i].model
+        if point is not None and point.seat == i:
+            agent = f"{point.agent.display} (fork of {a.display} at {point.round}/{point.turn})"
+            model = point.agent.model
+        infos.append(SeatInfo(seat=i, name=game.seat_label(i), agent=agent, model=model))
+    return infos
+
+
 def _safe(game: Game) -> bool:
     try:
         game.scenario()
@@ -136,13 +203,22 @@ def _safe(game: Game) -> bool:
     return True
 
 
-async def _ask(game: Game, agent: Agent, req: Request, events: list[dict[str, Any]]) -> Action:
+async def _ask(agent: Agent, req: Request, buffer: _Buffered) -> Action:
     def record(type_: str, **fields: Any) -> None:
-        events.append(
-            {"type": type_, "t": game.next_step(), "seat": req.seat, "round": req.round, **fields}
-        )
+        buffer.append((type_, fields))
 
     return await agent.act(req, record)
+
+
+def _flush(
+    game: Game, requests: list[Request], buffers: list[_Buffered], events: list[dict[str, Any]]
+) -> None:
+    for req, buffer in zip(requests, buffers, strict=True):
+        for type_, fields in buffer:
+            events.append(
+                {"type": type_, "t": game.next_step(), "seat": req.seat, "round": req.round}
+                | fields
+            )
 
 
 def _submit(game: Game, req: Request, action: Action, events: list[dict[str, Any]]) -> None:

@@ -8,8 +8,15 @@ Layout of a run directory (DESIGN "Commands")::
     DIR/summary.json         per-batch, per-pairing means with 95% bootstrap CIs
 
 A killed run loses at most the games in flight: every finished game's trace is already on
-disk, and `resume=True` skips the games whose complete trace exists. Failed games are played
-again on resume.
+disk, and `resume=True` skips the games whose complete trace exists (and removes temporary
+files a kill left behind). Failed games are played again on resume. A run whose seats cannot
+be built (an unknown agent, a missing API key) is refused before any game starts.
+
+Games run on an executor (`accord.runner.executors`: this process or Ray tasks); this driver
+alone launches games, writes traces and rebuilds results, so both behave the same. With
+`max_cost`, no game is launched once the run's cost (finished games already in the directory
+included) has reached it; games in flight still finish, so the total can pass the cap by
+what they cost.
 """
 
 from __future__ import annotations
@@ -19,12 +26,16 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from accord.core.errors import ConfigError
-from accord.runner.play import play_game
+from accord.core.registry import resolve
+from accord.models.cache import CacheStats, scrub_secrets
+from accord.runner.executors import Executor, make_executor
+from accord.runner.play import failed_trace
 from accord.runner.results import write_outputs
 from accord.runner.specs import GameSpec
-from accord.traces.io import atomic_write_json, read_trace, write_trace
+from accord.traces.io import atomic_write_text, read_trace
 from accord.traces.schema import Trace
 
 ProgressFn = Callable[[GameSpec, Trace], None]
@@ -40,6 +51,51 @@ class RunReport:
     played: int = 0
     failed: list[str] = field(default_factory=list)
     summary: dict[str, object] = field(default_factory=dict)
+    executor: str = "local"
+    spent_usd: float = 0.0
+    """Cost of the games played now; with `max_cost`, of every game in the directory."""
+    not_launched: list[str] = field(default_factory=list)
+    """Games left unplayed because `max_cost` was reached."""
+    stopped: str | None = None
+    """Why games were left unplayed, in words."""
+    cache: CacheStats | None = None
+    """Model-cache hits and misses, when a cache was used."""
+
+
+def write_run_trace(directory: Path, trace: Trace) -> Path:
+    """Write a trace atomically as ``directory/<trace_id>.json``, scrubbed of any secret."""
+    path = directory / f"{trace.trace_id}.json"
+    atomic_write_text(path, scrub_secrets(trace.model_dump_json(indent=1)) + "\n")
+    return path
+
+
+def trace_cost(trace: Trace) -> float:
+    """What a trace's model calls cost (calls without a known price count as 0)."""
+    total = trace.usage.get("total")
+    return total.cost_usd if total is not None else 0.0
+
+
+def check_seats(specs: Sequence[GameSpec]) -> None:
+    """Refuse a run whose seats cannot be built (unknown agent, unknown provider, missing API
+    key, missing base_url) before any game starts, rather than fail every game of it.
+
+    The bundled local model is not loaded here: that is heavy, and each game reports it.
+    """
+    from accord.agents.reference import make_reference
+    from accord.models import get_model
+
+    seen: set[tuple[str, str]] = set()
+    for spec in specs:
+        game_id = resolve(spec.game)
+        for agent in spec.agents:
+            ident = (game_id, agent.model_dump_json())
+            if ident in seen:
+                continue
+            seen.add(ident)
+            if agent.agent is not None and not agent.is_human:
+                make_reference(game_id, agent.agent)
+            elif agent.model is not None and not agent.model.startswith("local/"):
+                get_model(agent.model, **agent.options)
 
 
 def finished_ids(traces_dir: Path) -> set[str]:
@@ -64,7 +120,11 @@ def prepare_out(out: Path, specs: Sequence[GameSpec], *, resume: bool) -> set[st
             "or choose another --out directory."
         )
     plan_path = out / "experiment.json"
-    plan = [s.model_dump(mode="json") for s in specs]
+    # Scrubbed before the comparison, so a resumed run compares like with like.
+    plan_text = scrub_secrets(
+        json.dumps([s.model_dump(mode="json") for s in specs], indent=1, ensure_ascii=False)
+    )
+    plan = json.loads(plan_text)
     if resume and plan_path.exists():
         try:
             previous = json.loads(plan_path.read_text(encoding="utf-8"))
@@ -76,7 +136,11 @@ def prepare_out(out: Path, specs: Sequence[GameSpec], *, resume: bool) -> set[st
                 "config and options (or use another --out)."
             )
     traces.mkdir(parents=True, exist_ok=True)
-    atomic_write_json(plan_path, plan)
+    if resume:
+        # A kill during an atomic write leaves its temporary file behind; the game is replayed.
+        for stale in [*traces.glob(".*.tmp"), *out.glob(".*.tmp")]:
+            stale.unlink(missing_ok=True)
+    atomic_write_text(plan_path, plan_text + "\n")
     return finished_ids(traces) if resume else set()
 
 
@@ -87,33 +151,77 @@ async def run_specs(
     concurrency: int = 8,
     resume: bool = False,
     on_done: ProgressFn | None = None,
+    executor: str | Executor = "local",
+    address: str | None = None,
+    cache: Path | None = None,
+    max_cost: float | None = None,
+    num_cpus: int | None = None,
+    cpus_per_game: float = 1.0,
 ) -> RunReport:
-    """Play every spec (at most `concurrency` at once) and write all outputs."""
+    """Play every spec (at most `concurrency` at once) and write all outputs.
+
+    Args:
+        executor: ``"local"`` (this process), ``"ray"``, or an `Executor`.
+        address: the Ray cluster to join (``None``: a local instance).
+        cache: a model-cache directory to answer calls from and fill.
+        max_cost: launch no game once the run has cost this many US dollars.
+        num_cpus / cpus_per_game: size of a local Ray instance / CPUs each Ray game reserves.
+    """
     if concurrency < 1:
         raise ConfigError("--concurrency must be at least 1")
+    if max_cost is not None and max_cost < 0:
+        raise ConfigError("--max-cost must be zero or more")
+    runner = make_executor(
+        executor, address=address, cache_dir=cache, num_cpus=num_cpus, cpus_per_game=cpus_per_game
+    )
     if any(a.is_human for s in specs for a in s.agents):
+        if runner.name != "local":
+            raise ConfigError("a person plays at this terminal: use the local executor")
         concurrency = 1  # a person can only sit at one table at a time
+    check_seats(specs)
     skip = prepare_out(out, specs, resume=resume)
     todo = [s for s in specs if s.trace_id not in skip]
-    report = RunReport(out=out, planned=len(specs), skipped=len(specs) - len(todo))
+    report = RunReport(
+        out=out, planned=len(specs), skipped=len(specs) - len(todo), executor=runner.name
+    )
+    if max_cost is not None:
+        report.spent_usd = sum(trace_cost(read_trace(out / "traces" / f"{t}.json")) for t in skip)
     sem = asyncio.Semaphore(concurrency)
     traces_dir = out / "traces"
 
     async def one(spec: GameSpec) -> None:
         async with sem:
-            trace = await play_game(spec)
-            write_trace(traces_dir, trace)
+            if max_cost is not None and report.spent_usd >= max_cost:
+                report.not_launched.append(spec.trace_id)
+                return
+            try:
+                trace = await runner.play(spec)
+            except Exception as exc:
+                # An executor bug must not take the other games down with it.
+                trace = failed_trace(spec, f"{type(exc).__name__}: {exc}")
+            write_run_trace(traces_dir, trace)
             report.played += 1
+            report.spent_usd += trace_cost(trace)
             if trace.status != "complete":
                 report.failed.append(f"{spec.trace_id}: {trace.error}")
             if on_done is not None:
                 on_done(spec, trace)
 
     try:
+        await runner.start(todo)
         await asyncio.gather(*(one(s) for s in todo))
     finally:
+        await runner.close()
         # Even an interrupted run leaves consistent results for the games that finished.
         report.summary = write_outputs(out, [s.trace_id for s in specs])
+    if cache is not None:
+        report.cache = runner.cache_stats
+    if report.not_launched:
+        report.stopped = (
+            f"Stopped launching games: the run has cost ${report.spent_usd:.4f}, reaching "
+            f"--max-cost ${max_cost:g}; {len(report.not_launched)} games were not played. "
+            "Run again with --resume and a higher --max-cost to finish."
+        )
     return report
 
 
@@ -124,8 +232,9 @@ def run_sync(
     concurrency: int = 8,
     resume: bool = False,
     on_done: ProgressFn | None = None,
+    **options: Any,
 ) -> RunReport:
-    """`run_specs` for callers without an event loop."""
+    """`run_specs` for callers without an event loop (same keyword options)."""
     return asyncio.run(
-        run_specs(specs, out, concurrency=concurrency, resume=resume, on_done=on_done)
+        run_specs(specs, out, concurrency=concurrency, resume=resume, on_done=on_done, **options)
     )

@@ -38,8 +38,8 @@ class AgentSpec(BaseModel):
             raise ValueError(
                 f"model {self.model!r} must look like provider/model, e.g. 'local/smollm2'"
             )
-        for key in self.options:
-            if "key" in key.lower() and key != "api_key_env":
+        for key in _option_names(self.options):
+            if "key" in key.lower().rsplit(".", 1)[-1] and key != "api_key_env":
                 raise ValueError(
                     f"option {key!r} looks like a secret; put the key in an environment "
                     "variable and give its name as 'api_key_env'"
@@ -55,6 +55,16 @@ class AgentSpec(BaseModel):
     def is_human(self) -> bool:
         """True for a seat played by a person."""
         return self.agent == "human"
+
+
+def _option_names(options: dict[str, Any], prefix: str = "") -> list[str]:
+    """Every option name, nested ones dotted (``extra_params.api_key`` must not slip by)."""
+    names = []
+    for key, value in options.items():
+        names.append(prefix + str(key))
+        if isinstance(value, dict):
+            names.extend(_option_names(value, f"{prefix}{key}."))
+    return names
 
 
 def parse_agent(value: str | dict[str, Any] | AgentSpec) -> AgentSpec:

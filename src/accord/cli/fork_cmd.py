@@ -1,0 +1,104 @@
+"""`accord fork`: replay a game up to a point, then change who plays one seat."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from accord.cli.main import _fail, app, console
+from accord.cli.options import parse_options
+from accord.core.errors import AccordError, ConfigError
+from accord.core.registry import game_class
+from accord.models.cache import ModelCache
+from accord.runner.fork import fork_spec, parse_at, seat_index
+from accord.runner.play import play_game
+from accord.runner.replay import default_out, spec_from_trace
+from accord.runner.run import write_run_trace
+from accord.runner.specs import AgentSpec, parse_agent
+from accord.traces.io import read_trace
+from accord.traces.schema import Trace
+
+
+@app.command("fork")
+def fork(
+    trace_path: Annotated[Path, typer.Argument(help="The parent trace (RUN/traces/<id>.json).")],
+    at: Annotated[str, typer.Option(help="Fork point ROUND/TURN (or ROUND), e.g. 2/1.")],
+    seat: Annotated[str, typer.Option(help="Seat to hand over: index (0) or name (A).")],
+    model: Annotated[
+        str | None, typer.Option(help="Model that plays the seat from the fork point.")
+    ] = None,
+    agent: Annotated[
+        str | None, typer.Option(help="Reference agent that plays it instead of a model.")
+    ] = None,
+    option: Annotated[
+        list[str] | None,
+        typer.Option("--option", "-o", help="Option of the new model, key=value (base_url=...)."),
+    ] = None,
+    cache: Annotated[
+        Path | None, typer.Option(help="The model cache the parent run filled.")
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option(help="Directory for the forked trace (default: RUN/forks).")
+    ] = None,
+) -> None:
+    """Replay a game up to ROUND/TURN, then let another model or agent play one seat.
+
+    Requests before the fork point are answered as in the parent game (from --cache); from
+    the point on, the seat's new player answers (a new model continues the seat's
+    conversation). The forked trace records its parent trace id and the fork point in
+    run.fork, and a `fork` event marks the switch.
+
+    Examples:
+
+      accord fork runs/g/traces/b-g000.json --at 2/1 --seat A --model openai/gpt-5-mini --cache c
+
+      accord fork runs/g/traces/b-g000.json --at 3 --seat 1 --agent greedy --cache c
+    """
+    try:
+        if (model is None) == (agent is None):
+            raise ConfigError("give exactly one of --model (provider/model) or --agent (a name)")
+        parent = read_trace(trace_path)
+        if model is not None:
+            if "/" not in model:
+                raise ConfigError(f"--model {model!r} must look like provider/model")
+            new_player = AgentSpec(model=model, options=parse_options(option))
+        else:
+            if option:
+                raise ConfigError("--option sets model options; it needs --model")
+            new_player = parse_agent(str(agent))
+        spec = fork_spec(
+            spec_from_trace(parent), parent, parse_at(at), seat_index(parent, seat), new_player
+        )
+        model_cache = ModelCache(cache, replay_errors=True) if cache is not None else None
+        forked = asyncio.run(play_game(spec, cache=model_cache))
+        path = write_run_trace(out or default_out(trace_path, "forks"), forked)
+    except AccordError as exc:
+        raise _fail(exc) from exc
+    console.print(f"Forked {parent.trace_id} -> {path} ({forked.status})")
+    if forked.error:
+        console.print(f"[yellow]{forked.error}[/yellow]", markup=False)
+    if model_cache is not None:
+        stats = model_cache.stats
+        console.print(f"Model cache: {stats.hits} hits, {stats.misses} new calls.")
+    console.print(_compare(parent, forked))
+
+
+def _compare(parent: Trace, forked: Trace) -> Table:
+    table = Table(title="Parent vs fork")
+    table.add_column("metric")
+    table.add_column("parent", justify="right")
+    table.add_column("fork", justify="right")
+    for key, label, percent in game_class(parent.game_id).summary_metrics:
+        cells = []
+        for t in (parent, forked):
+            value = t.metrics.get(key)
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                cells.append(f"{value * (100 if percent else 1):.1f}")
+            else:
+                cells.append("–")
+        table.add_row(label + (" %" if percent else ""), *cells)
+    return table

@@ -1,0 +1,265 @@
+"""A content-addressed cache of model calls on disk, for exact replay and cheap re-runs.
+
+A call's key is the SHA-256 of its canonical JSON: provider/model, messages, response schema,
+temperature, max tokens, seed and the provider's extra request fields (after the client's
+option defaults are applied, so "no temperature given" and "the default given" are one key).
+The game, the trace id and the conversation's session name are not part of the key: the same
+request in another run is the same call.
+
+Layout: ``DIR/<first 2 hex digits>/<key>.json``, one file per call, each written atomically
+(temporary file + rename), so any number of processes (Ray workers included, on a shared
+file system) can fill one cache at once and a killed run never leaves a torn entry.
+
+An entry holds the reply (text, usage, cost, attempts, latency) or, for a call that failed for
+good, the error. Errors are replayed only in replay mode (`ModelCache(replay_errors=True)`):
+an exact replay needs the failure again, while a re-run should try the model once more.
+
+`scrub_secrets` removes the values of secret-looking environment variables from text; the
+cache and the runner pass everything they write through it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import tempfile
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from accord.core.errors import ModelError
+from accord.core.spec import JSONSchema
+from accord.models.base import Completion, Message, Usage
+from accord.models.client import Call, ModelClient, RetriesExhaustedError
+
+CACHE_VERSION = 1
+
+_SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL)", re.IGNORECASE)
+_MIN_SECRET_LEN = 8  # shorter values ("1", "true") would redact ordinary text
+
+
+def secret_values(extra_names: Iterable[str] = ()) -> dict[str, str]:
+    """Environment values that may be credentials, by variable name."""
+    names = {n for n in os.environ if _SECRET_NAME.search(n)} | set(extra_names)
+    return {
+        n: v for n in sorted(names) if len(v := os.environ.get(n, "").strip()) >= _MIN_SECRET_LEN
+    }
+
+
+def scrub_secrets(text: str, extra_names: Iterable[str] = ()) -> str:
+    """`text` with every secret-looking environment value replaced by ``[redacted:NAME]``.
+
+    A safety net, not the first line of defence: keys are never put into options or traces on
+    purpose, but a provider's error message may echo one back.
+    """
+    for name, value in secret_values(extra_names).items():
+        if value in text:
+            text = text.replace(value, f"[redacted:{name}]")
+    return text
+
+
+@dataclass
+class CacheStats:
+    """Lookups of one `ModelCache` object."""
+
+    hits: int = 0
+    misses: int = 0
+
+    def add(self, other: CacheStats) -> None:
+        """Add another object's counts (e.g. from a Ray worker)."""
+        self.hits += other.hits
+        self.misses += other.misses
+
+
+class CacheMissError(ModelError):
+    """An offline cache has no entry for a call."""
+
+
+class ModelCache:
+    """A directory of cached model calls.
+
+    Args:
+        root: the cache directory (created on first write).
+        replay_errors: give back recorded failures too (exact replay); otherwise a cached
+            failure counts as a miss and the model is asked again.
+        offline: never call a model; a miss raises `CacheMissError`.
+    """
+
+    def __init__(self, root: Path, *, replay_errors: bool = False, offline: bool = False) -> None:
+        self.root = root
+        self.replay_errors = replay_errors
+        self.offline = offline
+        self.stats = CacheStats()
+
+    def __repr__(self) -> str:
+        return f"ModelCache({str(self.root)!r})"
+
+    @staticmethod
+    def key(
+        spec: str,
+        messages: Sequence[Message],
+        *,
+        response_schema: JSONSchema | None,
+        temperature: float | None,
+        max_tokens: int | None,
+        seed: int | None,
+        extra_params: dict[str, Any] | None = None,
+    ) -> str:
+        """The content address of one call."""
+        provider, _, model = spec.partition("/")
+        payload = {
+            "provider": provider,
+            "model": model,
+            "messages": [{"role": m["role"], "content": m["content"]} for m in messages],
+            "response_schema": response_schema,
+            "temperature": temperature,
+            "max_tokens": max_tokens,
+            "seed": seed,
+            "extra_params": extra_params or {},
+        }
+        text = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def path(self, key: str) -> Path:
+        """Where the entry of `key` lives."""
+        return self.root / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        """The entry of `key`, or None (an unreadable entry counts as missing)."""
+        try:
+            entry = json.loads(self.path(key).read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError):
+            return None
+        if not isinstance(entry, dict) or entry.get("version") != CACHE_VERSION:
+            return None
+        return entry
+
+    def put(self, key: str, entry: dict[str, Any]) -> None:
+        """Store an entry atomically; concurrent writers of one key all write the same call."""
+        path = self.path(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        text = scrub_secrets(json.dumps({"version": CACHE_VERSION, **entry}, ensure_ascii=False))
+        fd, tmp = tempfile.mkstemp(prefix=f".{key[:8]}.", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    def entries(self) -> list[Path]:
+        """Every entry file (for tools and tests)."""
+        return sorted(self.root.glob("*/*.json")) if self.root.exists() else []
+
+
+class CachedModel(ModelClient):
+    """A `ModelClient` that answers from a `ModelCache` and fills it on a miss.
+
+    It has the wrapped client's spec and options, so an agent cannot tell the two apart; a hit
+    returns the recorded completion (text, usage, cost, attempts and latency as first seen)
+    with ``raw["cache"] == "hit"``.
+    """
+
+    def __init__(self, inner: ModelClient, cache: ModelCache) -> None:
+        super().__init__(inner.spec, inner.options)
+        self.inner = inner
+        self.cache = cache
+
+    def concurrency_key(self) -> tuple[str, int]:
+        return self.inner.concurrency_key()
+
+    async def _complete_once(self, call: Call) -> Completion:
+        raise NotImplementedError("CachedModel answers through complete()")
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        response_schema: JSONSchema | None = None,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        seed: int | None = None,
+        session: str | None = None,
+    ) -> Completion:
+        opts = self.inner.options
+        key = ModelCache.key(
+            self.spec,
+            messages,
+            response_schema=response_schema,
+            temperature=temperature if temperature is not None else opts.temperature,
+            max_tokens=max_tokens if max_tokens is not None else opts.max_tokens,
+            seed=seed,
+            extra_params=opts.extra_params,
+        )
+        entry = self.cache.get(key)
+        if entry is not None and "completion" in entry:
+            self.cache.stats.hits += 1
+            return _completion(entry["completion"], self.spec)
+        if entry is not None and "error" in entry and self.cache.replay_errors:
+            self.cache.stats.hits += 1
+            raise _error(entry["error"])
+        if self.cache.offline:
+            raise CacheMissError(
+                f"{self.spec}: this call is not in the cache {self.cache.root} (offline). "
+                "Replay with the cache the run wrote (--cache DIR), or drop --offline to ask "
+                "the model."
+            )
+        self.cache.stats.misses += 1
+        try:
+            completion = await self.inner.complete(
+                messages,
+                response_schema=response_schema,
+                temperature=temperature,
+                max_tokens=max_tokens,
+                seed=seed,
+                session=session,
+            )
+        except ModelError as exc:
+            self.cache.put(key, {"model": self.spec, "seed": seed, "error": _error_entry(exc)})
+            raise
+        self.cache.put(key, {"model": self.spec, "seed": seed, "completion": _entry(completion)})
+        return completion
+
+
+def _entry(c: Completion) -> dict[str, Any]:
+    return {
+        "text": c.text,
+        "usage": asdict(c.usage),
+        "latency_s": c.latency_s,
+        "cost_usd": c.cost_usd,
+        "attempts": c.attempts,
+        "reasoning": c.reasoning,
+        # Retry records can quote a provider's error text; the reply itself is what replays.
+        "raw": {k: v for k, v in c.raw.items() if k != "retries"},
+    }
+
+
+def _completion(data: dict[str, Any], spec: str) -> Completion:
+    return Completion(
+        text=data["text"],
+        usage=Usage(**data["usage"]),
+        latency_s=data["latency_s"],
+        cost_usd=data["cost_usd"],
+        raw={**data["raw"], "cache": "hit"},
+        model=spec,
+        attempts=data["attempts"],
+        reasoning=data["reasoning"],
+    )
+
+
+def _error_entry(exc: ModelError) -> dict[str, Any]:
+    attempts = exc.attempts if isinstance(exc, RetriesExhaustedError) else 1
+    return {"type": type(exc).__name__, "message": str(exc), "attempts": attempts}
+
+
+def _error(data: dict[str, Any]) -> ModelError:
+    if data.get("type") == "RetriesExhaustedError":
+        return RetriesExhaustedError(data["message"], attempts=data["attempts"], retries=[])
+    return ModelError(data["message"])

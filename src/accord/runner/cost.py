@@ -1,0 +1,180 @@
+"""Cost estimates before a run, from measured token counts of earlier runs and known prices.
+
+For every model seat of every game still to play, the estimate takes the mean input and output
+tokens per game that the same model used in the same game id in earlier runs (their traces),
+and prices them with the seat's configured ``options.prices``, else LiteLLM's price map for
+hosted models; the mock and the bundled local model are free. A seat whose model has no
+history, or no known price and no measured cost, is counted and named rather than guessed.
+
+Token use depends on game options (rounds, talk turns) too; the estimate averages over
+whatever the given runs played, so estimate from runs like the one planned.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from accord.core.errors import ConfigError
+from accord.core.registry import resolve
+from accord.models.options import ModelOptions, Prices
+from accord.runner.specs import AgentSpec, GameSpec
+from accord.traces.io import read_trace
+
+_FREE = ("mock", "local")
+_PER = 1_000_000
+
+
+@dataclass
+class TokenHistory:
+    """Token use of one model in one game id, summed over seat-games."""
+
+    games: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    cost_known: bool = True
+
+    def mean(self) -> tuple[float, float, float]:
+        """Mean input tokens, output tokens and cost per seat-game."""
+        n = max(self.games, 1)
+        return self.input_tokens / n, self.output_tokens / n, self.cost_usd / n
+
+
+def measure(dirs: Iterable[Path]) -> dict[tuple[str, str], TokenHistory]:
+    """Token history per ``(game_id, model)`` from the complete traces in run directories."""
+    history: dict[tuple[str, str], TokenHistory] = {}
+    for d in dirs:
+        traces = d / "traces" if (d / "traces").is_dir() else d
+        if not traces.is_dir():
+            raise ConfigError(f"{d} is not a run directory (no traces/ inside)")
+        for path in sorted(traces.glob("*.json")):
+            try:
+                trace = read_trace(path)
+            except ConfigError:
+                continue
+            if trace.status != "complete":
+                continue
+            for seat in trace.seats:
+                usage = trace.usage.get(seat.name)
+                if seat.model is None or usage is None:
+                    continue
+                h = history.setdefault((trace.game_id, seat.model), TokenHistory())
+                h.games += 1
+                h.input_tokens += usage.input_tokens
+                h.output_tokens += usage.output_tokens
+                h.cost_usd += usage.cost_usd
+                h.cost_known = h.cost_known and usage.cost_known
+    return history
+
+
+def configured_prices(agent: AgentSpec) -> Prices | None:
+    """A seat's prices: its options, else LiteLLM's map for hosted models, else None."""
+    assert agent.model is not None
+    try:
+        prices = ModelOptions.model_validate(agent.options).prices
+    except ValidationError:
+        prices = None
+    if prices is not None:
+        return prices
+    provider = agent.model.split("/", 1)[0]
+    if provider in _FREE:
+        return Prices(input_per_mtok=0.0, output_per_mtok=0.0)
+    if provider in ("openai-compatible",):
+        return None
+    return _price_map(agent.model.removeprefix("litellm/"))
+
+
+def _price_map(model: str) -> Prices | None:
+    from accord.models.litellm_provider import _load_litellm
+
+    try:
+        info = _load_litellm().get_model_info(model=model)
+        inp, out = info.get("input_cost_per_token"), info.get("output_cost_per_token")
+    except Exception:
+        return None  # LiteLLM does not know the model: its price is unknown, not an error
+    if not isinstance(inp, int | float) or not isinstance(out, int | float):
+        return None
+    return Prices(input_per_mtok=inp * _PER, output_per_mtok=out * _PER)
+
+
+@dataclass
+class CostEstimate:
+    """What a set of games should cost."""
+
+    games: int = 0
+    model_seats: int = 0
+    estimated_seats: int = 0
+    usd: float = 0.0
+    no_history: set[str] = field(default_factory=set)
+    no_price: set[str] = field(default_factory=set)
+
+    def describe(self) -> str:
+        """One paragraph for the terminal."""
+        if self.model_seats == 0:
+            return f"Cost estimate: $0 ({self.games} games, no model seats)."
+        text = (
+            f"Cost estimate: ${self.usd:.4f} for {self.games} games "
+            f"({self.estimated_seats} of {self.model_seats} model seats estimated)."
+        )
+        if self.no_history:
+            text += (
+                " No token history for " + ", ".join(sorted(self.no_history)) + ": pass "
+                "--estimate-from DIR with an earlier run of them."
+            )
+        if self.no_price:
+            text += (
+                " No known price for " + ", ".join(sorted(self.no_price)) + ": set "
+                "options.prices (USD per million tokens) to count them."
+            )
+        return text
+
+
+def estimate(
+    specs: Sequence[GameSpec], history: dict[tuple[str, str], TokenHistory]
+) -> CostEstimate:
+    """The cost of playing `specs`, from `history` (see `measure`)."""
+    est = CostEstimate(games=len(specs))
+    prices: dict[tuple[str, str], Prices | None] = {}
+    for spec in specs:
+        game_id = resolve(spec.game)
+        for agent in spec.agents:
+            if agent.model is None:
+                continue
+            est.model_seats += 1
+            h = history.get((game_id, agent.model))
+            if h is None or h.games == 0:
+                est.no_history.add(f"{agent.model} in {game_id}")
+                continue
+            ident = (agent.model, repr(sorted(agent.options.items())))
+            if ident not in prices:
+                prices[ident] = configured_prices(agent)
+            p = prices[ident]
+            tokens_in, tokens_out, measured = h.mean()
+            if p is not None:
+                est.usd += (tokens_in * p.input_per_mtok + tokens_out * p.output_per_mtok) / _PER
+            elif h.cost_known:
+                est.usd += measured
+            else:
+                est.no_price.add(agent.model)
+                continue
+            est.estimated_seats += 1
+    return est
+
+
+def unpriced_models(specs: Sequence[GameSpec]) -> list[str]:
+    """Models of `specs` whose calls --max-cost cannot count (no configured or known price)."""
+    out: set[str] = set()
+    seen: set[tuple[str, str]] = set()
+    for spec in specs:
+        for agent in spec.agents:
+            ident = (agent.model or "", repr(sorted(agent.options.items())))
+            if agent.model is None or ident in seen:
+                continue
+            seen.add(ident)
+            if configured_prices(agent) is None:
+                out.add(agent.model)
+    return sorted(out)

@@ -1,0 +1,84 @@
+"""Where games run: in this process (``local``) or as Ray tasks (``ray``).
+
+An executor only plays games and hands back their traces; the driver (`run_specs`) decides
+which games to launch, writes each trace as it arrives, and rebuilds the results, so outputs,
+resume and the progress bar are the same whichever executor played.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from pathlib import Path
+
+from accord.core.errors import ConfigError
+from accord.models.cache import CacheStats, ModelCache
+from accord.runner.play import play_game
+from accord.runner.specs import GameSpec
+from accord.traces.schema import Trace
+
+EXECUTORS = ("local", "ray")
+
+
+class Executor(ABC):
+    """Plays games. `start` before the first game, `close` after the last.
+
+    Attributes:
+        name: ``"local"`` or ``"ray"``.
+        cache_stats: model-cache hits and misses of the games played so far.
+    """
+
+    name: str = "?"
+
+    def __init__(self, cache_dir: Path | None = None) -> None:
+        self.cache_dir = cache_dir
+        self.cache_stats = CacheStats()
+
+    async def start(self, specs: Sequence[GameSpec]) -> None:  # noqa: B027  (optional hook)
+        """Prepare for `specs` (connect, create shared limiters)."""
+
+    @abstractmethod
+    async def play(self, spec: GameSpec) -> Trace:
+        """Play one game; never raises for a game that fails (its trace says so)."""
+
+    async def close(self) -> None:  # noqa: B027  (optional hook)
+        """Release what `start` acquired."""
+
+
+class LocalExecutor(Executor):
+    """Games as coroutines on this process's event loop."""
+
+    name = "local"
+
+    def __init__(self, cache_dir: Path | None = None) -> None:
+        super().__init__(cache_dir)
+        self._cache = ModelCache(cache_dir) if cache_dir is not None else None
+        if self._cache is not None:
+            self.cache_stats = self._cache.stats
+
+    async def play(self, spec: GameSpec) -> Trace:
+        return await play_game(spec, cache=self._cache)
+
+
+def make_executor(
+    name: str | Executor,
+    *,
+    address: str | None = None,
+    cache_dir: Path | None = None,
+    num_cpus: int | None = None,
+    cpus_per_game: float = 1.0,
+) -> Executor:
+    """An executor by name (an `Executor` is returned as it is)."""
+    if isinstance(name, Executor):
+        return name
+    if name == "local":
+        if address is not None:
+            raise ConfigError("--address needs --executor ray")
+        return LocalExecutor(cache_dir)
+    if name == "ray":
+        from accord.runner.ray_executor import RayExecutor
+
+        return RayExecutor(
+            address=address, cache_dir=cache_dir, num_cpus=num_cpus, cpus_per_game=cpus_per_game
+        )
+    raise ConfigError(f"Unknown executor {name!r}; use one of {', '.join(EXECUTORS)}")

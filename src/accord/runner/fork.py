@@ -1,0 +1,143 @@
+"""Forks: replay a game up to a point, then let another model or agent play one seat.
+
+A fork is an ordinary game spec whose ``labels["fork"]`` says where and how to switch
+(`ForkPoint`); `play_game` wraps that seat in a `SwitchAgent`. Requests of the seat before the
+fork point (compared as ``(round, turn)``, the numbers each `Request` carries) go to the
+original agent, which answers from the model cache exactly as in the parent game; from the
+fork point on the new agent answers. A new LLM seat takes over the old one's conversation, so
+it sees the game so far as if it had played it; a reference agent starts from what the
+current request tells it. The other seats keep their agents: they answer from the cache while
+the conversation is unchanged and call their model once it diverges.
+
+Because the fork lives in the spec, a forked trace replays like any other (`accord replay`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from accord.agents.base import Agent, Recorder, _no_record
+from accord.agents.llm import LLMAgent
+from accord.core.errors import ConfigError
+from accord.core.spec import Action, Request
+from accord.runner.specs import AgentSpec, GameSpec
+from accord.traces.schema import SeatUsage, Trace
+
+
+class ForkPoint(BaseModel):
+    """Where a fork leaves its parent game, stored in the forked trace's ``run["fork"]``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    parent: str = Field(description="Trace id of the parent game.")
+    round: int = Field(ge=0, description="Round of the first request the new agent answers.")
+    turn: int = Field(ge=0, description="Turn (within the round) of that request.")
+    seat: int = Field(ge=0, description="The seat that changes hands.")
+    agent: AgentSpec = Field(description="Who plays the seat from the fork point on.")
+
+    @property
+    def at(self) -> tuple[int, int]:
+        """``(round, turn)`` of the fork point."""
+        return self.round, self.turn
+
+
+def parse_at(text: str) -> tuple[int, int]:
+    """``"3/2"`` -> ``(3, 2)``; ``"3"`` -> ``(3, 0)`` (the start of round 3)."""
+    m = re.fullmatch(r"\s*(\d+)\s*(?:/\s*(\d+)\s*)?", text)
+    if m is None:
+        raise ConfigError(f"--at expects ROUND/TURN such as 2/1 (or just ROUND), got {text!r}")
+    return int(m.group(1)), int(m.group(2) or 0)
+
+
+def seat_index(trace: Trace, seat: str) -> int:
+    """A seat given as its index (``0``) or its name in the trace (``A``)."""
+    for info in trace.seats:
+        if seat in (str(info.seat), info.name):
+            return info.seat
+    names = ", ".join(f"{s.seat} ({s.name})" for s in trace.seats)
+    raise ConfigError(f"{trace.trace_id} has no seat {seat!r}; seats: {names}")
+
+
+def fork_spec(
+    parent: GameSpec, trace: Trace, at: tuple[int, int], seat: int, agent: AgentSpec
+) -> GameSpec:
+    """The spec of a fork of `parent` (rebuilt from `trace`) at `at`, `seat` played by `agent`."""
+    if parent.labels.get("fork"):
+        origin = parent.labels["fork"]["parent"]
+        raise ConfigError(f"{trace.trace_id} is itself a fork; fork its parent {origin!r}")
+    if agent.is_human:
+        raise ConfigError("a fork cannot seat a person; give --model or a reference --agent")
+    rounds = [e["round"] for e in trace.events if isinstance(e.get("round"), int)]
+    if rounds and at[0] > max(rounds):
+        raise ConfigError(
+            f"{trace.trace_id} ended in round {max(rounds)}; choose --at within rounds "
+            f"{min(rounds)}..{max(rounds)}"
+        )
+    point = ForkPoint(parent=trace.trace_id, round=at[0], turn=at[1], seat=seat, agent=agent)
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", agent.display).strip("-")
+    return parent.model_copy(
+        update={
+            "trace_id": f"{trace.trace_id}.fork-r{at[0]}t{at[1]}-s{seat}-{slug}",
+            "labels": {**parent.labels, "fork": point.model_dump(mode="json", exclude_none=True)},
+        }
+    )
+
+
+def fork_point(spec: GameSpec) -> ForkPoint | None:
+    """The fork a spec asks for, if any."""
+    data = spec.labels.get("fork")
+    return ForkPoint.model_validate(data) if data else None
+
+
+class SwitchAgent(Agent):
+    """`before` answers the seat's requests until the fork point, `after` from then on."""
+
+    def __init__(self, before: Agent, after: Agent, point: ForkPoint) -> None:
+        super().__init__()
+        self.before = before
+        self.after = after
+        self.point = point
+        self.spec = after.spec
+        self.model = after.model
+        self._switched = False
+
+    async def act(self, request: Request, record: Recorder = _no_record) -> Action:
+        if (request.round, request.turn) < self.point.at:
+            return await self.before.act(request, record)
+        if not self._switched:
+            self._switched = True
+            record(
+                "fork",
+                parent=self.point.parent,
+                turn=request.turn,
+                replaced=self.before.spec,
+                by=self.after.spec,
+            )
+            if isinstance(self.before, LLMAgent) and isinstance(self.after, LLMAgent):
+                self.after.take_over(self.before)
+        return await self.after.act(request, record)
+
+    async def close(self) -> None:
+        await self.before.close()
+        await self.after.close()
+        # The seat's usage is what both agents spent in it.
+        self.usage = _sum(self.before.usage, self.after.usage)
+
+    def describe(self) -> dict[str, Any]:
+        return {**self.after.describe(), "fork_of": self.before.describe()}
+
+
+def _sum(a: SeatUsage, b: SeatUsage) -> SeatUsage:
+    return SeatUsage(
+        input_tokens=a.input_tokens + b.input_tokens,
+        output_tokens=a.output_tokens + b.output_tokens,
+        reasoning_tokens=a.reasoning_tokens + b.reasoning_tokens,
+        cost_usd=a.cost_usd + b.cost_usd,
+        cost_known=a.cost_known and b.cost_known,
+        calls=a.calls + b.calls,
+        attempts=a.attempts + b.attempts,
+        latency_s=a.latency_s + b.latency_s,
+    )

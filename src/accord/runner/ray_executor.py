@@ -1,0 +1,255 @@
+"""The Ray executor: each game is a Ray task on an existing cluster or a local instance.
+
+The driver submits a task per game and awaits its trace (JSON); writing, resume and progress
+stay in the driver. A task that dies with its worker comes back as a failed trace with the
+reason, so ``--resume`` plays it again.
+
+Model concurrency limits hold across the cluster: for every provider pool (the key and size a
+`ModelClient` reports) the driver creates a named async actor holding that many slots, and each
+worker wraps every model call in a slot of it (`accord.models.client.set_shared_limiter`). The
+slots are per run; a worker that dies holding some has them given back by the driver.
+Cooldowns stay per client and per process, and the bundled local model is limited per process
+(each worker runs its own copy).
+
+Workers need Accord installed (same version) and, for hosted models, the API key variables in
+their environment; the model cache directory must be on storage every node can reach.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import itertools
+import json
+import logging
+import os
+import uuid
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from accord.core.errors import ConfigError
+from accord.models.cache import CacheStats, ModelCache
+from accord.runner.executors import Executor
+from accord.runner.play import failed_trace, play_game
+from accord.runner.specs import GameSpec
+from accord.traces.schema import Trace
+
+_SLOT_CALLS = 100_000
+"""Calls an async slot actor may hold waiting at once (every queued acquire is one)."""
+
+
+def _ray() -> Any:
+    try:
+        import ray
+    except ImportError as err:  # pragma: no cover - ray is in the dev extra
+        raise ConfigError(
+            "--executor ray needs Ray: install it with `pip install 'accord[ray]'`."
+        ) from err
+    return ray
+
+
+def slot_actor_name(prefix: str, key: str, limit: int) -> str:
+    """The named actor holding the slots of one provider pool in one run."""
+    digest = hashlib.sha256(key.encode()).hexdigest()[:12]
+    return f"accord-slots-{prefix}-{digest}-{limit}"
+
+
+class Slots:
+    """`limit` slots of one provider pool, shared by every worker of a run (a Ray actor).
+
+    A token is ``<task id>:<n>``. A release that arrives before its acquire was granted (the
+    caller gave up waiting) marks the token abandoned so the late grant is handed straight
+    back; `release_task` frees whatever a dead task held and refuses its pending acquires.
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._sem = asyncio.Semaphore(limit)
+        self._held: set[str] = set()
+        self._abandoned: set[str] = set()
+        self._dead: set[str] = set()
+        self._peak = 0
+
+    async def acquire(self, token: str) -> None:
+        await self._sem.acquire()
+        if token in self._abandoned or token.rsplit(":", 1)[0] in self._dead:
+            self._abandoned.discard(token)
+            self._sem.release()
+            return
+        self._held.add(token)
+        self._peak = max(self._peak, len(self._held))
+
+    async def release(self, token: str) -> None:
+        if token in self._held:
+            self._held.remove(token)
+            self._sem.release()
+        else:
+            self._abandoned.add(token)
+
+    async def release_task(self, task_id: str) -> int:
+        self._dead.add(task_id)
+        tokens = [t for t in self._held if t.rsplit(":", 1)[0] == task_id]
+        for token in tokens:
+            await self.release(token)
+        return len(tokens)
+
+    async def stats(self) -> dict[str, int]:
+        return {"limit": self.limit, "held": len(self._held), "peak": self._peak}
+
+
+def _slots_class(ray: Any) -> Any:
+    return ray.remote(num_cpus=0, max_concurrency=_SLOT_CALLS)(Slots)
+
+
+class SharedLimiter:
+    """Worker side: every model call holds a slot of its pool's `Slots` actor."""
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
+        self._handles: dict[str, Any] = {}
+        self._tokens = itertools.count()
+
+    def _handle(self, key: str, limit: int) -> Any:
+        name = slot_actor_name(self.prefix, key, limit)
+        handle = self._handles.get(name)
+        if handle is None:
+            ray = _ray()
+            try:
+                handle = ray.get_actor(name)
+            except ValueError:
+                # A pool the driver could not foresee (a provider with its own key): create it;
+                # get_if_exists makes every worker agree on one actor.
+                handle = _slots_class(ray).options(name=name, get_if_exists=True).remote(limit)
+            self._handles[name] = handle
+        return handle
+
+    @asynccontextmanager
+    async def slot(self, key: str, limit: int) -> AsyncIterator[None]:
+        handle = self._handle(key, limit)
+        task = _ray().get_runtime_context().get_task_id() or "driver"
+        token = f"{task}:{next(self._tokens)}"
+        try:
+            await handle.acquire.remote(token)
+        except BaseException:
+            handle.release.remote(token)
+            raise
+        try:
+            yield
+        finally:
+            handle.release.remote(token)
+
+
+_limiter: SharedLimiter | None = None
+
+
+def play_in_worker(spec_data: dict[str, Any], cache_dir: str | None, prefix: str) -> str:
+    """The Ray task: play one game in a worker and return ``{trace, hits, misses}`` as JSON."""
+    global _limiter
+    from accord.models.client import set_shared_limiter
+
+    if _limiter is None or _limiter.prefix != prefix:
+        _limiter = SharedLimiter(prefix)
+        set_shared_limiter(_limiter.slot)
+    spec = GameSpec.model_validate(spec_data)
+    cache = ModelCache(Path(cache_dir)) if cache_dir else None
+    trace = asyncio.run(play_game(spec, cache=cache))
+    stats = cache.stats if cache is not None else CacheStats()
+    return f'{{"hits":{stats.hits},"misses":{stats.misses},"trace":{trace.model_dump_json()}}}'
+
+
+class RayExecutor(Executor):
+    """Games as Ray tasks.
+
+    Args:
+        address: a running cluster (``ray://host:10001``, ``auto``); ``None`` starts a local
+            instance unless this process is already connected.
+        cache_dir: the model cache every worker reads and fills.
+        num_cpus: CPUs of a local instance (default: all).
+        cpus_per_game: CPUs each game task reserves; LLM games mostly wait on the network,
+            so ``0.25`` lets four share a core.
+    """
+
+    name = "ray"
+
+    def __init__(
+        self,
+        *,
+        address: str | None = None,
+        cache_dir: Path | None = None,
+        num_cpus: int | None = None,
+        cpus_per_game: float = 1.0,
+    ) -> None:
+        super().__init__(cache_dir)
+        if cpus_per_game <= 0:
+            raise ConfigError("--cpus-per-game must be positive")
+        self.address = address
+        self.num_cpus = num_cpus
+        self.cpus_per_game = cpus_per_game
+        self.prefix = uuid.uuid4().hex[:12]
+        self.slots: dict[str, Any] = {}
+        self._owns_ray = False
+        self._remote: Any = None
+        self._in_flight: set[Any] = set()
+
+    async def start(self, specs: Sequence[GameSpec]) -> None:
+        ray = _ray()
+        if not ray.is_initialized():
+            common: dict[str, Any] = {"include_dashboard": False, "logging_level": logging.WARNING}
+            if self.address is not None:
+                ray.init(address=self.address, **common)
+            else:
+                ray.init(num_cpus=self.num_cpus or os.cpu_count() or 1, **common)
+            self._owns_ray = True
+        self._remote = ray.remote(num_cpus=self.cpus_per_game, max_retries=0)(play_in_worker)
+        self._create_slots(ray, specs)
+
+    def _create_slots(self, ray: Any, specs: Sequence[GameSpec]) -> None:
+        from accord.models import get_model
+
+        seen: set[tuple[str, str]] = set()
+        for spec in specs:
+            for agent in spec.agents:
+                ident = (agent.model or "", repr(sorted(agent.options.items())))
+                if agent.model is None or agent.model.startswith("local/") or ident in seen:
+                    continue
+                seen.add(ident)
+                # Building the client here also stops a run with a missing API key before
+                # any task starts.
+                key, limit = get_model(agent.model, **agent.options).concurrency_key()
+                name = slot_actor_name(self.prefix, key, limit)
+                if name not in self.slots:
+                    self.slots[name] = _slots_class(ray).options(name=name).remote(limit)
+
+    async def play(self, spec: GameSpec) -> Trace:
+        cache_dir = str(self.cache_dir) if self.cache_dir is not None else None
+        ref = self._remote.remote(spec.model_dump(mode="json"), cache_dir, self.prefix)
+        self._in_flight.add(ref)
+        try:
+            data = json.loads(await ref)
+        except Exception as exc:
+            for handle in self.slots.values():
+                handle.release_task.remote(ref.task_id().hex())
+            reason = " ".join(str(exc).split())[:400]
+            return failed_trace(spec, f"Ray task failed: {type(exc).__name__}: {reason}")
+        finally:
+            self._in_flight.discard(ref)
+        self.cache_stats.add(CacheStats(hits=data["hits"], misses=data["misses"]))
+        return Trace.model_validate(data["trace"])
+
+    async def slot_stats(self) -> dict[str, dict[str, int]]:
+        """Per pool actor: its limit, slots held now and the most ever held at once."""
+        return {name: await handle.stats.remote() for name, handle in self.slots.items()}
+
+    async def close(self) -> None:
+        ray = _ray()
+        if not ray.is_initialized():
+            return
+        for ref in self._in_flight:
+            ray.cancel(ref, force=True)
+        for handle in self.slots.values():
+            ray.kill(handle)
+        self.slots.clear()
+        if self._owns_ray:
+            ray.shutdown()

@@ -18,11 +18,14 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel
 
 from accord.core.spec import Action, Request
+
+if TYPE_CHECKING:
+    from accord.traces.schema import Trace
 
 
 @dataclass
@@ -84,6 +87,15 @@ class Game(ABC):
     @abstractmethod
     def result(self) -> GameResult:
         """Final state, metrics and per-seat rows. Only valid once `done()`."""
+
+    def trace_metrics(self, trace: Trace) -> dict[str, Any]:
+        """Metrics that need the finished trace (model-reported usage, per-call events).
+
+        `result()` runs before the runner knows token usage; this hook runs after, and what it
+        returns is merged into ``trace.metrics``. Default: nothing.
+        """
+        del trace
+        return {}
 
     def scenario(self) -> dict[str, Any]:
         """The JSON-able scenario this game was played on (for traces and replay)."""

@@ -136,7 +136,7 @@ async def play_game(
     events.sort(key=lambda e: e["t"])
     usage = {game.seat_label(i): a.usage for i, a in enumerate(seats)}
     usage["total"] = _total(list(usage.values()))
-    return Trace(
+    trace = Trace(
         trace_id=spec.trace_id,
         game_id=game.game_id,
         game=game.game_id.rsplit("-v", 1)[0],
@@ -157,6 +157,10 @@ async def play_game(
         started_at=started,
         ended_at=_now(),
     )
+    if trace.status == "complete":
+        # Usage-dependent metrics (e.g. MAS-Bench TE/CR from reported tokens) need the trace.
+        trace.metrics.update(game.trace_metrics(trace))
+    return trace
 
 
 def failed_trace(spec: GameSpec, error: str) -> Trace:

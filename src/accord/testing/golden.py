@@ -28,6 +28,52 @@ GOLDEN: dict[str, GameSpec] = {
         seed=12,
         agents=[AgentSpec(agent="greedy"), AgentSpec(agent="equal-split")],
     ),
+    # Calendar: the default small game (3 agents, 8 slots, 3 meetings of 2, direct messages)
+    # with full enough calendars that every meeting displaces an errand.
+    "calendar-follower-dm": GameSpec(
+        trace_id="calendar-follower-dm",
+        game="calendar-v1",
+        options={"density": 0.8},
+        seed=1,
+        agents=[AgentSpec(agent="oracle-follower")] * 3,
+    ),
+    # Calendar: varied costs, every channel, meetings of 3, and a DM cap of 0, so that every
+    # proposal is dropped (message_dropped) while the followers still schedule by the oracle.
+    "calendar-follower-varied-capped": GameSpec(
+        trace_id="calendar-follower-varied-capped",
+        game="calendar-v1",
+        options={
+            "num_agents": 4,
+            "participants_per_meeting": 3,
+            "num_meetings": 2,
+            "cost_setting": "varied",
+            "channels": "all",
+            "dm_cap": 0,
+        },
+        seed=4,
+        agents=[AgentSpec(agent="oracle-follower")] * 4,
+    ),
+    "sorting-share-all-broadcast": GameSpec(
+        trace_id="sorting-share-all-broadcast",
+        game="sorting-v1",
+        options={"n": 3, "k": 2, "backend": "broadcast", "mode": "random"},
+        seed=21,
+        agents=[AgentSpec(agent="share-all")] * 3,
+    ),
+    "sorting-share-all-kv-camoc": GameSpec(
+        trace_id="sorting-share-all-kv-camoc",
+        game="sorting-v1",
+        options={"n": 2, "k": 3, "backend": "kv", "mode": "near_desc", "condition": "camoc"},
+        seed=22,
+        agents=[AgentSpec(agent="share-all")] * 2,
+    ),
+    "sorting-local-sort-p2p-prefix-sum": GameSpec(
+        trace_id="sorting-local-sort-p2p-prefix-sum",
+        game="sorting-v1",
+        options={"n": 3, "k": 2, "backend": "p2p", "mode": "asc", "task": "prefix_sum"},
+        seed=23,
+        agents=[AgentSpec(agent="local-sort")] * 3,
+    ),
 }
 
 VOLATILE = ("started_at", "ended_at", "accord_version")

@@ -12,10 +12,8 @@ from accord.games.sorting.metrics import (
     game_metrics,
     seat_rows,
     te,
-    usage_metrics,
 )
 from accord.games.sorting.task import init_sort_task
-from accord.traces.schema import SeatUsage
 
 
 def tallies(*rounds: list[int], tokens: int = 100, comm: int = 10) -> list[SeatTally]:
@@ -53,18 +51,6 @@ def test_seat_rows_are_scalars_per_agent() -> None:
     assert [r["correct"] for r in rows] == [True, False]
     assert [r["name"] for r in rows] == ["Agent-0", "Agent-1"]
     assert all(isinstance(v, int | float | str | bool) for r in rows for v in r.values())
-
-
-def test_usage_metrics_use_reported_tokens() -> None:
-    metrics = {"nk": 9, "comm_tokens_est": 50}
-    usage = {
-        "Agent-0": SeatUsage(input_tokens=400, output_tokens=100),
-        "Agent-1": {"input_tokens": 450, "output_tokens": 50},
-        "total": SeatUsage(input_tokens=10**9),
-    }
-    out = usage_metrics(metrics, usage)
-    assert out["tokens"] == 1000
-    assert out["te"] == pytest.approx(9 / 1000 * 1e5) and out["cr"] == pytest.approx(0.05)
 
 
 def test_cost_estimate_matches_appendix_c_convention() -> None:

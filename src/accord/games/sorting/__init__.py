@@ -4,11 +4,14 @@ See `engine.py` for the rules and state machine and `docs/sorting.md` for every 
 choice and metric.
 """
 
+from accord.analysis.report import register_report
 from accord.core.registry import register
 from accord.games.sorting.config import SortingConfig
 from accord.games.sorting.engine import SortingGame
+from accord.games.sorting.report import build as build_report
 
 register(SortingGame, "sorting", "sorting-v1")
+register_report(SortingGame.game_id, build_report)
 
 __all__ = ["SortingConfig", "SortingGame"]
 

@@ -115,7 +115,12 @@ _MESSAGES = (
 class _Mailbox(_Store):
     """Shared by broadcasting and P2P: rows addressed to one receiver, read once."""
 
-    schema = (_MESSAGES,)
+    # Without the index every receive scans all rows ever sent: N=20 agents broadcasting for
+    # 100 rounds leave 38,000 rows, and receiving slowed down ~100x (bench_sorting_commands).
+    schema = (
+        _MESSAGES,
+        "CREATE INDEX messages_unread ON messages (receiver_id, is_read, id)",
+    )
 
     def _insert(self, sender: int, receiver: int, body: str) -> None:
         self.db.execute(
@@ -132,8 +137,12 @@ class _Mailbox(_Store):
                 (agent + ID_OFFSET,),
             ).fetchall()
             if rows:
-                self.db.executemany(
-                    "UPDATE messages SET is_read = 1 WHERE id = ?", [(r[0],) for r in rows]
+                # Under the lock no row can arrive in between, so "up to the last id read" is
+                # exactly the rows returned.
+                self.db.execute(
+                    "UPDATE messages SET is_read = 1 WHERE receiver_id = ? AND is_read = 0 "
+                    "AND id <= ?",
+                    (agent + ID_OFFSET, rows[-1][0]),
                 )
                 self.db.commit()
         return [Message(int(r[1]) - ID_OFFSET, str(r[2])) for r in rows]
@@ -160,8 +169,10 @@ class BroadcastStore(_Mailbox):
                 "SELECT id FROM users WHERE id != ? ORDER BY id", (sender + ID_OFFSET,)
             ).fetchall()
             receivers = [int(r[0]) - ID_OFFSET for r in rows]
-            for r in receivers:
-                self._insert(sender, r, body)
+            self.db.executemany(
+                "INSERT INTO messages (sender_id, receiver_id, content) VALUES (?, ?, ?)",
+                [(sender + ID_OFFSET, r + ID_OFFSET, body) for r in receivers],
+            )
             self.db.commit()
         return receivers
 

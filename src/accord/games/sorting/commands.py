@@ -332,6 +332,11 @@ def _names(agents: Sequence[int]) -> str:
     return ", ".join(agent_name(a) for a in agents)
 
 
+def render_reply(outcome: Outcome) -> str:
+    """One command's part of the next-round observation: its first line, then its reply."""
+    return f"[{head(outcome.command) or '(empty block)'}]\n{outcome.reply}"
+
+
 def render_replies(outcomes: Sequence[Outcome]) -> str:
     """The next-round observation: each command's reply, in the order they ran."""
-    return "\n\n".join(f"[{head(o.command) or '(empty block)'}]\n{o.reply}" for o in outcomes)
+    return "\n\n".join(render_reply(o) for o in outcomes)

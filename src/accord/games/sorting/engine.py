@@ -26,7 +26,7 @@ An action is ``{"text": reply}`` (commands are parsed from it) or ``{"commands":
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from accord.core.errors import ActionError
 from accord.core.game import Game, GameResult
@@ -39,10 +39,14 @@ from accord.games.sorting.commands import (
     Outcome,
     parse_fenced,
     render_replies,
+    render_reply,
 )
 from accord.games.sorting.config import SortingConfig
 from accord.games.sorting.metrics import SeatTally, estimate_tokens, game_metrics, seat_rows
 from accord.games.sorting.task import Task, init_task, strict_correct
+
+if TYPE_CHECKING:
+    from accord.traces.schema import Trace
 
 ALREADY_SUBMITTED = "Not run: you had already submitted your result."
 
@@ -99,8 +103,8 @@ class SortingGame(Game):
         ("success", "success", True),
         ("global_check", "CHECK", True),
         ("rounds", "R", False),
-        ("te_est", "TE (est.)", False),
-        ("cr_est", "CR (est.)", True),
+        ("te", "TE", False),
+        ("cr", "CR", True),
     ]
     oracle_agent: ClassVar[str | None] = "share-all"
 
@@ -108,6 +112,7 @@ class SortingGame(Game):
         super().__init__(config)
         self._dispatcher = Dispatcher(config.backend)
         self._task: Task | None = None
+        self._seed = 0
         self._done = True
         self._phase = 0
 
@@ -130,6 +135,7 @@ class SortingGame(Game):
         cfg = self.config
         self._events = []
         self._step = 0
+        self._seed = seed
         self._task = init_task(cfg.task, cfg.n, cfg.k, cfg.mode, seed)
         self._tallies = [SeatTally() for _ in range(cfg.n)]
         self._phase_subs: list[list[list[int] | None]] = []
@@ -163,6 +169,9 @@ class SortingGame(Game):
         cfg = self.config
         metrics = game_metrics(task, self._subs, self._tallies)
         metrics["condition"] = cfg.effective_condition
+        # Text estimates until `trace_metrics` replaces them with model-reported tokens.
+        metrics["te"], metrics["cr"] = metrics["te_est"], metrics["cr_est"]
+        metrics["token_source"] = "estimate"
         if len(self._phase_subs) > 1:
             first = strict_correct(task, self._phase_subs[0])
             metrics["sr_phase1"] = sum(first) / task.n
@@ -180,8 +189,33 @@ class SortingGame(Game):
         """Every agent correct is the optimum: the gap is 1 - SR."""
         return 1.0 - float(result.metrics["sr"])
 
+    def trace_metrics(self, trace: Trace) -> dict[str, Any]:
+        """TE, CR, tokens and cost from model-reported usage (MAS-Bench §3.4, App. C).
+
+        Seats without model calls fall back to the text estimates (``token_source``).
+        """
+        from accord.games.sorting.usage import trace_metrics
+
+        return trace_metrics(trace)
+
     def scenario(self) -> dict[str, Any]:
-        return self.task.as_dict()
+        """The instance and how it is played: everything needed to judge or replay it.
+
+        The task's fields (``task``, ``n``, ``k``, ``mode``, ``xs``, ``expected``,
+        ``global_input``, ``submit_len``, ``inversions``, ``rho``), the ``seed`` and the
+        playing settings (``backend``, ``condition``, ``behaviour``, ``two_phase``,
+        ``max_rounds``).
+        """
+        cfg = self.config
+        return {
+            **self.task.as_dict(),
+            "seed": self._seed,
+            "backend": cfg.backend,
+            "condition": cfg.effective_condition,
+            "behaviour": cfg.effective_behaviour,
+            "two_phase": cfg.effective_two_phase,
+            "max_rounds": cfg.max_rounds,
+        }
 
     # -- phases and rounds -----------------------------------------------------------------
     def _active(self) -> list[int]:
@@ -201,6 +235,8 @@ class SortingGame(Game):
         self._round = 1
         self._dispatcher.store.clock = 1
         self._inbox = [prompts.FIRST_OBSERVATION] * n
+        # Estimated tokens of message/file replies in each inbox (communication, App. C).
+        self._inbox_comm = [0] * n
         self._last: list[list[Outcome]] = [[] for _ in range(n)]
         self._fresh = [True] * n
         self._system = [
@@ -237,8 +273,10 @@ class SortingGame(Game):
             text = "" if failed else render_blocks(commands)
         tally.rounds[-1] += 1
         seen = estimate_tokens(self._inbox[seat])
+        seen_comm = self._inbox_comm[seat]
         wrote = estimate_tokens(text)
-        tally.input_tokens_est += self._context[seat] + seen
+        sent = self._context[seat] + seen
+        tally.input_tokens_est += sent
         tally.output_tokens_est += wrote
         self._context[seat] += seen + wrote
         outcomes: list[Outcome] = []
@@ -252,7 +290,12 @@ class SortingGame(Game):
             for command in commands:
                 outcomes.append(self._run(seat, command))
             reply = render_replies(outcomes)
+        # Communication is counted once, where the model handles it: a message/file command
+        # in the reply that writes it, its reply in the observation of the next call.
+        wrote_comm = min(wrote, sum(estimate_tokens(o.command) for o in outcomes if o.comm))
+        tally.comm_tokens_est += seen_comm + wrote_comm
         self._inbox[seat] = reply
+        self._inbox_comm[seat] = sum(estimate_tokens(render_reply(o)) for o in outcomes if o.comm)
         self._last[seat] = outcomes
         self._fresh[seat] = False
         self.emit(
@@ -264,6 +307,12 @@ class SortingGame(Game):
             failed=failed,
             no_command=not failed and not commands,
             commands=[o.as_event() for o in outcomes],
+            tokens_est={
+                "input": sent,
+                "output": wrote,
+                "input_comm": seen_comm,
+                "output_comm": wrote_comm,
+            },
         )
 
     def _run(self, seat: int, command: str) -> Outcome:
@@ -275,7 +324,6 @@ class SortingGame(Game):
         tally.commands += 1
         if out.comm:
             tally.comm_commands += 1
-            tally.comm_tokens_est += estimate_tokens(command) + estimate_tokens(out.reply)
         if not out.ok:
             tally.failed_commands += 1
         if out.submitted is not None:

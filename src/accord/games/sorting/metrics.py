@@ -5,23 +5,24 @@
 - R (eq. 5): max over agents of the rounds in which the agent made a model call, summed over
   both phases when the verification phase runs (per-phase values are reported too).
 - TE (eq. 6): N*K / T_total * 1e5, T_total the input plus output tokens of all agents.
-- CR (eq. 7): communication tokens / T_total. Communication tokens (App. C) are the tokens of
+- CR (eq. 7): communication tokens / T_total. Communication tokens (App. C: "tool commands and
+  environment observations induced by message/file operations") are, for every model call,
   the message and file commands (``receive_messages``, ``broadcast_message``,
-  ``send_message``, ``list_files``, ``read_file``, ``write_file``, ``delete_file``) and of the
-  replies they produce, each counted once.
+  ``send_message``, ``list_files``, ``read_file``, ``write_file``, ``delete_file``) in the
+  reply it produced, plus the replies to such commands in the observation it was shown. Each
+  is counted once, where the model handles it; re-sent conversation is not communication.
 
 A game never sees model usage, so the engine estimates tokens from text: 4 characters per
 token, rounded up, on the conversation an `LLMAgent` keeps (system prompt, every observation
 and reply, each call re-sending the conversation so far). These are ``tokens_est``, ``te_est``
-and ``cr_est``. `usage_metrics` recomputes TE and CR with the token counts the models reported
-(a trace's ``usage``); communication tokens stay text estimates, since per-call usage does not
-say which part of a prompt was communication. `cost_estimate` is the App. C (Table 4)
-estimate from per-million-token prices.
+and ``cr_est``; each ``turn`` event carries the per-call estimates (``tokens_est``) that
+`accord.games.sorting.usage` uses to attribute model-reported tokens to communication.
+`cost_estimate` is the App. C (Table 4) estimate from per-million-token prices.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -123,30 +124,6 @@ def seat_rows(
             }
         )
     return rows
-
-
-def usage_metrics(metrics: Mapping[str, Any], usage: Mapping[str, Any]) -> dict[str, Any]:
-    """TE and CR with model-reported tokens.
-
-    Args:
-        metrics: a game's metrics (for N*K it uses the task size; for CR the text estimate of
-            communication tokens).
-        usage: per-seat usage as in a trace (objects or dicts with ``input_tokens`` and
-            ``output_tokens``); a ``"total"`` entry is ignored.
-    """
-
-    def get(u: Any, key: str) -> int:
-        return int(u[key] if isinstance(u, Mapping) else getattr(u, key))
-
-    total = sum(
-        get(u, "input_tokens") + get(u, "output_tokens") for s, u in usage.items() if s != "total"
-    )
-    nk = int(metrics["nk"])
-    return {
-        "tokens": total,
-        "te": te(nk, 1, total),
-        "cr": cr(int(metrics["comm_tokens_est"]), total),
-    }
 
 
 def cost_estimate(

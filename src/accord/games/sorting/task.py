@@ -91,6 +91,8 @@ class Task:
             "mode": self.mode,
             "xs": [list(s) for s in self.xs],
             "expected": [list(s) for s in self.expected],
+            "global_input": self.flat,
+            "submit_len": self.submit_len,
             "inversions": self.inversions,
             "rho": self.rho,
         }

@@ -1,0 +1,186 @@
+"""TE, CR and cost of a sorting trace from model-reported tokens (MAS-Bench §3.4, App. C).
+
+A game never sees model usage, so its own metrics estimate tokens from text (`metrics`). A
+trace also holds what the models reported: one ``model_call`` event per call, with its input
+and output tokens, and the per-seat ``usage``. `trace_metrics` recomputes TE and CR from them.
+
+**Attribution rule.** A call's reported tokens are split between communication and the rest
+in the proportions the game estimated for that call. The ``turn`` event of the same seat's
+answer carries those estimates (``tokens_est``): the whole input the call re-sent (``input``),
+its output (``output``), the message/file replies newly shown in its observation
+(``input_comm``) and the message/file commands in its reply (``output_comm``). Then
+
+    comm = input_tokens * input_comm / input + output_tokens * output_comm / output
+
+Each piece of communication counts once, in the call where the model first reads or writes
+it, at that call's own tokens-per-character rate; with reported counts equal to the estimates
+this is exactly the game's ``comm_tokens_est``.
+
+TE = N*K / T_total * 1e5 and CR = comm / T_total, T_total the reported input plus output
+tokens of every seat that made model calls; seats without model calls (reference agents,
+people) add nothing. A trace without any model call keeps the game's text estimates
+(``token_source`` says which).
+
+**Cost.** Per seat, from prices per million tokens: the seat's agent options (``prices``, set
+per model in an experiment file) first, else the price table given (default `PAPER_PRICES`,
+the App. C OpenRouter prices), looked up by the full model string or its last path segment.
+Reported: the cost of the actual input/output split (``cost_usd``) and the App. C Table 4
+estimate from total tokens alone (``cost_mid`` at a 50/50 split, the all-input / all-output
+range ``cost_low`` .. ``cost_high``). Unknown when any model seat has no price.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import ValidationError
+
+from accord.games.sorting.metrics import cost_estimate, te
+from accord.models.options import Prices
+from accord.traces.schema import Trace
+
+TokenSource = Literal["model", "estimate"]
+
+PAPER_PRICES: dict[str, Prices] = {
+    "deepseek-chat-v3.1": Prices(input_per_mtok=0.15, output_per_mtok=0.75),
+    "deepseek-v3.1": Prices(input_per_mtok=0.15, output_per_mtok=0.75),
+    "qwen3-next-80b-a3b-instruct": Prices(input_per_mtok=0.06, output_per_mtok=0.60),
+    "gpt-oss-120b": Prices(input_per_mtok=0.02, output_per_mtok=0.10),
+}
+"""App. C: OpenRouter prices (USD per million tokens) of the paper's three models."""
+
+
+@dataclass(frozen=True)
+class CallTokens:
+    """One model call with the game's estimates for the turn it produced."""
+
+    seat: int
+    input_tokens: int
+    output_tokens: int
+    input_est: int
+    output_est: int
+    input_comm_est: int
+    output_comm_est: int
+
+    @property
+    def comm_tokens(self) -> float:
+        """Reported tokens attributed to communication (the module's rule)."""
+        comm = 0.0
+        if self.input_est > 0:
+            comm += self.input_tokens * self.input_comm_est / self.input_est
+        if self.output_est > 0:
+            comm += self.output_tokens * self.output_comm_est / self.output_est
+        return comm
+
+
+def call_tokens(events: Iterable[Mapping[str, Any]]) -> list[CallTokens]:
+    """Every ``model_call`` paired with the ``turn`` its reply became.
+
+    A seat's calls for one request come before the game applies its answer (the ``turn``),
+    and its next request comes after, so each seat's calls and turns pair up in step order.
+    A call without a turn (a game that failed mid-round) keeps its tokens and no estimates.
+    """
+    waiting: dict[int, list[Mapping[str, Any]]] = {}
+    out: list[CallTokens] = []
+
+    def close(seat: int, est: Mapping[str, Any]) -> None:
+        for call in waiting.pop(seat, []):
+            out.append(
+                CallTokens(
+                    seat=seat,
+                    input_tokens=int(call.get("input_tokens", 0)),
+                    output_tokens=int(call.get("output_tokens", 0)),
+                    input_est=int(est.get("input", 0)),
+                    output_est=int(est.get("output", 0)),
+                    input_comm_est=int(est.get("input_comm", 0)),
+                    output_comm_est=int(est.get("output_comm", 0)),
+                )
+            )
+
+    for event in sorted(events, key=lambda e: int(e.get("t", 0))):
+        kind = event.get("type")
+        if kind == "model_call" and "seat" in event:
+            waiting.setdefault(int(event["seat"]), []).append(event)
+        elif kind == "turn":
+            close(int(event["seat"]), event.get("tokens_est") or {})
+    for seat in sorted(waiting):
+        close(seat, {})
+    return out
+
+
+def _model_key(model: str) -> str:
+    return model.rsplit("/", 1)[-1].lower()
+
+
+def seat_prices(
+    trace: Trace, seat: int, prices: Mapping[str, Prices] = PAPER_PRICES
+) -> Prices | None:
+    """The prices of `seat`'s model: its agent options, else the table, else ``None``."""
+    if seat < len(trace.agents_config):
+        configured = (trace.agents_config[seat].get("options") or {}).get("prices")
+        if configured is not None:
+            try:
+                return Prices.model_validate(configured)
+            except ValidationError:
+                return None
+    model = trace.seats[seat].model if seat < len(trace.seats) else None
+    if model is None:
+        return None
+    table = {k.lower(): v for k, v in prices.items()}
+    return table.get(model.lower()) or table.get(_model_key(model))
+
+
+def trace_metrics(trace: Trace, prices: Mapping[str, Prices] = PAPER_PRICES) -> dict[str, Any]:
+    """TE, CR, tokens and cost of one sorting trace (see the module docstring).
+
+    Keys: ``token_source`` (``model`` or ``estimate``), ``tokens``, ``input_tokens``,
+    ``output_tokens``, ``comm_tokens``, ``te``, ``cr``, ``cost_usd``, ``cost_mid``,
+    ``cost_low``, ``cost_high`` (cost keys are ``None`` when unknown or without models).
+    """
+    m = trace.metrics
+    nk = int(m.get("nk", 0))
+    by_name = {s.name: s.seat for s in trace.seats}
+    used = {by_name[name]: u for name, u in trace.usage.items() if name in by_name and u.calls > 0}
+    none: dict[str, Any] = dict.fromkeys(("cost_usd", "cost_mid", "cost_low", "cost_high"), None)
+    if not used:
+        rows = trace.seat_rows
+        return {
+            "token_source": "estimate",
+            "tokens": int(m.get("tokens_est", 0)),
+            "input_tokens": sum(int(r.get("input_tokens_est", 0)) for r in rows),
+            "output_tokens": sum(int(r.get("output_tokens_est", 0)) for r in rows),
+            "comm_tokens": float(m.get("comm_tokens_est", 0)),
+            "te": m.get("te_est"),
+            "cr": m.get("cr_est"),
+            **none,
+        }
+    calls = [c for c in call_tokens(trace.events) if c.seat in used]
+    tin = sum(u.input_tokens for u in used.values())
+    tout = sum(u.output_tokens for u in used.values())
+    total = tin + tout
+    comm = sum(c.comm_tokens for c in calls)
+    out: dict[str, Any] = {
+        "token_source": "model",
+        "tokens": total,
+        "input_tokens": tin,
+        "output_tokens": tout,
+        "comm_tokens": comm,
+        "te": te(nk, 1, total),
+        "cr": comm / total if total else None,
+        **none,
+    }
+    seat_prices_ = {s: seat_prices(trace, s, prices) for s in used}
+    if all(p is not None for p in seat_prices_.values()):
+        exact = mid = low = high = 0.0
+        for s, u in used.items():
+            p = seat_prices_[s]
+            assert p is not None
+            exact += (u.input_tokens * p.input_per_mtok + u.output_tokens * p.output_per_mtok) / 1e6
+            est = cost_estimate(
+                u.input_tokens + u.output_tokens, p.input_per_mtok, p.output_per_mtok
+            )
+            mid, low, high = mid + est["midpoint"], low + est["low"], high + est["high"]
+        out.update(cost_usd=exact, cost_mid=mid, cost_low=low, cost_high=high)
+    return out

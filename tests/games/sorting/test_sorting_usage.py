@@ -1,0 +1,189 @@
+"""TE, CR and cost from model-reported tokens (MAS-Bench §3.4, App. C; `sorting.usage`)."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from typing import Any
+
+import pytest
+
+from accord.agents.base import Agent
+from accord.agents.llm import LLMAgent
+from accord.core.registry import make
+from accord.games.sorting.engine import SortingGame
+from accord.games.sorting.metrics import estimate_tokens
+from accord.games.sorting.protocols import answer, list_message, read_lists
+from accord.games.sorting.usage import PAPER_PRICES, call_tokens, seat_prices, trace_metrics
+from accord.models.base import Message
+from accord.models.mock import MockModel
+from accord.models.options import Prices
+from accord.runner.play import play_game
+from accord.runner.specs import AgentSpec, GameSpec
+from accord.traces.schema import SeatUsage, Trace
+
+
+def scripted(n: int = 3, **opts: Any) -> Trace:
+    spec = GameSpec(
+        trace_id="s",
+        game="sorting",
+        seed=3,
+        options={"n": n, "k": 2, **opts},
+        agents=[AgentSpec(agent="share-all")] * n,
+    )
+    trace = asyncio.run(play_game(spec))
+    assert trace.status == "complete", trace.error
+    return trace
+
+
+def with_calls(trace: Trace, in_scale: float, out_scale: float) -> Trace:
+    """`trace` as if every turn had come from one model call with scaled estimated tokens."""
+    events: list[dict[str, Any]] = []
+    usage = {s.name: SeatUsage() for s in trace.seats}
+    for e in trace.events:
+        if e["type"] == "turn":
+            est = e["tokens_est"]
+            call = {
+                "type": "model_call",
+                "t": e["t"] - 0.5,
+                "seat": e["seat"],
+                "input_tokens": round(est["input"] * in_scale),
+                "output_tokens": round(est["output"] * out_scale),
+            }
+            events.append(call)
+            u = usage[f"Agent-{e['seat']}"]
+            u.calls += 1
+            u.input_tokens += call["input_tokens"]
+            u.output_tokens += call["output_tokens"]
+        events.append(e)
+    return trace.model_copy(update={"events": events, "usage": usage})
+
+
+def test_reference_traces_keep_the_text_estimates() -> None:
+    t = scripted(backend="kv")
+    m = trace_metrics(t)
+    assert m["token_source"] == "estimate"
+    assert m["te"] == t.metrics["te_est"] and m["cr"] == t.metrics["cr_est"]
+    assert m["tokens"] == m["input_tokens"] + m["output_tokens"] == t.metrics["tokens_est"]
+    assert m["cost_usd"] is None
+
+
+@pytest.mark.parametrize("backend", ["broadcast", "p2p", "kv"])
+def test_reported_tokens_equal_to_the_estimates_reproduce_them(backend: str) -> None:
+    t = scripted(backend=backend)
+    m = trace_metrics(with_calls(t, 1.0, 1.0))
+    assert m["token_source"] == "model"
+    assert m["tokens"] == t.metrics["tokens_est"]
+    assert m["comm_tokens"] == pytest.approx(t.metrics["comm_tokens_est"])
+    assert m["te"] == pytest.approx(t.metrics["te_est"])
+    assert m["cr"] == pytest.approx(t.metrics["cr_est"])
+
+
+def test_each_call_is_split_in_its_own_proportions() -> None:
+    t = scripted(backend="p2p")
+    m = trace_metrics(with_calls(t, 2.0, 3.0))
+    turns = [e["tokens_est"] for e in t.events if e["type"] == "turn"]
+    comm = sum(2 * e["input_comm"] + 3 * e["output_comm"] for e in turns)
+    total = sum(2 * e["input"] + 3 * e["output"] for e in turns)
+    assert m["tokens"] == total and m["cr"] == pytest.approx(comm / total)
+    assert m["te"] == pytest.approx(t.metrics["nk"] / total * 1e5)
+    assert m["cr"] != pytest.approx(t.metrics["cr_est"])
+
+
+def test_calls_pair_with_their_turns_per_seat() -> None:
+    events = [
+        {"type": "model_call", "t": 1, "seat": 1, "input_tokens": 10, "output_tokens": 4},
+        {"type": "model_call", "t": 2, "seat": 0, "input_tokens": 20, "output_tokens": 2},
+        {"type": "turn", "t": 3, "seat": 0, "tokens_est": {"input": 10, "output": 2,
+                                                            "input_comm": 5, "output_comm": 1}},
+        {"type": "turn", "t": 4, "seat": 1, "tokens_est": {"input": 5, "output": 4,
+                                                            "input_comm": 0, "output_comm": 2}},
+        {"type": "model_call", "t": 5, "seat": 0, "input_tokens": 7, "output_tokens": 1},
+    ]  # fmt: skip
+    calls = call_tokens(events)
+    assert [(c.seat, c.input_est) for c in calls] == [(0, 10), (1, 5), (0, 0)]
+    assert [c.comm_tokens for c in calls] == [pytest.approx(11.0), pytest.approx(2.0), 0.0]
+
+
+def test_the_game_counts_communication_where_the_model_handles_it() -> None:
+    g = make("sorting", {"n": 1, "k": 1, "backend": "kv"})
+    assert isinstance(g, SortingGame)
+    g.reset(0)
+    write = "write_file note\nhello there"
+    g.submit(0, {"commands": [write, "wait"]})
+    (shown,) = g.pending()
+    g.submit(0, {"commands": [f"submit_result {list(g.task.expected[0])}"]})
+    turns = [e for e in g.drain_events() if e["type"] == "turn"]
+    first, second = (t["tokens_est"] for t in turns)
+    assert first["input_comm"] == 0 and first["output_comm"] == estimate_tokens(write)
+    # The write's reply is communication in the call that reads it; "wait"'s reply is not.
+    piece = shown.observation.split("\n\n")[0]
+    assert piece.startswith("[write_file note]")
+    assert second["input_comm"] == estimate_tokens(piece) and second["output_comm"] == 0
+    assert g.result().metrics["comm_tokens_est"] == first["output_comm"] + second["input_comm"]
+
+
+# -- LLM seats through the mock model ---------------------------------------------------------
+def share_by_text(messages: list[Message]) -> str:
+    """A model that shares its list, reads the others' and submits its slice (broadcast)."""
+    system = messages[0]["content"]
+    me = int(re.search(r"You are Agent-(\d+)", system).group(1))  # type: ignore[union-attr]
+    n = int(re.search(r"There are N = (\d+)", system).group(1))  # type: ignore[union-attr]
+    k = int(re.search(r"holds K = (\d+)", system).group(1))  # type: ignore[union-attr]
+    mine = [int(v) for v in re.findall(r"-?\d+", system.split("Your list: ", 1)[1].split("]")[0])]
+    turn = sum(m["role"] == "user" for m in messages)
+    if turn == 1:
+        return f"Sharing.\n```\nbroadcast_message {list_message(me, mine)}\n```"
+    if turn == 2:
+        return "Reading.\n```\nreceive_messages\n```"
+    lists = {me: mine}
+    for m in messages:
+        if m["role"] == "user":
+            lists.update(read_lists(m["content"]))
+    values = answer("sort", me, k, [lists[j] for j in range(n)])
+    return f"Done.\n```\nsubmit_result {values}\n```"
+
+
+def test_llm_seats_get_te_and_cr_from_reported_tokens() -> None:
+    n = 3
+    agents: list[Agent] = [LLMAgent(MockModel(replies=[share_by_text] * 3)) for _ in range(n)]
+    spec = GameSpec(
+        trace_id="m",
+        game="sorting",
+        seed=4,
+        options={"n": n, "k": 2},
+        agents=[AgentSpec(model="mock/scripted")] * n,
+    )
+    trace = asyncio.run(play_game(spec, agents))
+    assert trace.status == "complete" and trace.metrics["sr"] == 1.0
+    m = trace_metrics(trace)
+    total = trace.usage["total"].input_tokens + trace.usage["total"].output_tokens
+    assert m["token_source"] == "model" and m["tokens"] == total
+    assert m["te"] == pytest.approx(6 / total * 1e5)
+    assert len(call_tokens(trace.events)) == trace.usage["total"].calls == 9
+    # The mock counts 4 characters a token plus 4 per message: close to the text estimate.
+    assert 0 < m["cr"] < 1 and m["cr"] == pytest.approx(trace.metrics["cr_est"], rel=0.25)
+    assert m["cost_usd"] is None  # mock/scripted has no price
+
+
+def test_prices_come_from_agent_options_then_the_paper_table() -> None:
+    t = with_calls(scripted(n=2), 1.0, 1.0)
+    models = ["openrouter/openai/gpt-oss-120b", "local/smollm2"]
+    seats = [s.model_copy(update={"model": m}) for s, m in zip(t.seats, models, strict=True)]
+    t = t.model_copy(update={"seats": seats})
+    assert seat_prices(t, 0) == PAPER_PRICES["gpt-oss-120b"]
+    assert seat_prices(t, 1) is None and trace_metrics(t)["cost_usd"] is None
+    priced = {"options": {"prices": {"input_per_mtok": 1.0, "output_per_mtok": 3.0}}}
+    t = t.model_copy(update={"agents_config": [{}, priced]})
+    assert seat_prices(t, 1) == Prices(input_per_mtok=1.0, output_per_mtok=3.0)
+    m = trace_metrics(t)
+    u0, u1 = t.usage["Agent-0"], t.usage["Agent-1"]
+    exact = (u0.input_tokens * 0.02 + u0.output_tokens * 0.10) / 1e6 + (
+        u1.input_tokens * 1.0 + u1.output_tokens * 3.0
+    ) / 1e6
+    assert m["cost_usd"] == pytest.approx(exact)
+    t0, t1 = u0.input_tokens + u0.output_tokens, u1.input_tokens + u1.output_tokens
+    assert m["cost_low"] == pytest.approx((t0 * 0.02 + t1 * 1.0) / 1e6)
+    assert m["cost_high"] == pytest.approx((t0 * 0.10 + t1 * 3.0) / 1e6)
+    assert m["cost_mid"] == pytest.approx((m["cost_low"] + m["cost_high"]) / 2)
+    assert m["cost_low"] <= m["cost_usd"] <= m["cost_high"]

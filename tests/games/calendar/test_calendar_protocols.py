@@ -44,7 +44,7 @@ def assert_at_oracle(trace: Trace, options: dict[str, Any], *, same_scale: bool 
 
 
 def test_registered_as_a_reference_agent() -> None:
-    assert reference_names("calendar-v1") == ["oracle-follower"]
+    assert "oracle-follower" in reference_names("calendar-v1")
 
 
 @pytest.mark.parametrize("task", range(90))

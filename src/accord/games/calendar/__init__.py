@@ -10,6 +10,7 @@ scripted reference team. See docs/calendar.md for every modelling choice.
 
 from accord.agents.reference import register_reference
 from accord.core.registry import register
+from accord.games.calendar import report as _report  # noqa: F401  (registers `accord report`)
 from accord.games.calendar.calbench import (
     SUITE_NAMES,
     load_suite,
@@ -45,7 +46,8 @@ from accord.games.calendar.placement import (
     slot_clearable,
     slot_cost,
 )
-from accord.games.calendar.protocols import REFERENCE_AGENTS
+from accord.games.calendar.privacy import register_privacy_report
+from accord.games.calendar.protocols import PROTOCOL_AGENTS, REFERENCE_AGENTS
 from accord.games.calendar.scenario import (
     Errand,
     Meeting,
@@ -57,8 +59,9 @@ from accord.games.calendar.scenario import (
 from accord.games.calendar.suite import build_canonical_suite, write_suite
 
 register(CalendarGame, "calendar", "calendar-v1")
-for _name, _factory in REFERENCE_AGENTS.items():
+for _name, _factory in {**REFERENCE_AGENTS, **PROTOCOL_AGENTS}.items():
     register_reference(CalendarGame.game_id, _name, _factory)
+register_privacy_report()
 
 __all__ = [
     "SUITE_NAMES",

@@ -36,16 +36,20 @@ from accord.games.calendar.rules import Batch, Move, Place
 Phase = Literal["CHEAP_TALK", "VOLUNTARY", "DECISION"]
 
 THINKING_MAX = 1200
-"""Length cap of the private reasoning string."""
-CONTENT_MAX = 600
-"""Length cap of one message."""
+"""Length cap of the private reasoning string when parsing (longer text is cut, with a warning)."""
+CONTENT_MAX = 400
+"""Length cap of one message (parser and schema; the system prompt states it)."""
 JUSTIFICATION_MAX = 240
 """Length cap of a reschedule justification."""
 MAX_ACTIONS = 24
 """Tool calls read from one reply; more is an error (a runaway reply, not a plan)."""
-SCHEMA_MAX_TALK = 4
-SCHEMA_MAX_BATCH = 6
-"""Array caps in the schemas: constrained decoding of small models needs short outputs."""
+# The schema bounds what a constrained decoder may emit. The local provider reserves the
+# grammar's longest reply in its context window, so these keep that bound under 3,500
+# characters: a 5-agent talk turn then fits the bundled model's 8k context beside the prompt.
+SCHEMA_THINKING_MAX = 400
+SCHEMA_MAX_TALK = 3
+SCHEMA_MAX_BATCH = 4
+"""Array caps in the schemas: one schedule plus three freeing moves is ample per batch."""
 
 MESSAGE_TYPES = ("dm", "participant_groupchat", "all_groupchat")
 BATCH_TYPES = ("schedule", "reschedule")
@@ -290,7 +294,10 @@ def envelope_schema(ctx: ParseContext, item_ids: Sequence[int] = ()) -> JSONSche
         actions["items"] = {"anyOf": calls}
     return {
         "type": "object",
-        "properties": {"thinking": _string(THINKING_MAX, min_length=0), "actions": actions},
+        "properties": {
+            "thinking": _string(SCHEMA_THINKING_MAX, min_length=0),
+            "actions": actions,
+        },
         "required": ["thinking", "actions"],
         "additionalProperties": False,
     }

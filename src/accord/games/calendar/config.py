@@ -123,6 +123,11 @@ class CalendarConfig(BaseModel):
     prompt_variant_dir: str | None = Field(
         None, description="Directory holding prompt-variant files (App. A.2 'DSPy variants')."
     )
+    reflection: bool = Field(
+        False,
+        description="After each round, ask every seat the measurement-only reflection prompt "
+        "of reflection-calibrated VPS (App. F.3); never added to an LLM seat's history.",
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> CalendarConfig:

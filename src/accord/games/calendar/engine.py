@@ -17,7 +17,8 @@ phases, as Algorithm 1:
 4. RESOLUTION: staged batches are committed together; the meeting succeeds if every
    participant wrote it to the same slot and every earlier meeting is still at one common slot
    on all its participants' calendars. Otherwise the DECISION commit is undone (so a failed
-   meeting costs nothing, §4.2) and the game moves on.
+   meeting costs nothing, §4.2) and the game moves on, after the F.3 reflection prompt if the
+   `reflection` option asks for it (`privacy.ReflectionRound`).
 
 Requests of VOLUNTARY and DECISION are pending together (simultaneous moves); CHEAP_TALK is
 sequential. Every event of App. A.6 Table 5 is emitted, plus messages, resolutions and
@@ -32,10 +33,11 @@ from accord.core.errors import ActionError
 from accord.core.game import Game, GameResult
 from accord.core.rng import make_rng
 from accord.core.spec import Action, Request
-from accord.games.calendar import actions, prompts, rules
+from accord.games.calendar import actions, privacy, prompts, rules
 from accord.games.calendar.actions import ParseContext, Phase
 from accord.games.calendar.config import CHANNEL_TYPES, CalendarConfig
-from accord.games.calendar.metrics import game_metrics
+from accord.games.calendar.export import scenario_json
+from accord.games.calendar.metrics import SUMMARY_METRICS, game_result, oracle_gap
 from accord.games.calendar.oracle import greedy_schedule, optimal_schedule
 from accord.games.calendar.record import BatchPhase, MessageRecord, RoundRecord
 from accord.games.calendar.requests import build_request, parse_context, seat_info
@@ -53,13 +55,7 @@ class CalendarGame(Game):
     game_id: ClassVar[str] = "calendar-v1"
     config_model: ClassVar[type[CalendarConfig]] = CalendarConfig
     config: CalendarConfig
-    summary_metrics: ClassVar[list[tuple[str, str, bool]]] = [
-        ("success_rate", "success", True),
-        ("excess_cost", "excess", False),
-        ("adjusted_excess", "adj. excess", False),
-        ("messages_per_meeting", "msgs/mtg", False),
-        ("fairness", "fairness", False),
-    ]
+    summary_metrics: ClassVar[list[tuple[str, str, bool]]] = SUMMARY_METRICS
     oracle_agent: ClassVar[str | None] = "oracle-follower"
 
     def __init__(self, config: CalendarConfig) -> None:
@@ -134,6 +130,10 @@ class CalendarGame(Game):
         request = self._requests.get(seat)
         if request is None:
             raise ActionError(f"seat {seat} has no pending request", kind="out_of_turn")
+        if self._phase == "REFLECTION":
+            if self._reflection.accept(seat, action):
+                self._start_round(self._round + 1)
+            return
         ctx = self._ctx[seat]
         calls = actions.check_action(action, ctx)
         thinking = str(action.get("thinking", ""))
@@ -170,21 +170,21 @@ class CalendarGame(Game):
         return self._phase == "done"
 
     def result(self) -> GameResult:
-        w = self._world
-        gm = game_metrics(self._scenario, w.final_schedule(), w.moves, w.messages)
-        return GameResult(final_state=w.final_state(), metrics=gm.metrics, seat_rows=gm.seat_rows)
+        return game_result(self._scenario, self._world)
 
     def oracle_gap(self, result: GameResult) -> float | None:
-        m = result.metrics
-        missed = (m["num_meetings"] - m["meetings_scheduled"]) / max(1, m["num_meetings"])
-        excess = max(0, m["total_cost"] - m["oracle_cost_scheduled"])
-        return float(missed + excess / max(1, m["oracle_cost"]))
+        return oracle_gap(result.metrics)
 
     def scenario(self) -> dict[str, Any]:
-        return self._scenario.model_dump(mode="json")
+        return scenario_json(self._scenario)  # with its oracle, for traces and `accord scenario`
 
     # -- rounds ----------------------------------------------------------------------------
     def _start_round(self, round_no: int) -> None:
+        if round_no > self._scenario.num_meetings:
+            self._phase = "done"
+            total = sum(m.cost for m in self._world.moves)
+            self.emit("game_end", scheduled=len(self._world.final_schedule()), total_cost=total)
+            return
         cfg = self.config
         self._round = round_no
         meeting = self._meeting = self._scenario.meetings[round_no - 1]
@@ -349,9 +349,7 @@ class CalendarGame(Game):
             )
             self._issue(seat, phase, body, [], "decide_start", conflict=problem)
             return
-        self.emit(
-            "batch_discarded", round=self._round, phase=phase, agent=seat, attempts=attempt + 1
-        )
+        self._log("batch_discarded", phase=phase, agent=seat, attempts=attempt + 1)
         if decision:
             self._staged[seat] = None
 
@@ -428,12 +426,13 @@ class CalendarGame(Game):
                 cost=self._round_cost,
             )
         )
-        if self._round < self._scenario.num_meetings:
-            self._start_round(self._round + 1)
+        if self.config.reflection:
+            self._phase = "REFLECTION"
+            args = (self._round, self._talk.order, self._system, self._guard.check, self.emit)
+            self._reflection = privacy.ReflectionRound(w, *args)
+            self._requests = self._reflection.pending
         else:
-            self._phase = "done"
-            total = sum(m.cost for m in w.moves)
-            self.emit("game_end", scheduled=len(w.final_schedule()), total_cost=total)
+            self._start_round(self._round + 1)
 
     # -- requests --------------------------------------------------------------------------
     def _render(self, seat: int) -> str:

@@ -19,6 +19,10 @@ level, §3 "Costs"; a moved meeting costs `Meeting.cost`):
 
 Averages over games (1/|G_i| sums) are `table1`, grouping seat rows by agent or model with
 bootstrap CIs. S and C^adj are undefined (None) for a seat with no meetings.
+
+`game_result` adds the privacy metrics of `privacy` (VPS, §3.2; semantic leaks) and, for the run
+summary's Table 2 layout, each headline metric under ``uniform_<key>`` or ``varied_<key>``
+(None under the other setting's key).
 """
 
 from __future__ import annotations
@@ -26,12 +30,17 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from accord.analysis.stats import bootstrap_mean
+from accord.core.game import GameResult
+from accord.games.calendar import privacy
 from accord.games.calendar.oracle import Schedule, optimal_schedule, worst_schedule
 from accord.games.calendar.record import MessageRecord, MoveRecord
 from accord.games.calendar.scenario import Errand, Scenario
+
+if TYPE_CHECKING:
+    from accord.games.calendar.state import World
 
 SEAT_METRICS: tuple[str, ...] = (
     "success",
@@ -176,18 +185,80 @@ def game_metrics(
 
 
 def table1(
-    rows: Iterable[Mapping[str, Any]], *, by: str = "agent", seed: int = 0
+    rows: Iterable[Mapping[str, Any]],
+    *,
+    by: str | Sequence[str] = "agent",
+    metrics: Sequence[str] = SEAT_METRICS,
+    seed: int = 0,
 ) -> list[dict[str, Any]]:
-    """Table 1: per (cost setting, `by`) group, N seats and the mean of every `SEAT_METRICS`
-    column with a 95% bootstrap CI (games are independent, so seat rows resample as units)."""
-    groups: dict[tuple[str, str], list[Mapping[str, Any]]] = defaultdict(list)
+    """Table 1: per (cost setting, `by`...) group, N seats and the mean of every `metrics`
+    column with a 95% bootstrap CI (seat rows resample as units; a seat without a value, e.g.
+    S for a seat with no meetings, is left out of that column's mean)."""
+    keys = (by,) if isinstance(by, str) else tuple(by)
+    groups: dict[tuple[str, ...], list[Mapping[str, Any]]] = defaultdict(list)
     for row in rows:
-        groups[(str(row.get("cost_setting", "")), str(row.get(by, "")))].append(row)
+        group = (str(row.get("cost_setting", "")), *(str(row.get(k, "")) for k in keys))
+        groups[group].append(row)
     out: list[dict[str, Any]] = []
-    for (setting, name), members in sorted(groups.items()):
-        entry: dict[str, Any] = {"cost_setting": setting, by: name, "n": len(members)}
-        for key in SEAT_METRICS:
-            values = [float(v) for r in members if isinstance(v := r.get(key), int | float)]
+    for group, members in sorted(groups.items()):
+        entry: dict[str, Any] = {"cost_setting": group[0]}
+        entry |= dict(zip(keys, group[1:], strict=True))
+        entry["n"] = len(members)
+        for key in metrics:
+            values = [float(v) for r in members if _number(v := r.get(key))]
             entry[key] = bootstrap_mean(values, seed=seed).as_dict()
         out.append(entry)
     return out
+
+
+def _number(value: object) -> TypeGuard[int | float]:
+    # bool is an int subclass, but a flag is not a metric value.
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+SPLIT_KEYS: tuple[tuple[str, str, bool], ...] = (
+    ("success_rate", "coord", True),
+    ("excess_cost", "excess", False),
+    ("messages_per_meeting", "msgs", False),
+    ("fairness", "fair", False),
+    ("vps", "VPS", False),
+)
+"""Table 2's columns (key, label, percent), reported per cost setting."""
+
+SUMMARY_METRICS: list[tuple[str, str, bool]] = [
+    *((f"{s}_{k}", f"{s[0].upper()} {label}", pct) for s in ("uniform", "varied")
+      for k, label, pct in SPLIT_KEYS),
+    ("adjusted_excess", "adj. excess", False),
+]  # fmt: skip
+"""The run summary of `calendar-v1`: Table 2 split by cost setting, plus Figure 2's y axis."""
+
+
+def by_setting(metrics: Mapping[str, Any], setting: str) -> dict[str, Any]:
+    """Each `SPLIT_KEYS` metric under ``<setting>_<key>``, None under the other setting."""
+    return {
+        f"{s}_{k}": metrics.get(k) if s == setting else None
+        for s in ("uniform", "varied")
+        for k, _, _ in SPLIT_KEYS
+    }
+
+
+def oracle_gap(m: Mapping[str, Any]) -> float:
+    """Missed-meeting share plus excess over the scheduled-subset oracle, relative to the full
+    oracle cost, in the task's own units (0 exactly at the oracle)."""
+    missed = (m["num_meetings"] - m["meetings_scheduled"]) / max(1, m["num_meetings"])
+    excess = max(0, m["total_cost"] - m["oracle_cost_scheduled"])
+    return float(missed + excess / max(1, m["oracle_cost"]))
+
+
+def game_result(scenario: Scenario, world: World) -> GameResult:
+    """A finished game's `GameResult`: §4.2 metrics, privacy metrics, the setting split."""
+    state = world.final_state()
+    gm = game_metrics(scenario, world.final_schedule(), world.moves, world.messages)
+    found = privacy.analyse(
+        scenario, state["rounds"], state["moves"], state["messages"], state["reflections"]
+    )
+    extra, seats = privacy.privacy_metrics(found)
+    metrics = gm.metrics | extra
+    metrics |= by_setting(metrics, scenario.cost_setting)
+    rows = [r | seats[int(r["seat"])] for r in gm.seat_rows]
+    return GameResult(final_state=state, metrics=metrics, seat_rows=rows)

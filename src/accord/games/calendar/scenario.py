@@ -17,7 +17,7 @@ by `accord.games.calendar.calbench.load_suite`.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -202,6 +202,10 @@ class PublishedReference(BaseModel):
     )
 
 
+VIEW_FIELDS = frozenset({"num_agents", "num_meetings", "oracle"})
+"""Top-level keys the JSON view adds to a scenario: derived, so reading ignores them."""
+
+
 class Scenario(BaseModel):
     """One calendar task: private calendars, incoming meetings and how they were made."""
 
@@ -231,6 +235,32 @@ class Scenario(BaseModel):
     published: PublishedReference | None = Field(
         None, description="The published record's own numbers, for imported CalBench tasks."
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _accept_view(cls, data: Any) -> Any:
+        """Read the JSON view of `export.scenario_json` too (what `accord scenario` prints and
+        traces store): its derived fields (sizes, oracle, errand cell kinds) are dropped, so any
+        reader of a trace rebuilds the scenario with `Scenario.model_validate`."""
+        if not isinstance(data, dict) or not VIEW_FIELDS & data.keys():
+            return data
+        data = {k: v for k, v in data.items() if k not in VIEW_FIELDS}
+        cells: list[list[Any]] = []
+        for agent, cal in enumerate(data.get("calendars") or []):
+            row: list[Any] = []
+            for slot, cell in enumerate(cal):
+                if isinstance(cell, dict) and "kind" in cell:
+                    if cell["kind"] != "errand":
+                        raise ValueError(
+                            f"calendar of agent {agent}, slot {slot}: initial calendars hold "
+                            f"errands only, got kind {cell['kind']!r}"
+                        )
+                    cell = {k: v for k, v in cell.items() if k != "kind"}
+                row.append(cell)
+            cells.append(row)
+        if "calendars" in data:
+            data["calendars"] = cells
+        return data
 
     @model_validator(mode="after")
     def _consistent(self) -> Scenario:

@@ -42,6 +42,8 @@ class World:
         self.messages: list[MessageRecord] = []
         self.moves: list[MoveRecord] = []
         self.rounds: list[RoundRecord] = []
+        self.reflections: list[dict[str, Any]] = []
+        """Answers to the F.3 measurement prompt (`privacy.ReflectionRound`), when enabled."""
 
     def render(self, seat: int) -> str:
         """`seat`'s calendar as shown to it (its own labels only)."""
@@ -90,7 +92,7 @@ class World:
 
     def final_state(self) -> dict[str, Any]:
         """`final_state` of the trace."""
-        return summarize_state(
+        state = summarize_state(
             self.scenario.task_id,
             self.final_schedule(),
             self.rounds,
@@ -98,3 +100,4 @@ class World:
             self.moves,
             self.calendars,
         )
+        return state | {"reflections": self.reflections}

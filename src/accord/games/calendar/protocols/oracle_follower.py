@@ -1,8 +1,8 @@
-"""Scripted reference agents of the calendar game.
+"""The ``oracle-follower`` reference team of the calendar game.
 
-``oracle-follower`` is a test driver, not a protocol from the paper (CalBench's IMAP, SD-MAP and
-DSM come with the next calendar issue). Every seat reads the oracle's slot for its meeting from
-the request's documented ``oracle_slots`` hint and:
+``oracle-follower`` is a test driver, not a protocol from the paper (CalBench's IMAP, SD-MAP
+and DSM live in the sibling modules of this package). Every seat reads the oracle's slot for its
+meeting from the request's documented ``oracle_slots`` hint and:
 
 * CHEAP_TALK: the first speaker proposes that slot once (participant group chat if the game has
   it, else direct messages to the other participants, else the all-agent group chat); everyone
@@ -18,7 +18,6 @@ so a team of followers schedules every meeting at exactly the oracle's cost.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from accord.agents.base import Agent, Recorder, _no_record
@@ -93,7 +92,3 @@ class OracleFollower(Agent):
             if slot is not None:
                 return {"thinking": "Propose the oracle's slot.", "actions": _proposal(info, slot)}
         return {"thinking": "", "actions": []}
-
-
-REFERENCE_AGENTS: dict[str, Callable[[], Agent]] = {"oracle-follower": OracleFollower}
-"""Reference agents registered for `calendar-v1`."""

@@ -1,0 +1,45 @@
+"""Reference agents of the calendar game (CalBench §3.1, App. D).
+
+* ``imap``: full per-slot cost vectors to the initiator, who picks the joint minimum (D.1);
+* ``sd-map``: binary PENDING/IMPOSSIBLE feasibility with scheduling-difficulty bumping (D.2);
+* ``dsm-welfare`` / ``dsm-private``: satisfaction-level scores over offer sets sized by the
+  offer-size utility, with the two presets of Table 9 (D.3);
+* ``oracle-follower``: a test driver that schedules every meeting at the oracle's slot.
+
+All of them play through the same requests, channels and batch validation as LLM seats, and
+the four protocols send only the typed JSON messages of `messages` (App. D.4).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from accord.agents.base import Agent
+from accord.games.calendar.protocols.dsm import PRIVATE, WELFARE, DsmAgent, DsmParams
+from accord.games.calendar.protocols.imap import ImapAgent
+from accord.games.calendar.protocols.oracle_follower import OracleFollower, follow_oracle
+from accord.games.calendar.protocols.sdmap import SdMapAgent
+
+PROTOCOL_AGENTS: dict[str, Callable[[], Agent]] = {
+    "imap": ImapAgent,
+    "sd-map": SdMapAgent,
+    "dsm-welfare": lambda: DsmAgent(WELFARE),
+    "dsm-private": lambda: DsmAgent(PRIVATE),
+}
+"""The four non-LLM reference protocols of App. D, by agent spec."""
+
+REFERENCE_AGENTS: dict[str, Callable[[], Agent]] = {"oracle-follower": OracleFollower}
+"""The test-driver team (registered with the game since the engine issue)."""
+
+__all__ = [
+    "PRIVATE",
+    "PROTOCOL_AGENTS",
+    "REFERENCE_AGENTS",
+    "WELFARE",
+    "DsmAgent",
+    "DsmParams",
+    "ImapAgent",
+    "OracleFollower",
+    "SdMapAgent",
+    "follow_oracle",
+]

@@ -1,0 +1,390 @@
+"""DSM, the score-based multi-round reference protocol (CalBench App. D.3, Table 9; specs
+``dsm-welfare`` and ``dsm-private``).
+
+Per meeting M1 the lowest-id participant (the initiator) runs sub-rounds:
+
+1. Its candidate plans are the slots it can clear locally (free, or a movable errand with a free
+   slot to land on) and, for a slot holding one of its prior meetings M2, displacement plans
+   "move M2 to t" for its `displacement_targets` cheapest targets t; with `cascade_depth` 2 a
+   target may hold another prior meeting M3 that moves on in turn. Plans are ordered by the
+   initiator's own satisfaction level, then slot.
+2. Offer size L maximises U(L) = p(L) v(L) + w_soc p(L) - θ c_priv L - β (1 - p(L)) over
+   [L_min, min(L_max, plans left)], smaller L on ties: p(L) = 1 - (1 - p̂)^L with
+   p̂ = (1 - ρ)^R, ρ the initiator's calendar density (share of occupied slots) and R the number
+   of responders; v(L) the mean of the top-L local levels over D-1; c_priv = 1 per offered slot.
+3. ``proposals`` (plan ids, slots, moves) go to every other participant, and to each participant
+   of a displaced meeting who is not in M1 (only the plans that move its meetings); each answers
+   ``scores``: per plan a satisfaction level s in 0..D-1 (D = 12): 0 infeasible, D-1 free with no
+   displacement, else max(1, D-1-u(c)) for the plan's displacement cost c on its calendar, where
+   u(c) = 1 + ceil(log2 c) (`base.satisfaction_cost`).
+4. A plan is fully feasible when every score received for it is positive; the initiator picks the
+   one with the least total concession Σ (D-1-s) (its own level included), earlier plans on
+   ties, and sends
+   ``decision`` to everyone who scored this meeting. Otherwise it runs another sub-round on the
+   plans not yet offered: always for DSM-Welfare (exhaustive), and for DSM-Private only while
+   U(L*) > -β, the value of giving up (with θ = 10 that never holds, so one sub-round).
+
+Points (App. D.3 "Satisfaction levels and scoring cost"): at the decision every scorer pays
+C(s) = D - s - 1 for each positive score it reported during the meeting, and each scorer of the
+chosen plan receives R = (D-1-s*) + max(0, min(A, L) - 1), with R = 0 when s* is 0 or D-1, s*
+its level for the chosen plan, A its number of positive scores and L the plans it was offered
+in that sub-round. The initiator gains Σ C - Σ R. A meeting without a decision settles nothing.
+Each seat's running total is `DsmAgent.points` and appears in its logged ``thinking``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from accord.games.calendar.protocols.base import (
+    DEADLINE_SWEEPS,
+    ProtocolAgent,
+    View,
+    build_batch,
+    plan_cost,
+    reachable,
+    route,
+    satisfaction_cost,
+)
+from accord.games.calendar.protocols.messages import (
+    DsmDecision,
+    Move,
+    PlanTuple,
+    Proposals,
+    Scores,
+)
+from accord.games.calendar.protocols.messages import Typed as Message
+from accord.games.calendar.rules import Calendar
+
+D = 12
+"""Satisfaction levels 0..D-1 (App. D.3)."""
+
+
+@dataclass(frozen=True)
+class DsmParams:
+    """One DSM preset (Table 9)."""
+
+    name: str
+    client: str
+    l_min: int
+    l_max: int
+    beta: float
+    theta: float
+    w_soc: float
+    cascade_depth: int
+    displacement_targets: int
+    exhaustive: bool
+    privacy_cost: float = 1.0
+    """c_priv: each offered slot counts as one unit of leakage."""
+
+
+WELFARE = DsmParams("dsm-welfare", "paper_dsm", 1, 12, 1.0, 0.0, 1.0, 2, 4, True)
+PRIVATE = DsmParams("dsm-private", "private_dsm", 1, 2, 0.25, 10.0, 0.25, 1, 2, False)
+
+
+def level(cost: int | None) -> int:
+    """Satisfaction level of a displacement cost (None: infeasible)."""
+    if cost is None:
+        return 0
+    return D - 1 if cost == 0 else max(1, D - 1 - satisfaction_cost(cost))
+
+
+def scoring_cost(score: int) -> int:
+    """C(s) = D - s - 1, paid for a positive score."""
+    return D - score - 1 if score > 0 else 0
+
+
+def reward(chosen: int, availability: int, offered: int) -> int:
+    """R = (D-1-s*) + max(0, min(A, L) - 1), clipped to 0 at s* = 0 or D-1."""
+    if chosen <= 0 or chosen >= D - 1:
+        return 0
+    return (D - 1 - chosen) + max(0, min(availability, offered) - 1)
+
+
+def utility(size: int, p_hat: float, levels: list[int], params: DsmParams) -> float:
+    """U(L) for the top-`size` local levels `levels` (sorted best first)."""
+    p = 1.0 - (1.0 - p_hat) ** size
+    v = sum(levels[:size]) / size / (D - 1)
+    cost = params.theta * params.privacy_cost * size
+    return p * v + params.w_soc * p - cost - params.beta * (1.0 - p)
+
+
+def offer_size(p_hat: float, levels: list[int], params: DsmParams) -> tuple[int, float]:
+    """The L in [L_min, min(L_max, len(levels))] maximising U(L), smaller on ties, and U."""
+    top = min(params.l_max, len(levels))
+    best = (params.l_min, utility(params.l_min, p_hat, levels, params))
+    for size in range(params.l_min + 1, top + 1):
+        u = utility(size, p_hat, levels, params)
+        if u > best[1]:
+            best = (size, u)
+    return best
+
+
+@dataclass(frozen=True)
+class Plan:
+    """An offered plan: id, slot for the meeting, prior meetings it displaces."""
+
+    id: int
+    slot: int
+    moves: list[Move]
+
+    def wire(self) -> PlanTuple:
+        """The plan as it travels in a proposals message."""
+        return (self.id, self.slot, self.moves)
+
+
+@dataclass
+class Candidate:
+    """A plan before it is offered: its local level, slot and displacements."""
+
+    level: int
+    slot: int
+    moves: list[Move]
+
+
+def candidate_plans(view: View, params: DsmParams) -> list[Candidate]:
+    """The initiator's plans, best local level first (see the module docstring)."""
+    cal = view.calendar
+    out: list[Candidate] = []
+    for slot, item in enumerate(cal):
+        if item is None or item.kind == "errand":
+            cost = plan_cost(cal, slot, ())
+            if cost is not None:
+                out.append(Candidate(level(cost), slot, []))
+        elif params.cascade_depth >= 1 and reachable(view, item.participants):
+            options: list[tuple[int, int, list[Move]]] = []
+            for target in range(len(cal)):
+                for moves in _displacements(view, params, slot, target):
+                    cost = plan_cost(cal, slot, moves)
+                    if cost is not None:
+                        options.append((cost, target, moves))
+                        break
+            options.sort(key=lambda o: (o[0], o[1]))
+            for cost, _, moves in options[: params.displacement_targets]:
+                out.append(Candidate(level(cost), slot, moves))
+    out.sort(key=lambda c: (-c.level, c.slot, len(c.moves)))
+    return out
+
+
+def _displacements(view: View, params: DsmParams, slot: int, target: int) -> list[list[Move]]:
+    """Move chains sending the meeting at `slot` to `target` (cascading once if allowed)."""
+    cal = view.calendar
+    held, there = cal[slot], cal[target]
+    if held is None or target == slot:
+        return []
+    first: Move = (held.id, slot, target)
+    if there is None or there.kind == "errand":
+        return [[first]]
+    if params.cascade_depth < 2 or not reachable(view, there.participants):
+        return []
+    return [
+        [first, (there.id, target, onward)]
+        for onward, item in enumerate(cal)
+        if onward not in (slot, target) and (item is None or item.kind == "errand")
+    ]
+
+
+def p_hat(calendar: Calendar, responders: int) -> float:
+    """Joint feasibility of one slot estimated from the initiator's own calendar: its density
+    ρ (share of occupied slots, §3 "Calendar density") taken as every responder's, so
+    p̂ = (1 - ρ)^R for R responders."""
+    rho = sum(item is not None for item in calendar) / max(1, len(calendar))
+    return (1.0 - rho) ** max(1, responders)
+
+
+@dataclass
+class SubRound:
+    """One offer set in flight."""
+
+    number: int
+    plans: list[Plan]
+    levels: dict[int, int]
+    """Plan id -> the initiator's own level."""
+    offered: dict[int, list[int]]
+    """Scorer -> plan ids it was offered."""
+    sent_at: int
+    scores: dict[int, dict[int, int]] = field(default_factory=dict)
+
+
+class DsmAgent(ProtocolAgent):
+    """One DSM seat with preset `params` (see the module docstring)."""
+
+    def __init__(self, params: DsmParams) -> None:
+        super().__init__()
+        self.params = params
+        self.protocol = params.name
+        self.points = 0
+        """Running point balance (App. D.3 score-cost bookkeeping)."""
+        self.start_round(None)
+
+    def start_round(self, view: View | None) -> None:
+        self._pool: list[Candidate] | None = None
+        self._sub: SubRound | None = None
+        self._subs: list[SubRound] = []
+        self._next_id = 0
+        self._finished = False
+        self._agreed: Plan | None = None
+        self._paid = 0
+        """Scoring cost this seat owes for the current meeting, settled at the decision."""
+        self._replies: list[tuple[int, Scores]] = []
+        self._p_hat = 1.0
+
+    # -- scorer ------------------------------------------------------------------------------
+    def score(self, view: View, plan: Plan) -> int:
+        """This seat's satisfaction level for `plan`."""
+        slot = plan.slot if view.is_participant else None
+        return level(plan_cost(view.calendar, slot, plan.moves))
+
+    def receive(self, view: View, sender: int, message: Message) -> None:
+        if isinstance(message, Proposals) and sender == view.initiator:
+            plans = [Plan(pid, slot, moves) for pid, slot, moves in message.plans]
+            scores = [(p.id, self.score(view, p)) for p in plans]
+            self._paid += sum(scoring_cost(s) for _, s in scores)
+            reply = Scores(meeting=view.meeting_id, sub=message.sub, scores=scores)
+            self._replies.append((sender, reply))
+        elif isinstance(message, Scores) and self._sub is not None:
+            if message.sub == self._sub.number:
+                self._sub.scores.setdefault(sender, {}).update(message.scores)
+        elif isinstance(message, DsmDecision) and sender == view.initiator:
+            self.points += message.reward - self._paid
+            self._paid = 0
+            self._agreed = Plan(message.plan, message.slot, message.moves)
+
+    # -- initiator ---------------------------------------------------------------------------
+    def talk(self, view: View) -> list[dict[str, Any]]:
+        calls: list[dict[str, Any]] = []
+        for sender, reply in self._replies:
+            calls += route(view, [sender], reply)
+        self._replies = []
+        if view.seat == view.initiator and view.is_participant and not self._finished:
+            calls += self._lead(view)
+        return calls
+
+    def _lead(self, view: View) -> list[dict[str, Any]]:
+        if self._pool is None:
+            self._pool = candidate_plans(view, self.params)
+            self._p_hat = p_hat(view.calendar, len(view.others))
+            return self._offer(view)
+        sub = self._sub
+        if sub is None:
+            return []
+        missing = set(sub.offered) - set(sub.scores)
+        if missing and view.turn - sub.sent_at < DEADLINE_SWEEPS:
+            return []
+        best = self._best(sub)
+        if best is not None:
+            return self._decide(view, sub, best)
+        if not self._pool or not self._continue():
+            self._finished = True
+            return []
+        return self._offer(view)
+
+    def _continue(self) -> bool:
+        """Whether another sub-round is worth it (module docstring, step 4)."""
+        if self.params.exhaustive:
+            return True
+        assert self._pool is not None
+        _, u = offer_size(self._p_hat, [c.level for c in self._pool], self.params)
+        return u > -self.params.beta
+
+    def _offer(self, view: View) -> list[dict[str, Any]]:
+        assert self._pool is not None
+        if not self._pool:
+            self._finished = True
+            return []
+        size, _ = offer_size(self._p_hat, [c.level for c in self._pool], self.params)
+        batch, self._pool = self._pool[:size], self._pool[size:]
+        plans = []
+        for c in batch:
+            plans.append(Plan(self._next_id, c.slot, c.moves))
+            self._next_id += 1
+        levels = {p.id: c.level for p, c in zip(plans, batch, strict=True)}
+        offered = {a: [p.id for p in plans] for a in view.others}
+        for plan in plans:
+            for mid, src, _ in plan.moves:
+                item = view.calendar[src]
+                if item is None or item.id != mid:
+                    continue
+                for a in item.participants:
+                    if a != view.seat and a not in view.participants:
+                        offered.setdefault(a, []).append(plan.id)
+        sub = SubRound(len(self._subs) + 1, plans, levels, offered, view.turn)
+        self._sub = sub
+        self._subs.append(sub)
+        if not offered:
+            return self._decide(view, sub, plans[0]) if plans else []
+        calls: list[dict[str, Any]] = []
+        for a, ids in offered.items():
+            mine = [p.wire() for p in plans if p.id in ids]
+            offer = Proposals(meeting=view.meeting_id, sub=sub.number, plans=mine)
+            calls += route(view, [a], offer)
+        return calls
+
+    def _best(self, sub: SubRound) -> Plan | None:
+        """The fully feasible plan with the least total concession Σ (D-1-s) over the
+        initiator and every scorer (a scorer a plan does not concern concedes nothing), earlier
+        plans on ties."""
+        best: tuple[int, Plan] | None = None
+        for plan in sub.plans:
+            levels = [sub.levels[plan.id]]
+            levels += [s[plan.id] for s in sub.scores.values() if plan.id in s]
+            if min(levels) <= 0:
+                continue
+            concession = sum(D - 1 - s for s in levels)
+            if best is None or concession < best[0]:
+                best = (concession, plan)
+        return None if best is None else best[1]
+
+    def _decide(self, view: View, sub: SubRound, plan: Plan) -> list[dict[str, Any]]:
+        """Settle points, record the agreement and announce it (module docstring)."""
+        self._finished = True
+        self._agreed = plan
+        paid: dict[int, int] = {}
+        for earlier in self._subs:
+            for a, scores in earlier.scores.items():
+                paid[a] = paid.get(a, 0) + sum(scoring_cost(s) for s in scores.values())
+        rewards: dict[int, int] = {}
+        for a, scores in sub.scores.items():
+            if plan.id in scores:
+                positive = sum(1 for s in scores.values() if s > 0)
+                rewards[a] = reward(scores[plan.id], positive, len(sub.offered[a]))
+        self.points += sum(paid.values()) - sum(rewards.values())
+        calls: list[dict[str, Any]] = []
+        for a in sorted(paid):
+            decision = DsmDecision(
+                meeting=view.meeting_id,
+                plan=plan.id,
+                slot=plan.slot,
+                moves=plan.moves,
+                reward=rewards.get(a, 0),
+            )
+            calls += route(view, [a], decision)
+        return calls
+
+    # -- actions -----------------------------------------------------------------------------
+    def voluntary(self, view: View) -> list[dict[str, Any]] | None:
+        if self._agreed is None or not self._agreed.moves:
+            return None
+        return build_batch(
+            view.calendar,
+            meeting_id=view.meeting_id,
+            slot=None,
+            moves=self._agreed.moves,
+            protocol=self.protocol,
+        )
+
+    def decide(self, view: View) -> list[dict[str, Any]] | None:
+        if self._agreed is None:
+            return None
+        return build_batch(
+            view.calendar,
+            meeting_id=view.meeting_id,
+            slot=self._agreed.slot,
+            moves=self._agreed.moves,
+            protocol=self.protocol,
+        )
+
+    def status(self) -> dict[str, Any]:
+        agreed = None if self._agreed is None else self._agreed.slot
+        return super().status() | {"agreed": agreed, "points": self.points}

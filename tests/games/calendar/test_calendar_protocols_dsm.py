@@ -1,0 +1,134 @@
+"""DSM (CalBench App. D.3, Table 9): the presets, the scoring arithmetic, offer sizes, a
+sub-round escalation with its point bookkeeping, DSM-Private's early stop and a cross-meeting
+displacement."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from accord.agents.base import Agent
+from accord.games.calendar import write_suite
+from accord.games.calendar.layout import scenario_from_layout
+from accord.games.calendar.protocols import PRIVATE, WELFARE, DsmAgent
+from accord.games.calendar.protocols import messages as pm
+from accord.games.calendar.protocols.dsm import (
+    D,
+    level,
+    offer_size,
+    reward,
+    scoring_cost,
+    utility,
+)
+from accord.runner.play import play_game
+from accord.runner.specs import AgentSpec, GameSpec
+from accord.traces.schema import Trace
+
+# Agent 0 (initiator): 13 free slots, then errands of cost 1, 1, 3. Agent 1: slots 0-12 blocked,
+# errands of cost 1 and 3 on slots 13 and 14, slot 15 free.
+ESCALATE = [" ".join(["."] * 13 + ["1", "1", "3"]), " ".join(["b1"] * 13 + ["1", "3", "."])]
+
+
+def play(
+    tmp_path: Path, layout: list[str], meetings: list[list[int]], agents: list[Agent]
+) -> Trace:
+    path = tmp_path / "task.jsonl"
+    write_suite(path, [scenario_from_layout(layout, meetings, cost_setting="varied")])
+    spec = GameSpec(
+        trace_id="dsm",
+        game="calendar-v1",
+        seed=0,
+        options={"suite": str(path)},
+        agents=[AgentSpec(agent="dsm")] * len(layout),
+    )
+    trace = asyncio.run(play_game(spec, agents))
+    assert trace.status == "complete", trace.error
+    return trace
+
+
+def decoded(trace: Trace, kind: type[pm.Typed]) -> list[pm.Typed]:
+    out = [pm.decode(m["content"]) for m in trace.final_state["messages"]]
+    return [m for m in out if isinstance(m, kind)]
+
+
+def test_presets_are_table_9() -> None:
+    assert (WELFARE.client, PRIVATE.client) == ("paper_dsm", "private_dsm")
+    assert (WELFARE.l_min, WELFARE.l_max, PRIVATE.l_min, PRIVATE.l_max) == (1, 12, 1, 2)
+    assert (WELFARE.beta, WELFARE.theta, WELFARE.w_soc) == (1.0, 0.0, 1.0)
+    assert (PRIVATE.beta, PRIVATE.theta, PRIVATE.w_soc) == (0.25, 10.0, 0.25)
+    assert (WELFARE.cascade_depth, WELFARE.displacement_targets) == (2, 4)
+    assert (PRIVATE.cascade_depth, PRIVATE.displacement_targets) == (1, 2)
+    assert WELFARE.exhaustive and not PRIVATE.exhaustive
+
+
+def test_levels_scoring_costs_and_rewards() -> None:
+    assert D == 12
+    assert [level(None), level(0), level(1), level(2), level(3)] == [0, 11, 10, 9, 8]
+    assert level(100) > level(1000) >= 1  # the published varied file stays ordered
+    assert [scoring_cost(s) for s in (0, 11, 10, 8)] == [0, 0, 1, 3]
+    assert reward(10, availability=2, offered=3) == 1 + 1
+    assert reward(8, availability=5, offered=3) == 3 + 2
+    assert reward(0, 3, 3) == 0 and reward(11, 3, 3) == 0
+
+
+def test_offer_size_follows_the_utility() -> None:
+    levels = [11] * 13 + [10, 10, 8]
+    # θ = 0: broad offers, capped by L_max.
+    assert offer_size(0.8125, levels, WELFARE)[0] == 12
+    # θ = 10 makes every extra offered slot cost more than it can gain.
+    assert offer_size(0.8125, levels, PRIVATE)[0] == 1
+    # Utility by hand for L = 2 under the welfare preset.
+    p = 1 - (1 - 0.5) ** 2
+    assert utility(2, 0.5, [11, 10], WELFARE) == pytest.approx(p * (21 / 2 / 11) + p - (1 - p))
+
+
+def test_welfare_escalates_to_a_second_sub_round_and_settles_points(tmp_path: Path) -> None:
+    agents = [DsmAgent(WELFARE), DsmAgent(WELFARE)]
+    trace = play(tmp_path, ESCALATE, [[0, 1]], list(agents))
+    proposals = decoded(trace, pm.Proposals)
+    assert [(p.sub, [slot for _, slot, _ in p.plans]) for p in proposals] == [  # type: ignore[attr-defined]
+        (1, list(range(12))),
+        (2, [12, 13, 14]),
+    ]
+    scores = decoded(trace, pm.Scores)
+    assert [s.scores for s in scores] == [  # type: ignore[attr-defined]
+        [(i, 0) for i in range(12)],
+        [(12, 0), (13, 10), (14, 8)],
+    ]
+    (decision,) = decoded(trace, pm.DsmDecision)
+    assert isinstance(decision, pm.DsmDecision)
+    assert decision.slot == 13 and decision.reward == (D - 1 - 10) + (min(2, 3) - 1)
+    assert trace.final_state["schedule"] == [{"meeting_id": 1, "slot": 13}]
+    # The responder pays C(10) + C(8) = 1 + 3 and receives R = 2; the initiator the reverse.
+    assert (agents[0].points, agents[1].points) == (2, -2)
+
+
+def test_private_stops_after_one_narrow_offer(tmp_path: Path) -> None:
+    agents = [DsmAgent(PRIVATE), DsmAgent(PRIVATE)]
+    trace = play(tmp_path, ESCALATE, [[0, 1]], list(agents))
+    proposals = decoded(trace, pm.Proposals)
+    assert [(p.sub, len(p.plans)) for p in proposals] == [(1, 1)]  # type: ignore[attr-defined]
+    assert trace.final_state["schedule"] == [] and not decoded(trace, pm.DsmDecision)
+    assert (agents[0].points, agents[1].points) == (0, 0)  # no decision, nothing settled
+
+
+def test_cross_meeting_displacement(tmp_path: Path) -> None:
+    # M1 {0, 1} takes slot 0, the only slot agent 1 has. M2 {0, 2} can only use slot 0 on
+    # agent 2's calendar, so agent 0 offers plans that move M1; agent 1 scores them as an
+    # additional responder and moves its copy in VOLUNTARY.
+    agents: list[Agent] = [DsmAgent(WELFARE) for _ in range(3)]
+    layout = [". . .", ". 1 1", ". b1 b1"]
+    trace = play(tmp_path, layout, [[0, 1], [0, 2]], agents)
+    schedule = {e["meeting_id"]: e["slot"] for e in trace.final_state["schedule"]}
+    assert schedule[2] == 0 and schedule[1] != 0
+    offered = [
+        (m["recipients"], pm.decode(m["content"]))
+        for m in trace.final_state["messages"]
+        if m["round"] == 2 and '"proposals"' in m["content"]
+    ]
+    assert any(r == [1] and isinstance(p, pm.Proposals) and p.plans[0][2] for r, p in offered)
+    kinds = {(m["agent"], m["phase"], m["kind"]) for m in trace.final_state["moves"]}
+    assert (1, "VOLUNTARY", "meeting") in kinds and (0, "DECISION", "meeting") in kinds
+    assert trace.final_state["consistency_violations"] == 0

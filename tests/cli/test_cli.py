@@ -103,3 +103,47 @@ def test_play_seats_a_person(tmp_path: Path) -> None:
     trace = json.loads(trace_path.read_text())
     assert trace["seats"][0]["agent"] == "human"
     assert trace["final_state"]["rounds"][0]["purchases"][0] == {"r2": 9}
+
+
+def test_calendar_scenario_flags_follow_table3() -> None:
+    args = [
+        "scenario",
+        "calendar",
+        "--seed",
+        "3",
+        "--agents",
+        "4",
+        "--slots",
+        "12",
+        "--meetings",
+        "3",
+        "--participants",
+        "2",
+        "--costs",
+        "varied",
+        "--json",
+    ]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["num_agents"] == 4 and data["num_slots"] == 12
+    assert len(data["meetings"]) == 3 and all(len(m["participants"]) == 2 for m in data["meetings"])
+    assert data["cost_setting"] == "varied"
+    oracle = data["oracle"]
+    assert {
+        "optimal_cost",
+        "optimal_assignment",
+        "per_agent_optimal_cost",
+        "worst_cost",
+        "greedy_cost",
+        "feasible_count",
+        "feasible_fraction",
+        "difficulty",
+    } <= set(oracle)
+    assert oracle["optimal_cost"] <= oracle["worst_cost"]
+    assert sum(oracle["per_agent_optimal_cost"]) == oracle["optimal_cost"]
+
+
+def test_calendar_flags_rejected_for_other_games() -> None:
+    result = runner.invoke(app, ["scenario", "negotiation", "--agents", "3"])
+    assert result.exit_code == 2 and "calendar scenarios" in result.output

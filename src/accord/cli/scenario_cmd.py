@@ -21,6 +21,15 @@ def scenario(
     generate: Annotated[bool, typer.Option(help="Generate a new scenario instead.")] = False,
     ratio: Annotated[float, typer.Option(help="Target M/C for --generate.")] = 0.8,
     seed: Annotated[int, typer.Option(help="Seed for --generate.")] = 0,
+    agents: Annotated[int | None, typer.Option(help="Calendar: number of agents.")] = None,
+    slots: Annotated[int | None, typer.Option(help="Calendar: slots per calendar.")] = None,
+    meetings: Annotated[int | None, typer.Option(help="Calendar: incoming meetings.")] = None,
+    participants: Annotated[
+        int | None, typer.Option(help="Calendar: participants per meeting.")
+    ] = None,
+    density: Annotated[float | None, typer.Option(help="Calendar: errand density.")] = None,
+    blocked: Annotated[int | None, typer.Option(help="Calendar: blocked errands.")] = None,
+    costs: Annotated[str | None, typer.Option(help="Calendar: uniform or varied.")] = None,
     option: Annotated[
         list[str] | None, typer.Option("--option", "-o", help="Game option key=value.")
     ] = None,
@@ -37,12 +46,29 @@ def scenario(
 
       accord scenario negotiation --generate --ratio 0.8 --seed 7 --json
 
+      accord scenario calendar --seed 3 --agents 5 --slots 16 --meetings 5 --costs varied --json
+
       accord scenario calendar --seed 3 -o suite=canonical --json
     """
+    calendar_flags = {
+        "num_agents": agents,
+        "num_slots": slots,
+        "num_meetings": meetings,
+        "participants_per_meeting": participants,
+        "density": density,
+        "num_blocked": blocked,
+        "cost_setting": costs,
+    }
+    given = {k: v for k, v in calendar_flags.items() if v is not None}
     try:
         gid = resolve(game)
+        if given and gid != "calendar-v1":
+            raise ConfigError(
+                "--agents/--slots/--meetings/--participants/--density/--blocked/--costs "
+                "describe calendar scenarios; use -o key=value for other games"
+            )
         if gid != "negotiation-v1":
-            game_obj = make(gid, parse_options(option))
+            game_obj = make(gid, {**parse_options(option), **given})
             game_obj.reset(seed)
             typer.echo(json.dumps(game_obj.scenario(), indent=1))
             return

@@ -156,7 +156,8 @@ def test_reference_agents_as_text_match_the_runner(
     result = raw.result()
     assert result is not None
     assert result.final_state == trace.final_state
-    assert result.metrics == trace.metrics
+    # The runner adds usage-dependent metrics (`Game.trace_metrics`) on top of the result's.
+    assert result.metrics == {k: trace.metrics[k] for k in result.metrics}
     expected = resolve_score(game_id, None)(
         GameResult(trace.final_state, trace.metrics, trace.seat_rows)
     )

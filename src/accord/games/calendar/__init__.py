@@ -8,6 +8,7 @@ CalBench task files, the canonical suite (§4.1), exact oracles (§3, §4.2), th
 scripted reference team. See docs/calendar.md for every modelling choice.
 """
 
+from accord.agents.human import register_human_adapter
 from accord.agents.reference import register_reference
 from accord.core.registry import register
 from accord.games.calendar import report as _report  # noqa: F401  (registers `accord report`)
@@ -27,6 +28,7 @@ from accord.games.calendar.counting import (
 )
 from accord.games.calendar.engine import CalendarGame
 from accord.games.calendar.generator import generate_scenario
+from accord.games.calendar.human import human_adapter, human_help
 from accord.games.calendar.labels import PrivateLabel, Tier, VisibleLabels, visible_labels
 from accord.games.calendar.metrics import game_metrics, table1
 from accord.games.calendar.oracle import (
@@ -62,6 +64,7 @@ register(CalendarGame, "calendar", "calendar-v1")
 for _name, _factory in {**REFERENCE_AGENTS, **PROTOCOL_AGENTS}.items():
     register_reference(CalendarGame.game_id, _name, _factory)
 register_privacy_report()
+register_human_adapter(CalendarGame.game_id, human_adapter, human_help)
 
 __all__ = [
     "SUITE_NAMES",

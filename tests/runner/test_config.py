@@ -75,3 +75,39 @@ def test_bad_config_names_the_key(tmp_path: Path, text: str, needle: str) -> Non
     with pytest.raises(ConfigError, match=None) as exc:
         expand(load_experiment(write(tmp_path, text)))
     assert needle in str(exc.value)
+
+
+def test_suite_plays_every_task_once(tmp_path: Path) -> None:
+    exp = load_experiment(
+        write(
+            tmp_path,
+            """
+defaults: {game: calendar, games: 2, agents: [imap]}
+batches:
+  - {name: canon, suite: canonical}
+""",
+        )
+    )
+    specs = expand(exp)
+    assert len(specs) == 90 * 2
+    assert sorted({s.options["task"] for s in specs}) == list(range(90))
+    assert all(s.options["suite"] == "canonical" for s in specs)
+    assert specs[0].labels["pairing"] == "imap ×5" and specs[0].labels["task"] == 0
+    assert len(specs[0].agents) == 5
+
+
+def test_suite_with_mixed_sizes_fills_each_task_with_its_seat_count(tmp_path: Path) -> None:
+    exp = load_experiment(
+        write(tmp_path, "defaults: {game: calendar, agents: [imap], suite: calbench-uniform}")
+    )
+    specs = expand(exp)
+    assert len(specs) == 108
+    assert {len(s.agents) for s in specs} == {2, 5}
+
+
+def test_suite_for_a_game_without_suites_is_explained(tmp_path: Path) -> None:
+    exp = load_experiment(
+        write(tmp_path, "defaults: {game: negotiation, agents: [greedy], suite: canonical}")
+    )
+    with pytest.raises(ConfigError, match="has no task suites"):
+        expand(exp)

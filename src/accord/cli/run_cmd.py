@@ -29,7 +29,13 @@ def run(
         str | None, typer.Option(help="Comma-separated seat specs: models (a/b) or agent names.")
     ] = None,
     model: Annotated[str | None, typer.Option(help="One model for every seat.")] = None,
-    games: Annotated[int, typer.Option(help="Games to play (quick form).")] = 1,
+    games: Annotated[
+        int, typer.Option(help="Games to play (quick form); with --suite, games per task.")
+    ] = 1,
+    suite: Annotated[
+        str | None,
+        typer.Option(help="Play every task of this suite, e.g. calendar's 'canonical'."),
+    ] = None,
     seed: Annotated[int | None, typer.Option(help="Base seed (overrides the file's).")] = None,
     option: Annotated[
         list[str] | None, typer.Option("--option", "-o", help="Game option key=value.")
@@ -73,6 +79,8 @@ def run(
 
       accord run negotiation --agents cooperative,greedy --games 20 --out runs/ref
 
+      accord run calendar --agents imap --suite canonical
+
       accord run experiments/demo.yaml --out runs/demo --concurrency 16 --resume
 
       accord run experiments/grid.yaml --executor ray --address auto --cache runs/cache
@@ -91,6 +99,7 @@ def run(
             swap_first_speaker,
             temperature,
             max_tokens,
+            suite,
         )
         _preflight(specs, out_dir, resume, estimate_from, max_cost, dry_run)
         if dry_run:
@@ -142,14 +151,15 @@ def _plan(
     swap: bool,
     temperature: float | None,
     max_tokens: int | None,
+    suite: str | None = None,
 ) -> tuple[list[GameSpec], Path]:
     path = Path(target)
     if path.suffix in {".yaml", ".yml"} or path.is_file():
         if not path.is_file():
             raise ConfigError(f"No experiment file {target!r}. Check the path.")
-        if agents or model or option:
+        if agents or model or option or suite:
             raise ConfigError(
-                "--agents, --model and --option apply to the quick form only; "
+                "--agents, --model, --option and --suite apply to the quick form only; "
                 "put them in the experiment file instead"
             )
         exp = load_experiment(path)
@@ -174,8 +184,9 @@ def _plan(
             options=parse_options(option),
             agents=list(seat_specs),
             swap_first_speaker=swap,
+            suite=suite,
         ),
-        batches=[Batch(name=target)],
+        batches=[Batch(name=target if suite is None else f"{target}-{Path(suite).stem}")],
     )
     return expand(exp), out or Path("runs") / f"{target}-quick"
 

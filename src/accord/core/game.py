@@ -17,11 +17,13 @@ runner interleaves them with agent events (retries, fallbacks) into the trace.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel
 
+from accord.core.errors import ConfigError
 from accord.core.spec import Action, Request
 
 if TYPE_CHECKING:
@@ -87,6 +89,16 @@ class Game(ABC):
     @abstractmethod
     def result(self) -> GameResult:
         """Final state, metrics and per-seat rows. Only valid once `done()`."""
+
+    @classmethod
+    def suite_options(cls, suite: str, options: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """Option overrides selecting each task of a named suite, in suite order.
+
+        Used by ``accord run GAME --suite NAME`` (and ``suite:`` in experiment files) to play
+        every task once per repeat. Games without suites keep this default, which refuses.
+        """
+        del options
+        raise ConfigError(f"{cls.game_id} has no task suites (asked for {suite!r})")
 
     def trace_metrics(self, trace: Trace) -> dict[str, Any]:
         """Metrics that need the finished trace (model-reported usage, per-call events).

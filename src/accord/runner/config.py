@@ -53,6 +53,11 @@ class _Common(BaseModel):
     swap_first_speaker: bool | None = Field(
         None, description="Play each game twice with the first speaker swapped."
     )
+    suite: str | None = Field(
+        None,
+        description="Play every task of this named suite (e.g. the calendar 'canonical' "
+        "suite), `games` times each, instead of drawing tasks from seeds.",
+    )
 
 
 class Defaults(_Common):
@@ -108,7 +113,16 @@ def _slug(text: str) -> str:
 
 def _grid_batches(exp: Experiment) -> list[Batch]:
     assert exp.grid is not None
-    allowed = {"game", "games", "seed", "agents", "crossplay", "self_play", "swap_first_speaker"}
+    allowed = {
+        "game",
+        "games",
+        "seed",
+        "agents",
+        "crossplay",
+        "self_play",
+        "swap_first_speaker",
+        "suite",
+    }
     keys = list(exp.grid)
     for key in keys:
         if not (key in allowed or key.startswith("options.")):
@@ -160,41 +174,84 @@ def expand(exp: Experiment, *, seed_override: int | None = None) -> list[GameSpe
         if swap and "first_speaker" not in cls.config_model.model_fields:
             raise ConfigError(f"batch {b.name!r}: {cls.game_id} has no first speaker to swap")
         make_config(game, options)  # fail early, naming the bad option
-        pairings = _pairings(b, d, game)
-        for p_idx, agents in enumerate(pairings):
-            for rep in range(repeats):
-                seed = derive_seed(base_seed, b.name, rep)
-                for first in (0, 1) if swap else (None,):
-                    opts = dict(options)
-                    if first is not None:
-                        opts["first_speaker"] = first
-                    tid = f"{_slug(b.name)}-p{p_idx:02d}-g{rep:03d}" + (
-                        f"-f{first}" if first is not None else ""
-                    )
-                    if tid in seen:
-                        raise ConfigError(f"two batches are both named {b.name!r}; rename one")
-                    seen.add(tid)
-                    specs.append(
-                        GameSpec(
-                            trace_id=tid,
-                            game=game,
-                            options=opts,
-                            seed=seed,
-                            agents=agents,
-                            labels={
-                                "experiment": exp.name,
-                                "batch": b.name,
-                                "repeat": rep,
-                                "pairing": " vs ".join(a.display for a in agents),
-                                "first_speaker": first,
-                            },
-                        )
+        suite = b.suite if b.suite is not None else d.suite
+        tasks: list[tuple[str, dict[str, Any]]] = [("", {})]
+        if suite is not None:
+            tasks = [
+                (f"-t{k:03d}", extra) for k, extra in enumerate(cls.suite_options(suite, options))
+            ]
+        for t_tag, t_opts in tasks:
+            task_options = {**options, **t_opts}
+            for p_idx, agents in enumerate(_pairings(b, d, game, task_options)):
+                for rep in range(repeats):
+                    specs += _variants(
+                        exp,
+                        b,
+                        game,
+                        task_options,
+                        agents,
+                        swap,
+                        seen,
+                        seed=derive_seed(base_seed, b.name, rep),
+                        tid=f"{_slug(b.name)}{t_tag}-p{p_idx:02d}-g{rep:03d}",
+                        rep=rep,
                     )
     return specs
 
 
-def _pairings(b: Batch, d: Defaults, game: str) -> list[list[AgentSpec]]:
-    seats = game_class(game)(make_config(game, {**d.options, **b.options})).num_seats
+def _variants(
+    exp: Experiment,
+    b: Batch,
+    game: str,
+    options: dict[str, Any],
+    agents: list[AgentSpec],
+    swap: bool,
+    seen: set[str],
+    *,
+    seed: int,
+    tid: str,
+    rep: int,
+) -> list[GameSpec]:
+    """One game, or two with the first speaker swapped."""
+    out = []
+    for first in (0, 1) if swap else (None,):
+        opts = dict(options)
+        if first is not None:
+            opts["first_speaker"] = first
+        tid_f = tid + (f"-f{first}" if first is not None else "")
+        if tid_f in seen:
+            raise ConfigError(f"two batches are both named {b.name!r}; rename one")
+        seen.add(tid_f)
+        out.append(
+            GameSpec(
+                trace_id=tid_f,
+                game=game,
+                options=opts,
+                seed=seed,
+                agents=agents,
+                labels={
+                    "experiment": exp.name,
+                    "batch": b.name,
+                    "repeat": rep,
+                    "pairing": pairing_label(agents),
+                    "first_speaker": first,
+                    **({"task": options["task"]} if "task" in options else {}),
+                },
+            )
+        )
+    return out
+
+
+def pairing_label(agents: list[AgentSpec]) -> str:
+    """``"a vs b"``; a team of three or more identical seats reads ``"imap ×5"``."""
+    names = [a.display for a in agents]
+    if len(names) > 2 and len(set(names)) == 1:
+        return f"{names[0]} ×{len(names)}"
+    return " vs ".join(names)
+
+
+def _pairings(b: Batch, d: Defaults, game: str, options: dict[str, Any]) -> list[list[AgentSpec]]:
+    seats = game_class(game)(make_config(game, options)).num_seats
     crossplay = b.crossplay if b.crossplay is not None else (None if b.agents else d.crossplay)
     if crossplay is not None:
         if seats != 2:

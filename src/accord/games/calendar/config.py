@@ -12,8 +12,9 @@ meetings of 2); the paper's setting is the canonical suite or the CalBench files
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -212,6 +213,18 @@ class CalendarConfig(BaseModel):
                 "the seed; give 'num_agents' to keep one size, or pick a 'task'"
             )
         return sizes[0]
+
+
+def suite_task_options(suite: str, options: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """``{"suite", "task"}`` for every task of `suite` (only `num_agents`-agent tasks when
+    that option is given), so a run can play each task exactly once."""
+    tasks = _suite(suite)
+    size = options.get("num_agents")
+    picked = [i for i, t in enumerate(tasks) if size is None or t.num_agents == size]
+    if not picked:
+        sizes = sorted({t.num_agents for t in tasks})
+        raise ConfigError(f"suite {suite!r} has no {size}-agent task; sizes are {sizes}")
+    return [{"suite": suite, "task": i} for i in picked]
 
 
 @lru_cache(maxsize=8)

@@ -27,6 +27,7 @@ consistency violations. See `docs/calendar.md` for every modelling choice.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from accord.core.errors import ActionError
@@ -35,7 +36,7 @@ from accord.core.rng import make_rng
 from accord.core.spec import Action, Request
 from accord.games.calendar import actions, privacy, prompts, rules
 from accord.games.calendar.actions import ParseContext, Phase
-from accord.games.calendar.config import CHANNEL_TYPES, CalendarConfig
+from accord.games.calendar.config import CHANNEL_TYPES, CalendarConfig, suite_task_options
 from accord.games.calendar.export import scenario_json
 from accord.games.calendar.metrics import SUMMARY_METRICS, game_result, oracle_gap
 from accord.games.calendar.oracle import greedy_schedule, optimal_schedule
@@ -174,6 +175,10 @@ class CalendarGame(Game):
 
     def oracle_gap(self, result: GameResult) -> float | None:
         return oracle_gap(result.metrics)
+
+    @classmethod
+    def suite_options(cls, suite: str, options: Mapping[str, Any]) -> list[dict[str, Any]]:
+        return suite_task_options(suite, options)
 
     def scenario(self) -> dict[str, Any]:
         return scenario_json(self._scenario)  # with its oracle, for traces and `accord scenario`

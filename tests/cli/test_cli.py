@@ -147,3 +147,13 @@ def test_calendar_scenario_flags_follow_table3() -> None:
 def test_calendar_flags_rejected_for_other_games() -> None:
     result = runner.invoke(app, ["scenario", "negotiation", "--agents", "3"])
     assert result.exit_code == 2 and "calendar scenarios" in result.output
+
+
+def test_task_flag_selects_the_sorting_task(tmp_path: Path) -> None:
+    result = runner.invoke(
+        app,
+        ["run", "sorting", "--agents", "share-all", "--task", "max", "--out", str(tmp_path)],
+    )
+    assert result.exit_code == 0, result.output
+    (path,) = (tmp_path / "traces").glob("*.json")
+    assert json.loads(path.read_text())["config"]["task"] == "max"

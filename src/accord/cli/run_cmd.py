@@ -32,6 +32,13 @@ def run(
     games: Annotated[
         int, typer.Option(help="Games to play (quick form); with --suite, games per task.")
     ] = 1,
+    task: Annotated[
+        str | None,
+        typer.Option(
+            help="Shortcut for -o task=...: sorting's task (sort, max, prefix_sum) or a "
+            "calendar suite task."
+        ),
+    ] = None,
     suite: Annotated[
         str | None,
         typer.Option(help="Play every task of this suite, e.g. calendar's 'canonical'."),
@@ -81,6 +88,8 @@ def run(
 
       accord run calendar --agents imap --suite canonical
 
+      accord run sorting --agents share-all --task prefix_sum -o backend=kv
+
       accord run experiments/demo.yaml --out runs/demo --concurrency 16 --resume
 
       accord run experiments/grid.yaml --executor ray --address auto --cache runs/cache
@@ -100,6 +109,7 @@ def run(
             temperature,
             max_tokens,
             suite,
+            task,
         )
         _preflight(specs, out_dir, resume, estimate_from, max_cost, dry_run)
         if dry_run:
@@ -152,14 +162,15 @@ def _plan(
     temperature: float | None,
     max_tokens: int | None,
     suite: str | None = None,
+    task: str | None = None,
 ) -> tuple[list[GameSpec], Path]:
     path = Path(target)
     if path.suffix in {".yaml", ".yml"} or path.is_file():
         if not path.is_file():
             raise ConfigError(f"No experiment file {target!r}. Check the path.")
-        if agents or model or option or suite:
+        if agents or model or option or suite or task:
             raise ConfigError(
-                "--agents, --model, --option and --suite apply to the quick form only; "
+                "--agents, --model, --option, --suite and --task apply to the quick form only; "
                 "put them in the experiment file instead"
             )
         exp = load_experiment(path)
@@ -181,7 +192,7 @@ def _plan(
             game=target,
             games=games,
             seed=seed or 0,
-            options=parse_options(option),
+            options=parse_options([*(option or []), *([f"task={task}"] if task else [])]),
             agents=list(seat_specs),
             swap_first_speaker=swap,
             suite=suite,

@@ -243,8 +243,12 @@ def _run_with_progress(
     resume: bool,
     options: dict[str, Any],
 ) -> RunReport:
+    # On --resume the bar starts at the games already finished, so it ends at the total.
+    traces = out / "traces"
+    ids = {s.trace_id for s in specs}
+    already = len(finished_ids(traces) & ids) if resume and traces.is_dir() else 0
     if not console.is_terminal:
-        done = 0
+        done = already
 
         def log(spec: GameSpec, trace: Trace) -> None:
             nonlocal done
@@ -260,7 +264,7 @@ def _run_with_progress(
         TextColumn("{task.description}"),
         console=console,
     ) as progress:
-        task = progress.add_task("", total=len(specs))
+        task = progress.add_task("", total=len(specs), completed=already)
 
         def tick(spec: GameSpec, trace: Trace) -> None:
             progress.update(task, advance=1, description=f"{spec.trace_id} {trace.status}")

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from accord.core.errors import ActionError
-from accord.core.spec import Action, JSONSchema
+from accord.core.spec import Action, ActionSpec, JSONSchema
 from accord.games.negotiation import rules
 from accord.games.negotiation.scenario import RESOURCES, Market, Project
 
@@ -232,3 +232,74 @@ def zero_decision() -> Action:
 def silent_turn() -> Action:
     """The fallback for a failed cheap-talk turn: an empty message, no decision."""
     return {"thinking": "", "speech": "(no message)", "decision": None}
+
+
+def turn_spec(
+    names: Mapping[str, str],
+    projects: Sequence[Project],
+    market: Market,
+    *,
+    thinking: bool,
+    must_decide: bool,
+) -> ActionSpec:
+    """What a valid talk or decision reply is for one seat (D.1.4 envelope or D.6 plain)."""
+    decision_schema = purchase_schema(names, projects, market)
+    schema: JSONSchema | None
+    if thinking:
+        schema = envelope_schema(decision_schema, must_decide=must_decide)
+
+        def parse(text: str) -> Action:
+            return parse_envelope(
+                text, names=names, projects=projects, market=market, must_decide=must_decide
+            )
+
+        hint = 'Reply with one JSON object: {"thinking": "...", "speech": "...", "action": ...}.'
+    else:
+        schema = decision_schema if must_decide else None
+
+        def parse(text: str) -> Action:
+            return parse_plain(
+                text, names=names, projects=projects, market=market, must_decide=must_decide
+            )
+
+        hint = "Reply with plain text to talk, or ONLY a JSON decision object to decide."
+    return ActionSpec(
+        kind="decide" if must_decide else "talk",
+        parse=parse,
+        schema=schema,
+        fallback=zero_decision if must_decide else silent_turn,
+        format_hint=hint,
+    )
+
+
+def reflection_spec() -> ActionSpec:
+    """The post-game reflection (D.5); an empty reflection is the fallback."""
+    return ActionSpec(
+        kind="reflect",
+        parse=parse_reflection,
+        schema=REFLECTION_SCHEMA,
+        fallback=lambda: {"reflection": ""},
+        format_hint='Reply with {"reflection": "..."}.',
+    )
+
+
+def check_decision(
+    market: Market, projects: Sequence[Project], action: Action
+) -> dict[str, Any] | None:
+    """Validate the decision of an already-built action (reference agents, people).
+
+    Returns ``{"purchase", "runs"}`` in canonical form, or ``None`` for a talk-only action.
+    """
+    decision = action.get("decision")
+    if decision is None:
+        return None
+    if not isinstance(decision, dict) or "purchase" not in decision:
+        raise ActionError('a decision must be {"purchase": {...}, "runs": {...} | null}')
+    purchase = dict(decision["purchase"])
+    rules.check_purchase(market, purchase)
+    purchase = rules.normalize_purchase(purchase)
+    runs = decision.get("runs")
+    if runs is not None:
+        rules.check_runs(projects, purchase, runs)
+        runs = {n: int(k) for n, k in runs.items() if int(k) > 0}
+    return {"purchase": purchase, "runs": runs}

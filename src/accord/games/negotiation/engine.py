@@ -34,15 +34,15 @@ from typing import Any, ClassVar
 
 from accord.core.errors import ActionError
 from accord.core.game import Game, GameResult
-from accord.core.rng import derive_seed, make_rng
-from accord.core.spec import Action, ActionSpec, JSONSchema, Request
+from accord.core.rng import make_rng
+from accord.core.spec import Action, ActionSpec, Request
 from accord.games.negotiation import actions, prompts, rules
 from accord.games.negotiation.config import RATIOS, NegotiationConfig
+from accord.games.negotiation.draw import draw_names, draw_scenarios
 from accord.games.negotiation.metrics import game_metrics
 from accord.games.negotiation.oracle import solve
-from accord.games.negotiation.pool import get_scenario, scenarios_for_ratio
 from accord.games.negotiation.record import RoundRecord, Utterance
-from accord.games.negotiation.scenario import RESOURCES, THEMES, Project, Scenario
+from accord.games.negotiation.scenario import Project
 
 SEAT_NAMES = ("A", "B")
 
@@ -79,8 +79,8 @@ class NegotiationGame(Game):
         self._events = []
         self._step = 0
         self._ratio = cfg.ratio if cfg.ratio is not None else make_rng(seed, "ratio").choice(RATIOS)
-        self._round_scenarios = self._draw_scenarios()
-        self._round_names = self._draw_names()
+        self._round_scenarios = draw_scenarios(cfg, self._ratio, seed)
+        self._round_names = draw_names(cfg, seed)
         self._records: list[RoundRecord] = []
         self._totals = [0, 0]
         self._reflections: list[str | None] = [None, None]
@@ -206,44 +206,6 @@ class NegotiationGame(Game):
         }
 
     # -- scenario and names ----------------------------------------------------------------
-    def _draw_scenarios(self) -> list[Scenario]:
-        cfg = self.config
-        n = cfg.rounds if cfg.projects == "rotating" else 1
-        if cfg.scenario is not None:
-            chosen = [get_scenario(cfg.scenario)]
-        elif cfg.generate:
-            from accord.games.negotiation.generate import generate_scenario
-
-            chosen = [
-                generate_scenario(self._ratio, derive_seed(self._seed, "generate", i), cfg.market)
-                for i in range(n)
-            ]
-        else:
-            pool = list(scenarios_for_ratio(self._ratio))
-            rng = make_rng(self._seed, "scenario")
-            order: list[Scenario] = []
-            while len(order) < n:
-                batch = pool[:]
-                rng.shuffle(batch)
-                order += batch
-            chosen = order[:n]
-        return chosen if n == cfg.rounds else chosen * cfg.rounds
-
-    def _draw_names(self) -> list[dict[str, str]]:
-        cfg = self.config
-        rng = make_rng(self._seed, "theme")
-        themes = sorted(THEMES)
-        picks: list[str] = []
-        for i in range(cfg.rounds):
-            if cfg.theme != "random":
-                picks.append(cfg.theme)
-            elif cfg.theme_per == "game" and i > 0:
-                picks.append(picks[0])
-            else:
-                choices = [t for t in themes if not picks or t != picks[-1]]
-                picks.append(rng.choice(choices))
-        return [dict(zip(RESOURCES, THEMES[t], strict=True)) for t in picks]
-
     def _projects(self, seat: int, round_no: int | None = None) -> tuple[Project, ...]:
         r = self._round if round_no is None else round_no
         return self._round_scenarios[r - 1].agents[seat]
@@ -467,38 +429,12 @@ class NegotiationGame(Game):
         }
 
     def _spec(self, seat: int, *, must_decide: bool) -> ActionSpec:
-        cfg = self.config
-        names = dict(self._names)
-        projects = self._projects(seat)
-        market = cfg.market
-        decision_schema = actions.purchase_schema(names, projects, market)
-        schema: JSONSchema | None
-        if cfg.thinking:
-            schema = actions.envelope_schema(decision_schema, must_decide=must_decide)
-
-            def parse(text: str) -> Action:
-                return actions.parse_envelope(
-                    text, names=names, projects=projects, market=market, must_decide=must_decide
-                )
-
-            hint = (
-                'Reply with one JSON object: {"thinking": "...", "speech": "...", "action": ...}.'
-            )
-        else:
-            schema = decision_schema if must_decide else None
-
-            def parse(text: str) -> Action:
-                return actions.parse_plain(
-                    text, names=names, projects=projects, market=market, must_decide=must_decide
-                )
-
-            hint = "Reply with plain text to talk, or ONLY a JSON decision object to decide."
-        return ActionSpec(
-            kind="decide" if must_decide else "talk",
-            parse=parse,
-            schema=schema,
-            fallback=actions.zero_decision if must_decide else actions.silent_turn,
-            format_hint=hint,
+        return actions.turn_spec(
+            dict(self._names),
+            self._projects(seat),
+            self.config.market,
+            thinking=self.config.thinking,
+            must_decide=must_decide,
         )
 
     def _observation(self, seat: int, body: str) -> str:
@@ -542,13 +478,7 @@ class NegotiationGame(Game):
         return self._request(seat, "\n\n".join(parts), self._spec(seat, must_decide=True), "decide")
 
     def _reflect_request(self, seat: int) -> Request:
-        spec = ActionSpec(
-            kind="reflect",
-            parse=actions.parse_reflection,
-            schema=actions.REFLECTION_SCHEMA,
-            fallback=lambda: {"reflection": ""},
-            format_hint='Reply with {"reflection": "..."}.',
-        )
+        spec = actions.reflection_spec()
         body = prompts.reflection_prompt(
             rounds=self.config.rounds,
             own=self._totals[seat],
@@ -559,16 +489,4 @@ class NegotiationGame(Game):
 
     # -- validation of built actions (reference agents, people) -------------------------------
     def _check_action(self, seat: int, action: Action) -> dict[str, Any] | None:
-        decision = action.get("decision")
-        if decision is None:
-            return None
-        if not isinstance(decision, dict) or "purchase" not in decision:
-            raise ActionError('a decision must be {"purchase": {...}, "runs": {...} | null}')
-        purchase = dict(decision["purchase"])
-        rules.check_purchase(self.config.market, purchase)
-        purchase = rules.normalize_purchase(purchase)
-        runs = decision.get("runs")
-        if runs is not None:
-            rules.check_runs(self._projects(seat), purchase, runs)
-            runs = {n: int(k) for n, k in runs.items() if int(k) > 0}
-        return {"purchase": purchase, "runs": runs}
+        return actions.check_decision(self.config.market, self._projects(seat), action)

@@ -13,7 +13,13 @@ from accord.cli.main import app
 runner = CliRunner(env={"COLUMNS": "200"})
 
 
-@pytest.mark.parametrize("command", ["run", "scenario", "play", "games"])
+def _commands() -> list[str]:
+    import typer.main
+
+    return sorted(typer.main.get_command(app).commands)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("command", _commands())
 def test_every_command_has_help_with_an_example(command: str) -> None:
     result = runner.invoke(app, [command, "--help"])
     assert result.exit_code == 0

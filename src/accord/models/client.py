@@ -212,7 +212,7 @@ class ModelClient(ABC):
             ModelError: a permanent failure (bad request, unknown model, bad key).
         """
         call = Call(
-            messages=[{"role": m["role"], "content": m["content"]} for m in messages],
+            messages=list(messages),
             response_schema=response_schema,
             temperature=temperature if temperature is not None else self.options.temperature,
             max_tokens=max_tokens if max_tokens is not None else self.options.max_tokens,

@@ -112,7 +112,12 @@ class MockModel(ModelClient):
         try:
             if self.options.latency_s > 0:
                 await asyncio.sleep(self.options.latency_s)
-            key = _request_key(call)
+            # Hashing the whole conversation is only needed to pick faults and schema samples;
+            # scripted and echo replies skip it (it dominates the cost of a mock call).
+            needs_key = self._mode == "schema" or (
+                self.options.fault_rate > 0 and bool(self.options.faults)
+            )
+            key = _request_key(call) if needs_key else ""
             fault = self._pick_fault(key)
             _raise_fault(fault)
             text = self._reply(call, key)

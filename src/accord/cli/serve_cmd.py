@@ -1,0 +1,52 @@
+"""`accord serve`: a read-only web view of run directories."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from accord.cli.main import _fail, app, console
+from accord.core.errors import AccordError, ConfigError
+
+_LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+# Host headers a loopback-bound server answers to; any other name is refused, so a web page
+# cannot reach the traces by pointing its own domain at 127.0.0.1 (DNS rebinding).
+_LOOPBACK_HOST_HEADERS = ["127.0.0.1", "localhost", "[::1]"]
+
+
+@app.command("serve")
+def serve(
+    dirs: Annotated[list[Path], typer.Argument(help="Run directories (each with traces/).")],
+    host: Annotated[
+        str,
+        typer.Option(help="Interface to bind; the default is reachable from this machine only."),
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="TCP port.")] = 8765,
+) -> None:
+    """Browse runs in a web browser: summaries, sortable game tables and each game's timeline.
+
+    Read-only: nothing in DIR is written. New traces of a run in progress appear on reload.
+
+    Example: accord serve runs/demo runs/grid --port 8765
+    """
+    try:
+        import uvicorn
+
+        from accord.web.app import create_app
+    except ImportError as exc:
+        raise _fail(
+            ConfigError(f"accord serve needs the web extra ({exc}); install accord[web]")
+        ) from exc
+    allowed = _LOOPBACK_HOST_HEADERS if host in _LOOPBACK else None
+    try:
+        web_app = create_app(dirs, allowed_hosts=allowed)
+    except AccordError as exc:
+        raise _fail(exc) from exc
+    shown = f"[{host}]" if ":" in host else host
+    console.print(
+        f"serving {len(dirs)} run director{'y' if len(dirs) == 1 else 'ies'} at "
+        f"http://{shown}:{port}/ (Ctrl+C stops)"
+    )
+    uvicorn.run(web_app, host=host, port=port, log_level="warning")

@@ -1,0 +1,266 @@
+"""The read-only web view behind `accord serve`: a JSON API over run directories and the page.
+
+Every request re-lists the trace folders, so a run still in progress shows its new games on the
+next reload. Parsed rows are cached per file and reused while the file's size and modification
+time are unchanged, so reopening a large run does not re-validate every trace.
+
+Nothing here writes: traces, summaries and the static files are only read. A trace is reached
+only through the listing of its run's trace folder (the URL's trace id must be a file stem found
+there), so no URL can name a file outside the directories given on the command line.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, HTTPException, Request, Response
+from fastapi.responses import FileResponse
+from fastapi.staticfiles import StaticFiles
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+
+from accord.agents.reference import reference_names
+from accord.core.errors import ConfigError
+from accord.core.registry import game_ids
+from accord.traces.io import read_trace
+from accord.traces.schema import Trace
+
+STATIC_DIR = Path(__file__).with_name("static")
+
+# Trace text is model output; the page renders it as text only, and this policy makes sure
+# that even a mistake there cannot load or run anything from elsewhere.
+_SECURITY_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+
+
+@dataclass(frozen=True)
+class RunDir:
+    """One run directory as served: its id in URLs, the path given and its trace folder."""
+
+    run_id: str
+    path: Path
+    folder: Path
+
+
+def resolve_runs(dirs: Sequence[Path]) -> dict[str, RunDir]:
+    """Run ids (directory names, suffixed ``-2``, ``-3``... on clashes) to run directories.
+
+    A directory holding ``traces/`` is a run; one without is taken as a bare trace folder,
+    as the analysis commands do. The same directory given twice is served once.
+    """
+    runs: dict[str, RunDir] = {}
+    seen: set[Path] = set()
+    for d in dirs:
+        if not d.is_dir():
+            raise ConfigError(
+                f"{d} is not a directory. Give run directories written by `accord run` "
+                "(each holds traces/), e.g. accord serve runs/demo"
+            )
+        real = d.resolve()
+        if real in seen:
+            continue
+        seen.add(real)
+        folder = d / "traces" if (d / "traces").is_dir() else d
+        # A bare folder called traces/ is better known by the run that holds it.
+        base = (real.parent.name if folder == d and real.name == "traces" else real.name) or "run"
+        run_id, n = base, 2
+        while run_id in runs:
+            run_id, n = f"{base}-{n}", n + 1
+        runs[run_id] = RunDir(run_id, d, folder)
+    if not runs:
+        raise ConfigError("give at least one run directory, e.g. accord serve runs/demo")
+    return runs
+
+
+def trace_paths(folder: Path) -> dict[str, Path]:
+    """Trace id (file stem) to file, for every ``*.json`` in `folder`, in name order.
+
+    Names starting with a dot are skipped: the atomic writer's temporary files look like that.
+    """
+    try:
+        entries = [e for e in os.scandir(folder) if e.name.endswith(".json") and e.is_file()]
+    except OSError:
+        return {}
+    names = sorted(e.name for e in entries if not e.name.startswith("."))
+    return {name[: -len(".json")]: folder / name for name in names}
+
+
+def finite(obj: Any) -> Any:
+    """`obj` with NaN and infinities replaced by None, which JSON cannot carry.
+
+    Summaries hold NaN for metrics no game reported; strict JSON responses refuse it.
+    """
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: finite(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [finite(v) for v in obj]
+    return obj
+
+
+def scalar_metrics(metrics: dict[str, Any]) -> dict[str, Any]:
+    """The metrics a table cell can hold: numbers, booleans and strings (nested ones dropped)."""
+    out: dict[str, Any] = {}
+    for key, value in metrics.items():
+        if isinstance(value, bool | int | str):
+            out[key] = value
+        elif isinstance(value, float):
+            out[key] = value if math.isfinite(value) else None
+    return out
+
+
+def game_row(trace_id: str, trace: Trace) -> dict[str, Any]:
+    """The games-table row of one trace."""
+    total = trace.usage.get("total")
+    return {
+        "trace_id": trace_id,
+        "game_id": trace.game_id,
+        "game": trace.game,
+        "seed": trace.seed,
+        "status": trace.status,
+        "error": trace.error,
+        "batch": trace.run.get("batch"),
+        "pairing": trace.run.get("pairing"),
+        "repeat": trace.run.get("repeat"),
+        "players": " vs ".join(s.model or s.agent for s in trace.seats),
+        "events": len(trace.events),
+        "input_tokens": total.input_tokens if total else None,
+        "output_tokens": total.output_tokens if total else None,
+        "cost_usd": total.cost_usd if total else None,
+        "started_at": trace.started_at,
+        "metrics": scalar_metrics(trace.metrics),
+    }
+
+
+def unreadable_row(trace_id: str, error: str) -> dict[str, Any]:
+    """A row for a file that is not a valid trace: listed, so the problem is visible."""
+    return {"trace_id": trace_id, "status": "unreadable", "error": error, "metrics": {}}
+
+
+class RowCache:
+    """Games-table rows per trace file, valid while the file's size and mtime are unchanged."""
+
+    def __init__(self) -> None:
+        self._rows: dict[Path, tuple[tuple[int, int], dict[str, Any]]] = {}
+
+    def row(self, trace_id: str, path: Path) -> dict[str, Any]:
+        """The row of one trace file, read again only if the file changed."""
+        try:
+            st = path.stat()
+        except OSError as exc:
+            return unreadable_row(trace_id, str(exc))
+        stamp = (st.st_mtime_ns, st.st_size)
+        hit = self._rows.get(path)
+        if hit is not None and hit[0] == stamp:
+            return hit[1]
+        try:
+            row = game_row(trace_id, read_trace(path))
+        except ConfigError as exc:
+            row = unreadable_row(trace_id, str(exc))
+        self._rows[path] = (stamp, row)
+        return row
+
+
+def read_summary(run: RunDir) -> list[dict[str, Any]] | None:
+    """The summary groups of ``summary.json``, or None when the run has none (or it is bad)."""
+    path = run.path / "summary.json"
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return None
+    groups = data.get("groups") if isinstance(data, dict) else None
+    return finite(groups) if isinstance(groups, list) else None
+
+
+def run_entry(run: RunDir, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The runs-list entry of one run."""
+    statuses = [r["status"] for r in rows]
+    return {
+        "run": run.run_id,
+        "dir": str(run.path),
+        "games": len(rows),
+        "complete": statuses.count("complete"),
+        "failed": statuses.count("failed"),
+        "unreadable": statuses.count("unreadable"),
+        "game_ids": sorted({r["game_id"] for r in rows if "game_id" in r}),
+        "summary": read_summary(run),
+    }
+
+
+def create_app(dirs: Sequence[Path], *, allowed_hosts: Sequence[str] | None = None) -> FastAPI:
+    """The web app serving `dirs` read-only.
+
+    `allowed_hosts` limits the Host header the app answers to; `accord serve` sets it when
+    bound to the loopback interface, so a web page elsewhere cannot reach the traces by
+    pointing its own domain name at 127.0.0.1 (DNS rebinding).
+    """
+    runs = resolve_runs(dirs)
+    cache = RowCache()
+    # The interactive API docs load scripts from a CDN; the view must work offline.
+    app = FastAPI(title="Accord", docs_url=None, redoc_url=None)
+    if allowed_hosts is not None:
+        app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))
+
+    @app.middleware("http")
+    async def security_headers(
+        request: Request, call_next: Callable[[Request], Awaitable[Response]]
+    ) -> Response:
+        response = await call_next(request)
+        response.headers.update(_SECURITY_HEADERS)
+        return response
+
+    def get_run(run_id: str) -> RunDir:
+        run = runs.get(run_id)
+        if run is None:
+            raise HTTPException(404, f"no run {run_id!r}; known runs: {', '.join(runs)}")
+        return run
+
+    def rows_of(run: RunDir) -> list[dict[str, Any]]:
+        return [cache.row(tid, path) for tid, path in trace_paths(run.folder).items()]
+
+    @app.get("/api/runs")
+    def list_runs() -> list[dict[str, Any]]:
+        return [run_entry(run, rows_of(run)) for run in runs.values()]
+
+    @app.get("/api/runs/{run_id}/games")
+    def list_games(run_id: str) -> list[dict[str, Any]]:
+        return rows_of(get_run(run_id))
+
+    @app.get("/api/runs/{run_id}/games/{trace_id}")
+    def get_trace(run_id: str, trace_id: str) -> dict[str, Any]:
+        run = get_run(run_id)
+        # Only names found in the listing are opened: a crafted id cannot leave the folder.
+        path = trace_paths(run.folder).get(trace_id)
+        if path is None:
+            raise HTTPException(404, f"no trace {trace_id!r} in run {run_id!r}")
+        try:
+            trace = read_trace(path)
+        except ConfigError as exc:
+            raise HTTPException(422, str(exc)) from exc
+        data: dict[str, Any] = finite(trace.model_dump(mode="json"))
+        return data
+
+    @app.get("/api/games")
+    def list_registered_games() -> list[dict[str, Any]]:
+        return [{"game_id": gid, "reference_agents": reference_names(gid)} for gid in game_ids()]
+
+    @app.get("/", include_in_schema=False)
+    def index() -> FileResponse:
+        return FileResponse(STATIC_DIR / "index.html", media_type="text/html")
+
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    return app

@@ -62,7 +62,7 @@ def test_first_request_is_seat0_talk_with_rules_and_projects() -> None:
         ('{"speech": "x", "action": null}', "missing the field(s) ['thinking']"),
         (env(action={"gold": 6, "stone": 2}), "exceeds your budget of 18"),
         (env(action={"wood": 1, "stone": 1, "gold": 1}), "at most 2 are allowed"),
-        (env(speech="  "), '"speech" must not be empty'),
+        (env(speech="  "), '"speech" is blank'),
         (env(action={"diamond": 1}), 'unknown resource "diamond"'),
         (env(action={"wood": -1}), "non-negative integer"),
         (env(action={"stone": 2, "projects": {"project_a": 1}}), "short by"),

@@ -170,7 +170,7 @@ def parse_envelope(
     if not isinstance(thinking, str) or not isinstance(speech, str):
         raise ActionError('"thinking" and "speech" must be strings')
     if not speech.strip():
-        raise ActionError('"speech" must not be empty: always say something to the other party')
+        raise ActionError('"speech" is blank; every reply needs a message for the other party')
     decision = None
     if obj["action"] is not None:
         decision = parse_decision(obj["action"], names, projects, market)

@@ -125,7 +125,7 @@ def response_format_section(*, thinking: bool) -> str:
                 '- Keep "action" null while you want to keep talking.',
                 '- Put a decision object in "action" when you are ready to buy; that ends your '
                 "talking for the round.",
-                '- "speech" must never be empty: always say something to the other party.',
+                '- "speech" may never be blank: every reply carries a message for the other party.',
                 "Example while talking:",
                 '{"thinking": "They may need the pricey resource; I will ask first.", '
                 '"speech": "Which resources matter most to you this round?", "action": null}',
@@ -197,8 +197,8 @@ def system_prompt(
 
 
 TOM_REMINDER = (
-    "Reminder: think about the other party's goals and which projects they may be running: "
-    "what they need, and where that agrees or clashes with what you need."
+    "Reminder: consider what the other party is aiming for, which of its projects it may be "
+    "pursuing, what those need, and where that agrees or clashes with what you need."
 )
 
 

@@ -5,8 +5,8 @@
 - R (eq. 5): max over agents of the rounds in which the agent made a model call, summed over
   both phases when the verification phase runs (per-phase values are reported too).
 - TE (eq. 6): N*K / T_total * 1e5, T_total the input plus output tokens of all agents.
-- CR (eq. 7): communication tokens / T_total. Communication tokens (App. C: "tool commands and
-  environment observations induced by message/file operations") are, for every model call,
+- CR (eq. 7): communication tokens / T_total. Communication tokens (App. C: the commands that touch
+  messages or files, and what the environment answers to them) are, for every model call,
   the message and file commands (``receive_messages``, ``broadcast_message``,
   ``send_message``, ``list_files``, ``read_file``, ``write_file``, ``delete_file``) in the
   reply it produced, plus the replies to such commands in the observation it was shown. Each

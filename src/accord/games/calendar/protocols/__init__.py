@@ -1,6 +1,7 @@
 """Reference agents of the calendar game (CalBench §3.1, App. D).
 
-* ``imap``: full per-slot cost vectors to the initiator, who picks the joint minimum (D.1);
+* ``imap``: every participant sends the initiator its cost for each slot; the initiator takes
+  the slot cheapest for all together (D.1);
 * ``sd-map``: binary PENDING/IMPOSSIBLE feasibility with scheduling-difficulty bumping (D.2);
 * ``dsm-welfare`` / ``dsm-private``: satisfaction-level scores over offer sets sized by the
   offer-size utility, with the two presets of Table 9 (D.3);

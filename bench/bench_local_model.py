@@ -21,29 +21,10 @@ import time
 
 from accord.models import get_model
 from accord.models.local import bundled_gguf, compiled_grammar
+from accord.testing.schemas import envelope_schema
 
 ROUNDS = 5
-SCHEMA = {
-    "type": "object",
-    "properties": {
-        "thinking": {"type": "string", "maxLength": 200},
-        "speech": {"type": "string", "maxLength": 200},
-        "action": {
-            "anyOf": [
-                {"type": "null"},
-                {
-                    "type": "object",
-                    "properties": {
-                        "books": {"type": "integer", "minimum": 0, "maximum": 3},
-                        "hats": {"type": "integer", "minimum": 0, "maximum": 2},
-                    },
-                    "required": ["books", "hats"],
-                },
-            ]
-        },
-    },
-    "required": ["thinking", "speech", "action"],
-}
+SCHEMA = envelope_schema()
 RULES = (
     "You and a partner split 3 books and 2 hats. Each of you values the items differently and "
     "only knows your own values. Reply with JSON: thinking, speech, and action (null to keep "

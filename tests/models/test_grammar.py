@@ -18,28 +18,9 @@ from hypothesis import strategies as st
 from accord.core.errors import ConfigError
 from accord.models.grammar import DEFAULT_MAX_LENGTH, schema_to_grammar
 from accord.models.mock import sample_valid
+from accord.testing.schemas import envelope_schema
 
-NEGOTIATION = {
-    "type": "object",
-    "properties": {
-        "thinking": {"type": "string", "maxLength": 60},
-        "speech": {"type": "string", "maxLength": 80},
-        "action": {
-            "anyOf": [
-                {"type": "null"},
-                {
-                    "type": "object",
-                    "properties": {
-                        "books": {"type": "integer", "minimum": 0, "maximum": 3},
-                        "hats": {"type": "integer", "minimum": 0, "maximum": 2},
-                    },
-                    "required": ["books", "hats"],
-                },
-            ]
-        },
-    },
-    "required": ["thinking", "speech", "action"],
-}
+NEGOTIATION = envelope_schema(thinking_max=60, speech_max=80)
 MIXED = {
     "$defs": {"slot": {"type": "integer", "minimum": -5, "maximum": 100000}},
     "type": "object",

@@ -14,29 +14,11 @@ from accord.core.errors import ModelError
 from accord.models import ModelOptions, get_model
 from accord.models import local as local_module
 from accord.models.local import LocalModel, _fit_context, bundled_gguf
+from accord.testing.schemas import envelope_schema
 
-NEGOTIATION = {
-    "type": "object",
-    "properties": {
-        "thinking": {"type": "string", "maxLength": 120},
-        "speech": {"type": "string", "maxLength": 160},
-        "action": {
-            "anyOf": [
-                {"type": "null"},
-                {
-                    "type": "object",
-                    "properties": {
-                        "books": {"type": "integer", "minimum": 0, "maximum": 3},
-                        "hats": {"type": "integer", "minimum": 0, "maximum": 2},
-                        "balls": {"type": "integer", "minimum": 0, "maximum": 1},
-                    },
-                    "required": ["books", "hats", "balls"],
-                },
-            ]
-        },
-    },
-    "required": ["thinking", "speech", "action"],
-}
+NEGOTIATION = envelope_schema(
+    thinking_max=120, speech_max=160, items={"books": 3, "hats": 2, "balls": 1}
+)
 CALENDAR = {
     "type": "object",
     "properties": {

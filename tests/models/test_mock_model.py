@@ -13,30 +13,9 @@ from hypothesis import strategies as st
 from accord.core.errors import ConfigError, ModelError, TransientModelError
 from accord.models import MockModel, ModelOptions, RetriesExhaustedError, get_model
 from accord.models.mock import sample_valid
+from accord.testing.schemas import envelope_schema
 
-NEGOTIATION = {
-    "type": "object",
-    "properties": {
-        "thinking": {"type": "string", "maxLength": 200},
-        "speech": {"type": "string", "minLength": 1, "maxLength": 300},
-        "action": {
-            "anyOf": [
-                {"type": "null"},
-                {
-                    "type": "object",
-                    "properties": {
-                        "books": {"type": "integer", "minimum": 0, "maximum": 3},
-                        "hats": {"type": "integer", "minimum": 0, "maximum": 2},
-                    },
-                    "required": ["books", "hats"],
-                    "additionalProperties": False,
-                },
-            ]
-        },
-    },
-    "required": ["thinking", "speech", "action"],
-    "additionalProperties": False,
-}
+NEGOTIATION = envelope_schema(speech_min=1, speech_max=300, closed=True)
 CALENDAR = {
     "type": "object",
     "properties": {

@@ -137,13 +137,7 @@ async def play_game(
     usage = {game.seat_label(i): a.usage for i, a in enumerate(seats)}
     usage["total"] = _total(list(usage.values()))
     trace = Trace(
-        trace_id=spec.trace_id,
-        game_id=game.game_id,
-        game=game.game_id.rsplit("-v", 1)[0],
-        seed=spec.seed,
-        config=game.config.model_dump(mode="json"),
-        run=dict(spec.labels),
-        agents_config=[a.model_dump(mode="json", exclude_none=True) for a in spec.agents],
+        **_identity(spec, game),
         scenario=game.scenario() if status == "complete" or _safe(game) else {},
         seats=_seat_infos(spec, game, seats),
         events=events,
@@ -153,7 +147,6 @@ async def play_game(
         usage=usage,
         status=status,
         error=error,
-        accord_version=accord_version(),
         started_at=started,
         ended_at=_now(),
     )
@@ -167,22 +160,29 @@ def failed_trace(spec: GameSpec, error: str) -> Trace:
     """The trace of a game that never produced one (its worker died, say): failed, with why."""
     game = make(spec.game, spec.options)
     return Trace(
-        trace_id=spec.trace_id,
-        game_id=game.game_id,
-        game=game.game_id.rsplit("-v", 1)[0],
-        seed=spec.seed,
-        config=game.config.model_dump(mode="json"),
-        run=dict(spec.labels),
-        agents_config=[a.model_dump(mode="json", exclude_none=True) for a in spec.agents],
+        **_identity(spec, game),
         seats=_seat_infos(spec, game, []),
         events=[{"type": "game_failed", "t": 1, "error": error}],
         usage={"total": SeatUsage()},
         status="failed",
         error=error,
-        accord_version=accord_version(),
         started_at=_now(),
         ended_at=_now(),
     )
+
+
+def _identity(spec: GameSpec, game: Game) -> dict[str, Any]:
+    """The trace fields that say which game this was and how it was set up."""
+    return {
+        "trace_id": spec.trace_id,
+        "game_id": game.game_id,
+        "game": game.game_id.rsplit("-v", 1)[0],
+        "seed": spec.seed,
+        "config": game.config.model_dump(mode="json"),
+        "run": dict(spec.labels),
+        "agents_config": [a.model_dump(mode="json", exclude_none=True) for a in spec.agents],
+        "accord_version": accord_version(),
+    }
 
 
 def _seat_infos(spec: GameSpec, game: Game, seats: list[Agent]) -> list[SeatInfo]:

@@ -101,12 +101,18 @@ def leaderboard_cmd(
             console.print(_references_table(b))
 
 
-def _models_table(b: Leaderboard) -> Table:
-    table = Table(title=f"{b.game}: models (OpenSkill mu ± sigma; raw mean in brackets)")
-    for col in ("#", "model", "games"):
-        table.add_column(col, justify="right" if col != "model" else "left")
+def _table(b: Leaderboard, who: str, what: str) -> Table:
+    """An empty ranking table: rank, player, games, then one column per rated dimension."""
+    table = Table(title=f"{b.game}: {what}")
+    for col in ("#", who, "games"):
+        table.add_column(col, justify="left" if col == who else "right")
     for d in b.dimensions:
         table.add_column(d.label + (" ↑" if d.higher_is_better else " ↓"), justify="right")
+    return table
+
+
+def _models_table(b: Leaderboard) -> Table:
+    table = _table(b, "model", "models (OpenSkill mu ± sigma; raw mean in brackets)")
     for rank, s in enumerate(b.models, 1):
         cells = [str(rank), s.player, str(s.games)]
         for d in b.dimensions:
@@ -117,11 +123,7 @@ def _models_table(b: Leaderboard) -> Table:
 
 
 def _references_table(b: Leaderboard) -> Table:
-    table = Table(title=f"{b.game}: reference protocols (ranked by raw means)")
-    for col in ("#", "protocol", "games"):
-        table.add_column(col, justify="right" if col != "protocol" else "left")
-    for d in b.dimensions:
-        table.add_column(d.label + (" ↑" if d.higher_is_better else " ↓"), justify="right")
+    table = _table(b, "protocol", "reference protocols (ranked by raw means)")
     for rank, s in enumerate(b.references, 1):
         cells = [str(rank), s.player, str(s.games)]
         cells += [_num(s.mean(d.key)) for d in b.dimensions]

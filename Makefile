@@ -22,7 +22,7 @@ $(VENV)/.local: $(BIN)/python pyproject.toml
 	touch $@
 
 $(VENV)/.dev: $(VENV)/.local
-	$(PIP) install --quiet -e '.[local,dev,web]'
+	$(PIP) install --quiet -e '.[local,dev,web,server]'
 	touch $@
 
 run: $(VENV)/.local

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from accord.agents.llm import LLMAgent
-from accord.core.errors import ActionError, TransientModelError
+from accord.core.errors import ActionError, ModelUnavailableError, TransientModelError
 from accord.core.spec import Action, ActionSpec, Request
 from accord.models.mock import MockModel
 from accord.models.options import ModelOptions
@@ -67,17 +69,76 @@ async def test_fallback_after_three_retries() -> None:
     assert rec.events[-1][0] == "heuristic_fallback"
 
 
-async def test_model_failure_counts_as_attempt() -> None:
+async def test_a_model_that_cannot_be_reached_ends_the_decision_with_its_reason() -> None:
     opts = ModelOptions(max_retries=1)
     model = MockModel(
-        replies=[TransientModelError("429"), TransientModelError("429"), '{"x": 1}'],
+        replies=[TransientModelError("HTTP 503", status=503)] * 2,
         options=opts,
         sleep=_no_sleep,
     )
     agent = LLMAgent(model)
     rec = Rec()
+    with pytest.raises(ModelUnavailableError, match="HTTP 503") as info:
+        await agent.act(_req(), rec)
+    # No fallback: an unreachable model is not bad output, so nothing may pass for a result.
+    assert info.value.seat == 0 and info.value.status == 503
+    assert [t for t, _ in rec.events] == ["model_error"]
+    event = rec.events[0][1]
+    assert event["call"] == 1 and event["sent"] == [[0, 1]] and event["attempts"] == 2
+    assert event["retries"][0]["error"] == "HTTP 503"
+    assert agent.usage.fallbacks == 0 and agent.usage.decisions == 1
+
+
+async def test_transient_failures_within_the_retry_budget_are_only_retries() -> None:
+    model = MockModel(
+        replies=[TransientModelError("429"), '{"x": 1}'],
+        options=ModelOptions(max_retries=1),
+        sleep=_no_sleep,
+    )
+    agent = LLMAgent(model)
+    rec = Rec()
     assert await agent.act(_req(), rec) == {"x": 1}
-    assert [t for t, _ in rec.events] == ["model_error", "model_call"]
+    assert [t for t, _ in rec.events] == ["model_call"]
+    assert rec.events[0][1]["attempts"] == 2
+    assert rec.events[0][1]["retries"][0]["error"] == "429"
+
+
+async def test_transcript_stores_each_message_once_and_events_point_at_them() -> None:
+    model = MockModel(replies=["oops", '{"x": 5}', '{"x": 6}'])
+    agent = LLMAgent(model)
+    rec = Rec()
+    await agent.act(_req("first"), rec)
+    await agent.act(_req("second"), rec)
+    messages = agent.transcript.messages
+    assert [(m["role"], m["content"]) for m in messages] == [
+        ("system", "sys"),
+        ("user", "first"),
+        ("assistant", "oops"),
+        ("user", messages[3]["content"]),
+        ("assistant", '{"x": 5}'),
+        ("user", "second"),
+        ("assistant", '{"x": 6}'),
+    ]
+    assert "not JSON" in messages[3]["content"]
+    calls = [f for t, f in rec.events if t == "model_call"]
+    assert [c["call"] for c in calls] == [1, 2, 3]
+    assert [c["sent"] for c in calls] == [[[0, 1]], [[0, 3]], [[0, 1], [4, 5]]]
+    assert [c["reply"] for c in calls] == [2, 4, 6]
+    # What each call was sent, rebuilt from the transcript, is exactly what the model got.
+    for call, sent in zip(calls, model.calls, strict=True):
+        rebuilt = [messages[i] for first, last in call["sent"] for i in range(first, last + 1)]
+        assert [(m["role"], m["content"]) for m in rebuilt] == [
+            (m["role"], m["content"]) for m in sent
+        ]
+    assert agent.transcript.calls == 3
+
+
+async def test_long_replies_are_capped_in_the_transcript() -> None:
+    long = '{"x": 1, "pad": "' + "y" * 70_000 + '"}'
+    agent = LLMAgent(MockModel(replies=[long]))
+    await agent.act(_req())
+    reply = agent.transcript.messages[-1]
+    assert len(reply["content"]) == 64 * 1024 and reply["truncated"] == len(long)
 
 
 async def _no_sleep(_: float) -> None:

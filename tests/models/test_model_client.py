@@ -20,7 +20,7 @@ from accord.models import (
 from accord.models.client import Call, retry_after_seconds
 from accord.models.pricing import cost_usd
 
-HELLO = [{"role": "user", "content": "hello"}]
+ASK = HELLO = [{"role": "user", "content": "hello"}]
 
 
 class Probe(ModelClient):
@@ -122,8 +122,39 @@ def test_backoff_is_full_jitter_under_an_exponential_cap():
         waits = [model._backoff_s(attempt, plain) for _ in range(200)]
         assert all(0.0 <= w <= ceiling for w in waits)
         assert max(waits) > 0.8 * ceiling and min(waits) < 0.2 * ceiling  # spread, not fixed
-    asked = TransientModelError("slow down", retry_after_s=50.0)
-    assert model._backoff_s(1, asked) == 50.0  # Retry-After wins over a shorter draw
+    asked = TransientModelError("slow down", retry_after_s=15.0)
+    assert model._backoff_s(1, asked) == 15.0  # Retry-After wins over a shorter draw
+    # ... but never past the cap: an hour, forever or a date in 2100 all wait the cap.
+    for seconds in (3600.0, float("inf"), retry_after_seconds("Fri, 01 Jan 2100 00:00:00 GMT")):
+        assert seconds is not None
+        assert model._backoff_s(1, TransientModelError("x", retry_after_s=seconds)) == 20.0
+
+
+async def test_a_server_asking_to_wait_forever_does_not_stall_the_call(fake_time):
+    forever = TransientModelError("HTTP 429", retry_after_s=float("inf"), status=429)
+    model = MockModel(
+        replies=[forever, forever, "ok"],
+        options=ModelOptions(backoff_cap_s=30.0),
+        sleep=fake_time.sleep,
+        clock=fake_time.clock,
+    )
+    completion = await model.complete(ASK)
+    assert completion.text == "ok" and fake_time.sleeps == [30.0, 30.0]
+
+
+async def test_the_deadline_bounds_all_retries_of_a_call(fake_time):
+    busy = TransientModelError("HTTP 503", status=503)
+    model = MockModel(
+        replies=[busy] * 20,
+        options=ModelOptions(backoff_base_s=10, backoff_cap_s=10, deadline_s=35, max_retries=50),
+        sleep=fake_time.sleep,
+        clock=fake_time.clock,
+        rng=random.Random(0),
+    )
+    with pytest.raises(RetriesExhaustedError, match="deadline") as info:
+        await model.complete(ASK)
+    assert sum(fake_time.sleeps) < 35.0 and info.value.status == 503
+    assert info.value.attempts < 20
 
 
 async def test_concurrency_limit_bounds_calls_in_flight():
@@ -219,3 +250,5 @@ def test_retry_after_header_parsing():
     assert retry_after_seconds(None) is None
     assert retry_after_seconds("soon") is None
     assert retry_after_seconds("Wed, 21 Oct 2015 07:28:00 GMT") == 0.0  # a past date
+    assert retry_after_seconds("inf") == float("inf")  # capped by the client, not here
+    assert retry_after_seconds("nan") is None

@@ -84,18 +84,63 @@ async def test_rate_limit_then_success_honours_retry_after(fake_time):
     )
 
 
-async def test_schema_is_sent_and_dropped_for_good_when_the_server_rejects_it(fake_time):
+async def test_schema_forms_step_down_until_the_server_accepts_one_and_stay_there(fake_time):
     rejection = {"error": {"message": "Unsupported parameter: response_format.json_schema"}}
-    server = Server([(400, {}, rejection), (200, {}, ok_body()), (200, {}, ok_body())])
+    crash = {"error": {"message": "Internal error: response_format schema is not supported"}}
+    server = Server(
+        [
+            (400, {}, rejection),  # json_schema refused with 400 (OpenAI-style servers)
+            (500, {}, crash),  # json_object + schema refused with a 5xx naming the schema
+            (422, {}, {"detail": "response_format: unknown type json_object"}),
+            (200, {}, ok_body()),
+            (200, {}, ok_body()),
+        ]
+    )
     model = client(server, fake_time)
     first = await model.complete(ASK, response_schema=SCHEMA)
     second = await model.complete(ASK, response_schema=SCHEMA)
     await model.aclose()
     formats = [request.get("response_format") for request in server.requests]
-    assert formats[0] == {"type": "json_schema", "json_schema": {"name": "reply", "schema": SCHEMA}}
-    assert formats[1:] == [None, None]
-    assert first.attempts == 1 and first.raw["response_format_dropped"] is True
+    assert formats == [
+        {"type": "json_schema", "json_schema": {"name": "reply", "schema": SCHEMA}},
+        {"type": "json_object", "schema": SCHEMA},
+        {"type": "json_object"},
+        None,
+        None,
+    ]
+    assert first.attempts == 1 and fake_time.sleeps == [], "a refusal is not a retry"
+    assert [(s["from"], s["to"], s["status"]) for s in first.raw["response_format_fallback"]] == [
+        ("json_schema", "json_object_schema", 400),
+        ("json_object_schema", "json_object", 500),
+        ("json_object", "none", 422),
+    ]
+    assert first.raw["response_format"] == "none"
+    assert "response_format_fallback" not in second.raw, "the choice is remembered"
     assert second.text == '{"say": "hi"}'
+
+
+async def test_llama_cpp_style_500_on_json_schema_falls_back_to_json_object(fake_time):
+    crash = {
+        "error": {
+            "message": "('body', 'response_format', 'type'): Input should be 'text' or "
+            "'json_object'",
+            "type": "internal_server_error",
+        }
+    }
+    server = Server([(500, {}, crash), (200, {}, ok_body())])
+    model = client(server, fake_time)
+    completion = await model.complete(ASK, response_schema=SCHEMA)
+    await model.aclose()
+    assert completion.raw["response_format"] == "json_object_schema"
+    assert server.requests[1]["response_format"] == {"type": "json_object", "schema": SCHEMA}
+
+
+async def test_a_5xx_naming_nothing_about_schemas_is_an_outage_and_retried(fake_time):
+    server = Server([(503, {}, {"error": "overloaded"}), (200, {}, ok_body())])
+    model = client(server, fake_time)
+    completion = await model.complete(ASK, response_schema=SCHEMA)
+    await model.aclose()
+    assert completion.attempts == 2 and completion.raw["response_format"] == "json_schema"
 
 
 @pytest.mark.parametrize(
@@ -189,6 +234,6 @@ async def test_exhausted_retries_against_a_dead_port(fake_time):
         ModelOptions(base_url="http://127.0.0.1:9/v1", max_retries=1),
         sleep=fake_time.sleep,
     )
-    with pytest.raises(RetriesExhaustedError, match="connection failed"):
+    with pytest.raises(RetriesExhaustedError, match=r"connection to .* failed"):
         await model.complete(ASK)
     await model.aclose()

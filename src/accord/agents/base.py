@@ -43,6 +43,10 @@ class Agent(ABC):
     async def close(self) -> None:  # noqa: B027  (optional hook; most agents hold nothing)
         """Release resources at the end of a game (default: nothing)."""
 
+    def transcript_json(self) -> dict[str, Any] | None:
+        """The seat's model conversation for the trace (`accord.agents.transcript`), if any."""
+        return None
+
     def describe(self) -> dict[str, Any]:
         """JSON-able description of this agent for the trace (never secrets)."""
         return {"agent": self.spec, "model": self.model}

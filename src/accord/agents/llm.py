@@ -8,10 +8,15 @@ a trace event (DESIGN principle 8):
   around the JSON); the action was taken as parsed.
 - ``validation_error``: the reply did not parse or broke a rule; the model is re-prompted with
   the error text.
-- ``model_error``: the model call failed for good (after the client's own backoff); counts as a
-  failed attempt.
+- ``model_error``: the model could not be reached for good (the client's retries exhausted, a
+  bad key, a missing model). This is not bad output: the game ends ``failed`` with the
+  provider's message (`ModelUnavailableError`) and stays out of every mean.
 - ``heuristic_fallback``: every attempt failed; the request's fallback action is used.
-- ``model_call``: one per successful call, with its tokens, latency, cost and attempts.
+- ``model_call``: one per successful call, with its tokens, latency, cost, attempts, the client's
+  retries and their errors, and which transcript messages it was sent (``sent``) and got
+  (``reply``): see `accord.agents.transcript`.
+- ``response_format_fallback``: the server refused a structured-output form and the client
+  stepped down to a looser one (`accord.models.openai_compatible`).
 
 Only valid replies stay in the conversation: a failed attempt and its correction are removed
 once the model answers correctly, so one bad reply does not poison later turns (the events keep
@@ -23,7 +28,8 @@ from __future__ import annotations
 from typing import Any
 
 from accord.agents.base import Agent, Recorder, _no_record
-from accord.core.errors import ActionError, ModelError
+from accord.agents.transcript import Transcript
+from accord.core.errors import ActionError, ModelError, ModelUnavailableError
 from accord.core.rng import derive_seed
 from accord.core.spec import Action, Request
 from accord.models.base import Completion, Message
@@ -68,6 +74,7 @@ class LLMAgent(Agent):
         self.session = session
         self.max_retries = max_retries
         self.history: list[Message] = []
+        self.transcript = Transcript()
         self._calls = 0
 
     def take_over(self, previous: LLMAgent) -> None:
@@ -77,6 +84,10 @@ class LLMAgent(Agent):
         """
         self.history = list(previous.history)
         self._calls = previous._calls
+        self.transcript = previous.transcript
+
+    def transcript_json(self) -> dict[str, Any] | None:
+        return self.transcript.to_json()
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -91,16 +102,13 @@ class LLMAgent(Agent):
             self.history = [{"role": "system", "content": request.system or ""}]
         elif request.system is not None and self.history[0]["content"] != request.system:
             self.history[0] = {"role": "system", "content": request.system}
-        convo: list[Message] = [*self.history, {"role": "user", "content": request.observation}]
+        asked: Message = {"role": "user", "content": request.observation}
+        convo: list[Message] = [*self.history, asked]
         spec = request.spec
+        self.usage.decisions += 1
         last_error = ""
         for attempt in range(self.max_retries + 1):
-            try:
-                completion = await self._call(convo, request, record)
-            except ModelError as exc:
-                last_error = str(exc)
-                record("model_error", attempt=attempt + 1, kind=spec.kind, error=last_error)
-                continue
+            completion, reply = await self._call(convo, request, record)
             try:
                 action = spec.parse(completion.text)
             except ActionError as exc:
@@ -113,20 +121,16 @@ class LLMAgent(Agent):
                     error=last_error,
                     raw=completion.text[:_RAW_KEEP],
                 )
-                convo = [
-                    *convo,
-                    {"role": "assistant", "content": completion.text},
-                    {"role": "user", "content": self._retry_message(last_error, spec.format_hint)},
-                ]
+                correction: Message = {
+                    "role": "user",
+                    "content": self._retry_message(last_error, spec.format_hint),
+                }
+                convo = [*convo, reply, correction]
                 continue
             for warning in action.pop("_warnings", []):
                 record("output_format_warning", kind=spec.kind, warning=warning)
             if not request.ephemeral:
-                self.history = [
-                    *self.history,
-                    {"role": "user", "content": request.observation},
-                    {"role": "assistant", "content": completion.text},
-                ]
+                self.history = [*self.history, asked, reply]
             return action
         if spec.fallback is None:
             raise ModelError(
@@ -135,14 +139,16 @@ class LLMAgent(Agent):
             )
         action = spec.fallback()
         action["_fallback"] = True
+        self.usage.fallbacks += 1
         record("heuristic_fallback", kind=spec.kind, error=last_error, action=action)
         if not request.ephemeral:
             # Keep the turn in the conversation so the model knows what was done for it.
-            self.history = [
-                *self.history,
-                {"role": "user", "content": request.observation},
-                {"role": "assistant", "content": f"(no valid reply; the engine used {action})"},
-            ]
+            stand_in: Message = {
+                "role": "assistant",
+                "content": f"(no valid reply; the engine used {action})",
+            }
+            self.transcript.add(stand_in, note="written by the harness after the fallback")
+            self.history = [*self.history, asked, stand_in]
         return action
 
     @staticmethod
@@ -154,26 +160,60 @@ class LLMAgent(Agent):
 
     async def _call(
         self, messages: list[Message], request: Request, record: Recorder = _no_record
-    ) -> Completion:
+    ) -> tuple[Completion, Message]:
+        """One model call; an unreachable model ends the game (`ModelUnavailableError`)."""
         self._calls += 1
         seed = derive_seed(self.seed, request.seat, self._calls)
-        completion = await self.client.complete(
-            messages,
-            response_schema=request.spec.schema,
-            temperature=self.temperature,
-            max_tokens=self.max_tokens,
-            seed=seed,
-            session=f"{self.session}/seat{request.seat}",
-        )
+        number = self.transcript.next_call()
+        sent = self.transcript.sent(messages)
+        try:
+            completion = await self.client.complete(
+                messages,
+                response_schema=request.spec.schema,
+                temperature=self.temperature,
+                max_tokens=self.max_tokens,
+                seed=seed,
+                session=f"{self.session}/seat{request.seat}",
+            )
+        except ModelError as exc:
+            retries = getattr(exc, "retries", None)
+            record(
+                "model_error",
+                kind=request.spec.kind,
+                call=number,
+                sent=sent,
+                error=str(exc),
+                status=exc.status,
+                attempts=getattr(exc, "attempts", 1),
+                **({"retries": retries} if retries else {}),
+            )
+            raise ModelUnavailableError(
+                str(exc), seat=request.seat, model=self.model, status=exc.status
+            ) from exc
+        reply: Message = {"role": "assistant", "content": completion.text}
+        index = self.transcript.add(reply)
+        self.transcript.annotate(index, reasoning=completion.reasoning)
+        for switch in completion.raw.get("response_format_fallback", []):
+            record("response_format_fallback", call=number, **switch)
+        extra: dict[str, Any] = {}
+        if completion.raw.get("retries"):
+            extra["retries"] = completion.raw["retries"]
+        if completion.raw.get("cache") == "hit":
+            extra["cache"] = "hit"
         record(
             "model_call",
             kind=request.spec.kind,
+            call=number,
+            sent=sent,
+            reply=index,
             input_tokens=completion.usage.input_tokens,
             output_tokens=completion.usage.output_tokens,
             reasoning_tokens=completion.usage.reasoning_tokens,
+            cached_input_tokens=completion.usage.cached_input_tokens,
             latency_s=round(completion.latency_s, 4),
             cost_usd=completion.cost_usd,
             attempts=completion.attempts,
+            **extra,
         )
         u = self.usage
         u.calls += 1
@@ -186,4 +226,4 @@ class LLMAgent(Agent):
             u.cost_known = False
         else:
             u.cost_usd += completion.cost_usd
-        return completion
+        return completion, reply

@@ -32,7 +32,7 @@ import duckdb
 import numpy as np
 
 from accord.core.errors import ConfigError
-from accord.traces.schema import SCHEMA_VERSION
+from accord.traces.schema import READABLE_VERSIONS, SCHEMA_VERSION
 
 CACHE_VERSION = 1
 """Bumped whenever the cached tables change shape; older caches are rebuilt."""
@@ -317,7 +317,7 @@ def _parse(path: Path) -> dict[str, Any]:
     except (OSError, ValueError) as exc:
         raise ConfigError(f"Cannot read trace {path}: {exc}") from exc
     version = data.get("schema_version") if isinstance(data, dict) else None
-    if version != SCHEMA_VERSION or "trace_id" not in data or "game_id" not in data:
+    if version not in READABLE_VERSIONS or "trace_id" not in data or "game_id" not in data:
         raise ConfigError(
             f"{path} is not an Accord trace of schema version {SCHEMA_VERSION} "
             f"(found {version!r}). Re-run the game or use the Accord version that wrote it."

@@ -9,7 +9,7 @@ import yaml
 from accord.core.errors import ConfigError
 
 
-def parse_options(pairs: list[str] | None) -> dict[str, Any]:
+def parse_options(pairs: list[str] | None, *, flag: str = "--option") -> dict[str, Any]:
     """``["rounds=2", "market.budget=20"]`` -> ``{"rounds": 2, "market": {"budget": 20}}``.
 
     Values are read as YAML scalars, so numbers, booleans and null work as expected.
@@ -19,7 +19,8 @@ def parse_options(pairs: list[str] | None) -> dict[str, Any]:
         key, sep, raw = pair.partition("=")
         key = key.strip()
         if not sep or not key:
-            raise ConfigError(f"--option expects key=value (e.g. -o rounds=2), got {pair!r}")
+            example = "-M timeout_s=30" if flag == "-M" else "-o rounds=2"
+            raise ConfigError(f"{flag} expects key=value (e.g. {example}), got {pair!r}")
         try:
             value = yaml.safe_load(raw) if raw.strip() else ""
         except yaml.YAMLError as exc:
@@ -32,3 +33,37 @@ def parse_options(pairs: list[str] | None) -> dict[str, Any]:
                 raise ConfigError(f"option {key!r} conflicts with an earlier value")
         node[parts[-1]] = value
     return out
+
+
+def model_options(base_url: str | None, pairs: list[str] | None) -> dict[str, Any]:
+    """Model client options from ``--model-base-url`` and ``-M key=value`` (checked here).
+
+    Raises:
+        ConfigError: an unknown option or a bad value, naming it (``ModelOptions`` lists them).
+    """
+    from pydantic import ValidationError
+
+    from accord.core.registry import format_validation_error
+    from accord.models.options import ModelOptions
+
+    options = parse_options(pairs, flag="-M")
+    if base_url is not None:
+        if "base_url" in options and options["base_url"] != base_url:
+            raise ConfigError("give the server address once: --model-base-url or -M base_url")
+        options["base_url"] = base_url
+    try:
+        ModelOptions.model_validate(options)
+    except ValidationError as exc:
+        raise ConfigError(
+            format_validation_error(exc, where="model options (-M / --model-base-url)")
+        ) from exc
+    return options
+
+
+def with_model_options(agents: list[Any], options: dict[str, Any]) -> list[Any]:
+    """`AgentSpec` list with `options` laid over every model seat's own options."""
+    if not options:
+        return agents
+    return [
+        a.model_copy(update={"options": {**a.options, **options}}) if a.model else a for a in agents
+    ]

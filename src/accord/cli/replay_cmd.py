@@ -1,4 +1,4 @@
-"""`accord replay`: play a game again from its trace and the model cache, and compare."""
+"""`accord replay`: play a game again from its trace (or the model cache), and compare."""
 
 from __future__ import annotations
 
@@ -7,10 +7,12 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from accord.cli.main import _fail, app, console
 from accord.core.errors import AccordError, ConfigError
 from accord.models.cache import ModelCache
+from accord.models.recorded import has_replies
 from accord.runner.play import play_game
 from accord.runner.replay import default_out, differences, spec_from_trace
 from accord.runner.run import write_run_trace
@@ -33,13 +35,19 @@ def replay(
         bool, typer.Option(help="Exit with status 1 if the replay differs from the trace.")
     ] = False,
 ) -> None:
-    """Re-run a game from its trace (and the model cache) and compare the two traces.
+    """Re-run a game from its trace and compare the two traces.
 
-    The game, options, seed, seats and labels come from the trace; model calls are answered
-    from --cache, recorded failures included, so the new trace equals the old one apart from
-    timestamps and latency. Without --cache, models are called again.
+    The game, options, seed, seats and labels come from the trace. Model calls are answered
+    from the replies the trace stores (every call's messages and reply), recorded failures
+    included, so the new trace equals the old one apart from timestamps and latency; a prompt
+    that differs from the recorded one stops the replay and says where. With --cache, calls
+    are answered from the model cache instead (and, without --offline, missing ones are
+    asked). Traces without stored replies (written before transcripts) and no --cache ask the
+    models again.
 
     Examples:
+
+      accord replay runs/grid/traces/main-p00-g000.json
 
       accord replay runs/grid/traces/main-p00-g000.json --cache runs/cache
 
@@ -51,7 +59,10 @@ def replay(
         original = read_trace(trace_path)
         spec = spec_from_trace(original)
         model_cache = ModelCache(cache, replay_errors=True, offline=offline) if cache else None
-        fresh = asyncio.run(play_game(spec, cache=model_cache))
+        from_trace = model_cache is None and has_replies(original)
+        fresh = asyncio.run(
+            play_game(spec, cache=model_cache, recorded=original if from_trace else None)
+        )
         path = write_run_trace(out or default_out(trace_path, "replays"), fresh)
     except AccordError as exc:
         raise _fail(exc) from exc
@@ -59,8 +70,15 @@ def replay(
     if model_cache is not None:
         stats = model_cache.stats
         console.print(f"Model cache: {stats.hits} hits, {stats.misses} misses.")
+    elif from_trace:
+        console.print("Model calls answered from the replies stored in the trace.")
     elif any(a.model for a in spec.agents):
-        console.print("No --cache: the models were asked again, so replies may differ.")
+        console.print(
+            "The trace stores no model replies and no --cache was given: the models were "
+            "asked again, so replies may differ."
+        )
+    if fresh.error:
+        console.print(f"[yellow]{escape(fresh.error)}[/yellow]")
     diffs = differences(original, fresh)
     if not diffs:
         console.print("Identical to the original trace (apart from timestamps and latency).")

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import math
+import time
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task
+from rich.text import Text
 
 from accord.cli.main import _fail, app, console
-from accord.cli.options import parse_options
+from accord.cli.options import model_options, parse_options, with_model_options
 from accord.core.errors import AccordError, ConfigError
 from accord.runner.config import Batch, Defaults, Experiment, expand, load_experiment
 from accord.runner.cost import estimate, measure, unpriced_models
+from accord.runner.monitor import ModelErrorReport, RunMonitor
 from accord.runner.results import summary_table
 from accord.runner.run import RunReport, finished_ids, run_sync
 from accord.runner.specs import GameSpec, parse_agent_list
@@ -77,8 +82,37 @@ def run(
     dry_run: Annotated[
         bool, typer.Option(help="Print the plan and cost estimate; play nothing.")
     ] = False,
+    model_base_url: Annotated[
+        str | None,
+        typer.Option(help="Server address for every model seat, e.g. http://127.0.0.1:8000/v1."),
+    ] = None,
+    model_option: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--model-option",
+            "-M",
+            help="Model option key=value for every model seat (timeout_s=30, api_key_env=X).",
+        ),
+    ] = None,
+    max_failures: Annotated[
+        str,
+        typer.Option(
+            help="Failed games tolerated before the exit code says failure: a count (3) or a "
+            "fraction of the games played (0.05)."
+        ),
+    ] = "0",
+    skip_failed: Annotated[
+        bool, typer.Option(help="With --resume, keep failed games instead of playing them again.")
+    ] = False,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="Log every model call and retry.")
+    ] = False,
 ) -> None:
     """Play games and write traces, results.jsonl, summary.json; print a results table.
+
+    Exit code 0 when every game completed (or no more failed than --max-failures), 1 when
+    more games failed (each distinct reason is printed with its count), 2 for bad input,
+    130 / 143 when stopped by Ctrl-C / SIGTERM (what finished is kept; --resume goes on).
 
     Examples:
 
@@ -92,11 +126,18 @@ def run(
 
       accord run experiments/demo.yaml --out runs/demo --concurrency 16 --resume
 
-      accord run experiments/grid.yaml --executor ray --address auto --cache runs/cache
+      accord run negotiation --model openai-compatible/qwen --model-base-url
+      http://127.0.0.1:8000/v1 -M timeout_s=60 --games 4
 
-      accord run experiments/grid.yaml --estimate-from runs/pilot --max-cost 20 --dry-run
+      accord run experiments/demo.yaml --executor ray --cache runs/cache
+
+      accord run experiments/demo.yaml --estimate-from runs/pilot --max-cost 20 --dry-run
     """
     try:
+        tolerated = _tolerance(max_failures)
+        if skip_failed and not resume:
+            raise ConfigError("--skip-failed only applies with --resume")
+        extra_model_options = model_options(model_base_url, model_option)
         specs, out_dir = _plan(
             target,
             out,
@@ -111,10 +152,13 @@ def run(
             suite,
             task,
         )
+        specs = [
+            s.model_copy(update={"agents": with_model_options(s.agents, extra_model_options)})
+            for s in specs
+        ]
         _preflight(specs, out_dir, resume, estimate_from, max_cost, dry_run)
         if dry_run:
             return
-        console.print(f"Playing {len(specs)} games -> {out_dir} ({executor} executor)")
         report = _run_with_progress(
             specs,
             out_dir,
@@ -127,10 +171,31 @@ def run(
                 "max_cost": max_cost,
                 "num_cpus": cpus,
                 "cpus_per_game": cpus_per_game,
+                "skip_failed": skip_failed,
             },
+            verbose=verbose,
+            executor=executor,
         )
     except AccordError as exc:
         raise _fail(exc) from exc
+    _print_report(report, out_dir, tolerated)
+
+
+def _tolerance(text: str) -> float:
+    """``--max-failures``: a count (``3``) or a fraction of games played (``0.05``)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < 0 or (value >= 1 and not value.is_integer()):
+        raise ConfigError(
+            f"--max-failures takes a count (e.g. 3) or a fraction below 1 (e.g. 0.05), got {text!r}"
+        )
+    return value
+
+
+def _print_report(report: RunReport, out_dir: Path, tolerated: float) -> None:
+    """The results table, what failed and why, where the files are; then the exit code."""
     console.print(summary_table(report.summary))
     if report.skipped:
         console.print(f"Skipped {report.skipped} games already finished (--resume).")
@@ -140,14 +205,36 @@ def run(
         console.print(f"Model cost of the games played: ${report.spent_usd:.4f}")
     if report.stopped:
         console.print(f"[yellow]{report.stopped}[/yellow]")
-    if report.failed:
-        console.print(f"[yellow]{len(report.failed)} games failed:[/yellow]")
-        for line in report.failed[:10]:
-            console.print(f"  {line}")
+    summary: dict[str, Any] = dict(report.summary)
+    failures: list[dict[str, Any]] = list(summary.get("failures", []))
+    failed_total = int(summary.get("failed", 0) or 0)
+    if failures:
+        console.print(
+            f"[bold red]{failed_total} games failed[/bold red] (kept out of every mean; "
+            "their traces say why):"
+        )
+        for item in failures:
+            console.print(f"  [red]{item['count']} x[/red] {escape(str(item['reason']))}")
+        console.print(
+            "  Fix the cause, then run the same command with --resume to play them again."
+        )
     console.print(
-        f"Traces: {out_dir / 'traces'}\nResults: {out_dir / 'results.jsonl'}\n"
-        f"Summary: {out_dir / 'summary.json'}"
+        f"Traces: {escape(str(out_dir / 'traces'))}\n"
+        f"Results: {escape(str(out_dir / 'results.jsonl'))}\n"
+        f"Summary: {escape(str(out_dir / 'summary.json'))}"
     )
+    if report.interrupted:
+        games = int(summary.get("games", 0) or 0)
+        console.print(
+            f"[bold yellow]Stopped by {report.interrupted}[/bold yellow]: {games} finished "
+            f"games are kept in {escape(str(out_dir))}; {report.in_flight_cancelled} games in "
+            "flight were dropped. Run the same command with --resume to finish."
+        )
+        raise typer.Exit(130 if report.interrupted == "SIGINT" else 143)
+    played = max(report.played, 1)
+    limit = tolerated * played if 0 < tolerated < 1 else tolerated
+    if len(report.failed) > limit:
+        raise typer.Exit(1)
 
 
 def _plan(
@@ -236,37 +323,109 @@ def _preflight(
         )
 
 
+class _MonitorColumn(ProgressColumn):
+    """The run's live counts beside the bar (re-rendered on every refresh)."""
+
+    def __init__(self, monitor: RunMonitor) -> None:
+        super().__init__()
+        self.monitor = monitor
+
+    def render(self, task: Task) -> Text:
+        m = self.monitor
+        eta = m.eta_s()
+        return Text(
+            f"failed {m.failed} · in flight {m.in_flight} · calls {m.calls} · retries "
+            f"{m.retries} · errors {m.errors} · tokens {m.input_tokens + m.output_tokens:,} · "
+            f"{m.cost_text()} · {_mmss(m.elapsed_s())} elapsed · ETA "
+            + ("–" if eta is None else _mmss(eta))
+        )
+
+
+def _mmss(seconds: float) -> str:
+    minutes, secs = divmod(int(max(seconds, 0)), 60)
+    return f"{minutes}:{secs:02d}"
+
+
+STATUS_EVERY_S = 30.0
+"""A run whose output is not a terminal prints a status line at least this often."""
+
+
 def _run_with_progress(
     specs: list[GameSpec],
     out: Path,
     concurrency: int,
     resume: bool,
     options: dict[str, Any],
+    *,
+    verbose: bool = False,
+    executor: str = "local",
 ) -> RunReport:
     # On --resume the bar starts at the games already finished, so it ends at the total.
     traces = out / "traces"
     ids = {s.trace_id for s in specs}
-    already = len(finished_ids(traces) & ids) if resume and traces.is_dir() else 0
+    kept = (
+        finished_ids(traces, include_failed=bool(options.get("skip_failed")))
+        if resume and traces.is_dir()
+        else set()
+    )
+    already = len(kept & ids)
+    left = len(specs) - already
+    console.print(
+        f"Playing {left} games -> {escape(str(out))} ({executor} executor)"
+        + (f"; {already} of {len(specs)} already finished" if already else "")
+    )
+
+    def show_error(report: ModelErrorReport) -> None:
+        style = "yellow" if report.transient else "bold red"
+        console.print(f"[{style}]model error:[/{style}] {escape(report.line())}")
+
+    def log(line: str) -> None:
+        console.print(escape(line), highlight=False)
+
+    monitor = RunMonitor(
+        total=len(specs), already=already, on_error=show_error, log=log if verbose else None
+    )
     if not console.is_terminal:
-        done = already
+        last = [time.monotonic()]
 
-        def log(spec: GameSpec, trace: Trace) -> None:
-            nonlocal done
-            done += 1
-            console.print(f"[{done}/{len(specs)}] {spec.trace_id}: {trace.status}")
+        def done(spec: GameSpec, trace: Trace) -> None:
+            n = monitor.already + monitor.done + monitor.failed
+            note = f": {escape(trace.error)}" if trace.error else ""
+            console.print(f"[{n}/{len(specs)}] {escape(spec.trace_id)}: {trace.status}{note}")
 
-        return run_sync(specs, out, concurrency=concurrency, resume=resume, on_done=log, **options)
+        def status() -> None:
+            if time.monotonic() - last[0] >= STATUS_EVERY_S - 0.5:
+                last[0] = time.monotonic()
+                console.print(escape(monitor.status_line()), highlight=False)
+
+        return run_sync(
+            specs,
+            out,
+            concurrency=concurrency,
+            resume=resume,
+            on_done=done,
+            monitor=monitor,
+            heartbeat=(STATUS_EVERY_S, status),
+            **options,
+        )
     with Progress(
-        TextColumn("[bold]games"),
         BarColumn(),
         MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("{task.description}"),
+        _MonitorColumn(monitor),
         console=console,
+        transient=False,
     ) as progress:
-        task = progress.add_task("", total=len(specs), completed=already)
+        task = progress.add_task("games", total=len(specs), completed=already)
 
         def tick(spec: GameSpec, trace: Trace) -> None:
-            progress.update(task, advance=1, description=f"{spec.trace_id} {trace.status}")
+            progress.update(task, advance=1)
 
-        return run_sync(specs, out, concurrency=concurrency, resume=resume, on_done=tick, **options)
+        return run_sync(
+            specs,
+            out,
+            concurrency=concurrency,
+            resume=resume,
+            on_done=tick,
+            monitor=monitor,
+            **options,
+        )

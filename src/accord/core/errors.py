@@ -28,7 +28,34 @@ class ActionError(AccordError):
 
 
 class ModelError(AccordError):
-    """A model call failed for good (after retries) or cannot be made at all."""
+    """A model call failed for good (after retries) or cannot be made at all.
+
+    Attributes:
+        status: the HTTP status the provider answered with, when there was one.
+    """
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class ModelUnavailableError(ModelError):
+    """A seat's model could not be reached for good during a game: the game ends ``failed``.
+
+    Bad *output* from a working model is not this: it is re-prompted and, at worst, replaced by
+    the request's documented fallback (seed 004 App. B), and the game stays scored.
+
+    Attributes:
+        seat: the index of the seat whose model failed.
+        model: the ``provider/model`` string.
+    """
+
+    def __init__(
+        self, message: str, *, seat: int, model: str | None, status: int | None = None
+    ) -> None:
+        super().__init__(message, status=status)
+        self.seat = seat
+        self.model = model
 
 
 class ProviderNotFoundError(ModelError, ConfigError):
@@ -49,6 +76,8 @@ class MissingAPIKeyError(ModelError, ConfigError):
 class TransientModelError(ModelError):
     """A failure worth retrying: rate limit, 5xx, timeout, dropped connection."""
 
-    def __init__(self, message: str, *, retry_after_s: float | None = None) -> None:
-        super().__init__(message)
+    def __init__(
+        self, message: str, *, retry_after_s: float | None = None, status: int | None = None
+    ) -> None:
+        super().__init__(message, status=status)
         self.retry_after_s = retry_after_s

@@ -187,6 +187,7 @@ class CachedModel(ModelClient):
         max_tokens: int | None = None,
         seed: int | None = None,
         session: str | None = None,
+        deadline: float | None = None,
     ) -> Completion:
         opts = self.inner.options
         key = ModelCache.key(
@@ -220,6 +221,7 @@ class CachedModel(ModelClient):
                 max_tokens=max_tokens,
                 seed=seed,
                 session=session,
+                deadline=deadline,
             )
         except ModelError as exc:
             self.cache.put(key, {"model": self.spec, "seed": seed, "error": _error_entry(exc)})

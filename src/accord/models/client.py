@@ -5,12 +5,18 @@ exceptions: a failure worth retrying becomes `TransientModelError` (optionally w
 server's Retry-After), anything else `ModelError`. `ModelClient.complete` then adds, for every
 provider alike:
 
-* retries with exponential backoff and full jitter, honouring Retry-After;
+* retries with exponential backoff and full jitter, honouring Retry-After up to the backoff
+  cap (a server asking for an hour, ``inf`` or a date in 2100 is waited on for the cap, never
+  longer);
+* a total deadline per call (``deadline_s``, or one the caller passes for a whole decision)
+  that bounds every attempt and wait: no retry starts that could not finish before it;
 * a per-provider concurrency limit shared by every client of that provider in the process
   (and, once `set_shared_limiter` is called, across processes too: the Ray executor does);
 * a per-attempt timeout, which counts as transient;
 * an optional cooldown between the starts of consecutive calls of one client;
-* latency, attempt count, cost, and a record of every retry in ``raw["retries"]``.
+* latency, attempt count, cost, and a record of every retry in ``raw["retries"]``;
+* a report of each call's start, retries, success or failure to the context's
+  `accord.models.telemetry.CallObserver` (the run's live progress display).
 
 Sleeping, the clock and the jitter source are injectable so tests never wait.
 """
@@ -35,6 +41,7 @@ from accord.core.spec import JSONSchema
 from accord.models.base import Completion, Message
 from accord.models.options import ModelOptions
 from accord.models.pricing import cost_usd
+from accord.models.telemetry import current_observer
 
 SleepFn = Callable[[float], Awaitable[None]]
 ClockFn = Callable[[], float]
@@ -71,8 +78,15 @@ class RetriesExhaustedError(ModelError):
         retries: one record per retried attempt (the last failure is in the message).
     """
 
-    def __init__(self, message: str, *, attempts: int, retries: list[RetryRecord]) -> None:
-        super().__init__(message)
+    def __init__(
+        self,
+        message: str,
+        *,
+        attempts: int,
+        retries: list[RetryRecord],
+        status: int | None = None,
+    ) -> None:
+        super().__init__(message, status=status)
         self.attempts = attempts
         self.retries = retries
 
@@ -116,13 +130,18 @@ def _shared(key: str, limit: int) -> AbstractAsyncContextManager[object]:
 
 
 def retry_after_seconds(value: str | None) -> float | None:
-    """Seconds asked for by an HTTP Retry-After header (delta seconds or a date), else None."""
+    """Seconds asked for by an HTTP Retry-After header (delta seconds or a date), else None.
+
+    ``inf`` stays infinite (the client caps every wait); ``nan`` and garbage give None.
+    """
     if value is None or not value.strip():
         return None
     try:
-        return max(0.0, float(value))
+        seconds = float(value)
     except ValueError:
         pass
+    else:
+        return None if math.isnan(seconds) else max(0.0, seconds)
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):
@@ -194,6 +213,7 @@ class ModelClient(ABC):
         max_tokens: int | None = None,
         seed: int | None = None,
         session: str | None = None,
+        deadline: float | None = None,
     ) -> Completion:
         """Ask the model for the next message of a conversation.
 
@@ -206,6 +226,10 @@ class ModelClient(ABC):
             seed: sampling seed, where the provider supports one.
             session: a stable key for one conversation (e.g. game and seat) so providers that
                 cache prompt state can reuse it on the next turn.
+            deadline: the client clock's time by which the call must be over, retries and
+                waits included; ``None``: ``options.deadline_s`` after the first attempt
+                starts (time spent queueing for a concurrency slot before it does not count,
+                so a busy local model does not eat a call's budget).
 
         Raises:
             RetriesExhaustedError: every attempt failed with a transient error.
@@ -219,42 +243,73 @@ class ModelClient(ABC):
             seed=seed,
             session=session,
         )
+        observer = current_observer()
+        if observer is not None:
+            observer.call_started(self.spec)
+        try:
+            completion = await self._with_retries(call, deadline)
+        except ModelError as err:
+            if observer is not None:
+                observer.call_failed(self.spec, err)
+            raise
+        if observer is not None:
+            observer.call_finished(self.spec, completion)
+        return completion
+
+    async def _with_retries(self, call: Call, deadline: float | None) -> Completion:
+        budget = [deadline]  # set when the first attempt starts, unless the caller fixed it
         retries: list[RetryRecord] = []
         attempts = self.options.max_retries + 1
+        observer = current_observer()
         for attempt in range(1, attempts + 1):
             try:
-                completion, latency = await self._attempt(call)
+                completion, latency = await self._attempt(call, budget)
             except TransientModelError as err:
-                if attempt == attempts:
-                    raise RetriesExhaustedError(
-                        f"{self.spec}: all {attempts} attempts failed; last error: {err}. "
-                        "Check the provider's status page or your rate limits, or raise "
-                        "max_retries / timeout_s.",
-                        attempts=attempts,
-                        retries=retries,
-                    ) from err
                 wait = self._backoff_s(attempt, err)
+                now = self._clock()
+                left = (budget[0] if budget[0] is not None else now + self.options.deadline_s) - now
+                if attempt == attempts or wait >= left:
+                    why = (
+                        f"all {attempt} attempts failed"
+                        if attempt == attempts
+                        else f"gave up after {attempt} attempts: the call's deadline "
+                        f"(deadline_s={self.options.deadline_s:g}) leaves {max(left, 0):.0f} s, "
+                        f"less than the next wait of {wait:.0f} s"
+                    )
+                    raise RetriesExhaustedError(
+                        f"{self.spec}: {why}; last error: {err}. Check the server or the "
+                        "provider's status page and your rate limits, or raise max_retries / "
+                        "timeout_s / deadline_s.",
+                        attempts=attempt,
+                        retries=retries,
+                        status=err.status,
+                    ) from err
                 record = RetryRecord(attempt=attempt, error=str(err), wait_s=round(wait, 3))
                 retries.append(record)
                 if self.on_retry is not None:
                     self.on_retry(record)
+                if observer is not None:
+                    observer.call_retried(self.spec, attempt, err, wait)
                 await self._sleep(wait)
                 continue
             return self._finish(completion, latency, attempt, retries)
         raise AssertionError("unreachable: the loop returns or raises")
 
-    async def _attempt(self, call: Call) -> tuple[Completion, float]:
+    async def _attempt(self, call: Call, budget: list[float | None]) -> tuple[Completion, float]:
         key, limit = self._concurrency()
         async with provider_semaphore(key, limit), _shared(key, limit):
             await self._cooldown()
             started = self._clock()
+            end = budget[0]
+            if end is None:
+                end = budget[0] = started + self.options.deadline_s
+            timeout = min(self.options.timeout_s, max(end - started, 0.001))
             try:
-                completion = await asyncio.wait_for(
-                    self._complete_once(call), timeout=self.options.timeout_s
-                )
+                completion = await asyncio.wait_for(self._complete_once(call), timeout=timeout)
             except TimeoutError as err:
                 raise TransientModelError(
-                    f"no reply within {self.options.timeout_s:g} s (timeout_s)"
+                    f"no reply within {timeout:g} s "
+                    + ("(timeout_s)" if timeout == self.options.timeout_s else "(deadline_s)")
                 ) from err
             except AccordError:
                 raise
@@ -282,7 +337,9 @@ class ModelClient(ABC):
         ceiling = min(self.options.backoff_cap_s, self.options.backoff_base_s * 2 ** (attempt - 1))
         wait = self._rng.uniform(0.0, ceiling)
         if err.retry_after_s is not None:
-            wait = max(wait, err.retry_after_s)
+            # Honour the server's Retry-After, but never past the cap: a server asking for an
+            # hour (or forever) would otherwise stall the game with nothing to show.
+            wait = max(wait, min(err.retry_after_s, self.options.backoff_cap_s))
         return wait
 
     def _finish(

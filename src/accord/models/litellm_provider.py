@@ -151,13 +151,21 @@ def _map_error(spec: str, err: Exception) -> ModelError:
     name = type(err).__name__
     message = f"{spec}: {name}: {_short(str(err))}"
     transient_names = {cls.__name__ for cls in type(err).__mro__} & _TRANSIENT_NAMES
-    if transient_names or (isinstance(status, int) and (status >= 500 or status == 429)):
-        return TransientModelError(message, retry_after_s=_retry_after(err))
-    if status in (401, 403) or name in ("AuthenticationError", "PermissionDeniedError"):
-        return ModelError(f"{message}. Check the API key in the provider's variable.")
-    if status == 404 or name == "NotFoundError":
-        return ModelError(f"{message}. Check the model name (provider/model).")
-    return ModelError(message)
+    code = status if isinstance(status, int) else None
+    if transient_names or (code is not None and (code >= 500 or code == 429)):
+        return TransientModelError(message, retry_after_s=_retry_after(err), status=code)
+    if code in (401, 403) or name in ("AuthenticationError", "PermissionDeniedError"):
+        return ModelError(
+            f"{message}. Check the API key in the provider's variable (or -M api_key_env=VAR).",
+            status=code,
+        )
+    if code == 404 or name == "NotFoundError":
+        return ModelError(
+            f"{message}. Check the model name (provider/model) and, with a base_url, that it "
+            "is the API's root (often ending in /v1).",
+            status=code,
+        )
+    return ModelError(message, status=code)
 
 
 def _retry_after(err: Exception) -> float | None:

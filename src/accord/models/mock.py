@@ -177,9 +177,11 @@ def _request_key(call: Call) -> str:
 
 def _raise_fault(fault: FaultKind | None) -> None:
     if fault == "429":
-        raise TransientModelError("rate limited (HTTP 429, injected by mock)", retry_after_s=1.0)
+        raise TransientModelError(
+            "rate limited (HTTP 429, injected by mock)", retry_after_s=1.0, status=429
+        )
     if fault == "500":
-        raise TransientModelError("server error (HTTP 500, injected by mock)")
+        raise TransientModelError("server error (HTTP 500, injected by mock)", status=500)
     if fault == "timeout":
         raise TransientModelError("request timed out (injected by mock)")
     if fault == "drop":

@@ -1,10 +1,23 @@
 """The ``openai-compatible`` provider: any server speaking the OpenAI chat completions API.
 
-A plain HTTP POST to ``{base_url}/chat/completions`` (vLLM, SGLang, llama.cpp's server, LM
-Studio, Ollama's /v1, ...), without LiteLLM. A response schema is sent as a ``json_schema``
-``response_format``; a server that rejects that field is remembered and asked again without it
-(the agent validates replies anyway). HTTP 408/409/429/5xx, timeouts and dropped connections
-are transient and retried by `ModelClient`.
+Calls go through the official ``openai`` SDK (its own retries off: retrying is `ModelClient`'s
+job) to ``{base_url}/chat/completions``: vLLM, SGLang, llama.cpp's server, llama-cpp-python's
+server, LM Studio, Ollama's /v1, ...
+
+Servers differ in which structured-output request they accept, so a response schema is asked
+for in the strictest form first and relaxed when a server refuses it:
+
+1. ``json_schema`` (OpenAI, vLLM, SGLang);
+2. ``json_object`` carrying the schema (llama-cpp-python turns it into a grammar);
+3. plain ``json_object``;
+4. no ``response_format`` at all (the agent validates replies anyway).
+
+A refusal is an HTTP 400 or 422, or a 5xx whose body names the schema or ``response_format``
+(llama-cpp-python's server answers ``json_schema`` with a 500). The first form a server accepts
+is remembered for the client, so the probing costs one extra request per refused form per run,
+and every switch is reported in ``Completion.raw["response_format_fallback"]`` (the agent
+records it as a ``response_format_fallback`` trace event). HTTP 408/409/425/429/5xx, timeouts
+and dropped connections are transient and retried by `ModelClient`.
 """
 
 from __future__ import annotations
@@ -17,16 +30,19 @@ from typing import Any
 import httpx
 
 from accord.core.errors import ConfigError, ModelError, TransientModelError
+from accord.core.spec import JSONSchema
 from accord.models.base import Completion, Usage
 from accord.models.client import Call, ModelClient, retry_after_seconds
 from accord.models.options import ModelOptions
 
 _TRANSIENT_STATUS = frozenset({408, 409, 425, 429})
-_SCHEMA_HINTS = ("response_format", "json_schema", "guided", "grammar")
+_SCHEMA_HINTS = ("response_format", "json_schema", "json schema", "schema", "guided", "grammar")
+FORMATS = ("json_schema", "json_object_schema", "json_object", "none")
+"""Structured-output request forms, strictest first."""
 
 
 class OpenAICompatibleModel(ModelClient):
-    """Chat completions over HTTP against ``options.base_url``.
+    """Chat completions against ``options.base_url`` through the ``openai`` SDK.
 
     Args:
         spec: ``openai-compatible/<model name the server knows>``.
@@ -45,35 +61,43 @@ class OpenAICompatibleModel(ModelClient):
         super().__init__(spec, options, **client_args)
         if not options.base_url:
             raise ConfigError(
-                f"{spec} needs base_url, the address of the server, e.g. "
-                "base_url='http://127.0.0.1:8000/v1'."
+                f"{spec} needs base_url, the address of the server: pass "
+                "--model-base-url http://127.0.0.1:8000/v1 (or -M base_url=...) on the command "
+                "line, or set options: {base_url: http://127.0.0.1:8000/v1} under the seat in "
+                "the experiment file."
             )
         self.model_name = spec.split("/", 1)[1]
-        self._url = options.base_url.rstrip("/") + "/chat/completions"
+        self._base_url = options.base_url.rstrip("/")
         self._transport = transport
-        self._schema_supported = True
-        # httpx clients hold connections bound to the loop that opened them.
-        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient] = (
+        self.format_index = 0
+        """Index in `FORMATS` of the strictest form this server accepted so far."""
+        # SDK clients hold connections bound to the loop that opened them.
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
             weakref.WeakKeyDictionary()
         )
 
     def _concurrency(self) -> tuple[str, int]:
         # Two servers are two providers as far as load goes.
-        return f"{self.provider}@{self._url}", self.options.max_concurrency
+        return f"{self.provider}@{self._base_url}", self.options.max_concurrency
 
-    def _http(self) -> httpx.AsyncClient:
+    def _sdk(self) -> Any:
         loop = asyncio.get_running_loop()
         client = self._clients.get(loop)
         if client is None:
-            headers = {}
-            if self.options.api_key_env:
-                key = os.environ.get(self.options.api_key_env, "")
-                headers["Authorization"] = f"Bearer {key}"
-            client = httpx.AsyncClient(
-                transport=self._transport,
-                headers=headers,
-                timeout=httpx.Timeout(self.options.timeout_s),
-                limits=httpx.Limits(max_connections=self.options.max_concurrency),
+            import openai
+
+            key = os.environ.get(self.options.api_key_env, "") if self.options.api_key_env else ""
+            client = openai.AsyncOpenAI(
+                # Local servers usually need no key, but the SDK insists on one.
+                api_key=key or "not-needed",
+                base_url=self._base_url,
+                max_retries=0,
+                timeout=self.options.timeout_s,
+                http_client=httpx.AsyncClient(
+                    transport=self._transport,
+                    timeout=httpx.Timeout(self.options.timeout_s),
+                    limits=httpx.Limits(max_connections=self.options.max_concurrency),
+                ),
             )
             self._clients[loop] = client
         return client
@@ -82,7 +106,7 @@ class OpenAICompatibleModel(ModelClient):
         """Close the HTTP connections opened on the running event loop."""
         client = self._clients.pop(asyncio.get_running_loop(), None)
         if client is not None:
-            await client.aclose()
+            await client.close()
 
     async def _complete_once(self, call: Call) -> Completion:
         body: dict[str, Any] = {"model": self.model_name, "messages": call.messages}
@@ -92,57 +116,107 @@ class OpenAICompatibleModel(ModelClient):
             body["max_tokens"] = call.max_tokens
         if call.seed is not None:
             body["seed"] = call.seed
-        body.update(self.options.extra_params)
-        if call.response_schema is not None and self._schema_supported:
-            body["response_format"] = {
-                "type": "json_schema",
-                "json_schema": {"name": "reply", "schema": call.response_schema},
-            }
-            response = await self._post(body)
-            if response.status_code == 400 and _mentions_schema(response.text):
-                self._schema_supported = False
-                del body["response_format"]
-                response = await self._post(body)
-        else:
-            response = await self._post(body)
-        return self._parse(response)
+        switches: list[dict[str, Any]] = []
+        while True:
+            mode = FORMATS[self.format_index] if call.response_schema is not None else "none"
+            request = dict(body)
+            if call.response_schema is not None and mode != "none":
+                request["response_format"] = response_format(mode, call.response_schema)
+            status, text, data = await self._post(request)
+            refused = status in (400, 422) or (status is not None and status >= 500)
+            if (
+                refused
+                and call.response_schema is not None
+                and mode != "none"
+                and _mentions_schema(text)
+            ):
+                # Step down one form and ask again at once: this is not a retry of a failure.
+                self.format_index += 1
+                switches.append(
+                    {
+                        "from": mode,
+                        "to": FORMATS[self.format_index],
+                        "status": status,
+                        "error": _short(text, 200),
+                    }
+                )
+                continue
+            completion = self._parse(status, text, data)
+            if call.response_schema is not None:
+                completion.raw["response_format"] = mode
+            if switches:
+                completion.raw["response_format_fallback"] = switches
+            return completion
 
-    async def _post(self, body: dict[str, Any]) -> httpx.Response:
+    async def _post(self, body: dict[str, Any]) -> tuple[int, str, Any]:
+        """One request: (status, body text, parsed JSON or None). Transient failures raise."""
+        import openai
+
+        extra = dict(self.options.extra_params)
+        kwargs = {k: v for k, v in body.items() if k not in ("model", "messages")}
         try:
-            response = await self._http().post(self._url, json=body)
-        except httpx.TimeoutException as err:
-            raise TransientModelError(f"{self.spec}: request timed out ({err!r})") from err
-        except httpx.TransportError as err:
-            raise TransientModelError(f"{self.spec}: connection failed ({err!r})") from err
-        status = response.status_code
-        if status in _TRANSIENT_STATUS or status >= 500:
-            raise TransientModelError(
-                f"{self.spec}: HTTP {status}: {_short(response.text)}",
-                retry_after_s=retry_after_seconds(response.headers.get("retry-after")),
+            raw = await self._sdk().chat.completions.with_raw_response.create(
+                model=body["model"], messages=body["messages"], extra_body=extra or None, **kwargs
             )
-        return response
+        except openai.APITimeoutError as err:
+            raise TransientModelError(f"{self.spec}: request timed out ({err})") from err
+        except openai.APIConnectionError as err:
+            cause = err.__cause__ or err
+            raise TransientModelError(
+                f"{self.spec}: connection to {self._base_url} failed ({cause!r}); is the "
+                "server running?"
+            ) from err
+        except openai.APIStatusError as err:
+            response = err.response
+            status = response.status_code
+            # A 5xx naming the schema is a refusal of the response_format, not an outage.
+            refusal = "response_format" in body and _mentions_schema(_text(err))
+            if status in _TRANSIENT_STATUS or (status >= 500 and not refusal):
+                raise TransientModelError(
+                    f"{self.spec}: HTTP {status}: {_short(_text(err))}",
+                    retry_after_s=retry_after_seconds(response.headers.get("retry-after")),
+                    status=status,
+                ) from err
+            return status, _text(err), None
+        http = raw.http_response
+        try:
+            data = http.json()
+        except ValueError:
+            data = None
+        return http.status_code, http.text, data
 
-    def _parse(self, response: httpx.Response) -> Completion:
-        status = response.status_code
+    def _parse(self, status: int, text: str, data: Any) -> Completion:
         if status in (401, 403):
             hint = (
                 f"check the key in ${self.options.api_key_env}"
                 if self.options.api_key_env
-                else "set api_key_env to the variable holding the server's key"
+                else "set api_key_env to the variable holding the server's key (-M api_key_env=...)"
             )
-            raise ModelError(f"{self.spec}: HTTP {status} (not authorised): {hint}.")
+            raise ModelError(f"{self.spec}: HTTP {status} (not authorised): {hint}.", status=status)
+        if status == 404:
+            hint = (
+                "Check the model name and base_url"
+                if self._base_url.endswith("/v1")
+                else "base_url usually ends with /v1 (e.g. http://127.0.0.1:8000/v1); check it "
+                "and the model name"
+            )
+            raise ModelError(
+                f"{self.spec}: HTTP 404 from {self._base_url}/chat/completions: "
+                f"{_short(text)}. {hint}.",
+                status=status,
+            )
         if status >= 400:
             raise ModelError(
-                f"{self.spec}: HTTP {status}: {_short(response.text)}. Check the model name "
-                f"and base_url ({self.options.base_url})."
+                f"{self.spec}: HTTP {status}: {_short(text)}. Check the model name, base_url "
+                f"({self._base_url}) and extra_params.",
+                status=status,
             )
         try:
-            data = response.json()
             choice = data["choices"][0]
             message = choice["message"]
-        except (ValueError, KeyError, IndexError, TypeError) as err:
+        except (KeyError, IndexError, TypeError) as err:
             raise TransientModelError(
-                f"{self.spec}: malformed reply from the server: {_short(response.text)}"
+                f"{self.spec}: malformed reply from the server: {_short(text)}"
             ) from err
         usage = data.get("usage") or {}
         details = usage.get("completion_tokens_details") or {}
@@ -153,8 +227,6 @@ class OpenAICompatibleModel(ModelClient):
             "finish_reason": choice.get("finish_reason"),
             "served_model": data.get("model"),
         }
-        if not self._schema_supported:
-            raw["response_format_dropped"] = True
         return Completion(
             text=message.get("content") or "",
             usage=Usage(
@@ -164,8 +236,24 @@ class OpenAICompatibleModel(ModelClient):
                 cached_input_tokens=int(prompt_details.get("cached_tokens") or 0),
             ),
             raw=raw,
-            reasoning=reasoning if isinstance(reasoning, str) else None,
+            reasoning=reasoning if isinstance(reasoning, str) and reasoning else None,
         )
+
+
+def response_format(mode: str, schema: JSONSchema) -> dict[str, Any]:
+    """The ``response_format`` request field of one structured-output form."""
+    if mode == "json_schema":
+        return {"type": "json_schema", "json_schema": {"name": "reply", "schema": schema}}
+    if mode == "json_object_schema":
+        return {"type": "json_object", "schema": schema}
+    return {"type": "json_object"}
+
+
+def _text(err: Any) -> str:
+    try:
+        return str(err.response.text)
+    except Exception:
+        return str(err)
 
 
 def _mentions_schema(text: str) -> bool:

@@ -62,8 +62,13 @@ class ModelOptions(BaseModel):
     backoff_base_s: float = Field(default=2.0, ge=0)
     """Backoff before retry ``k`` is drawn uniformly from ``[0, min(cap, base * 2**(k-1))]``."""
 
-    backoff_cap_s: float = Field(default=120.0, ge=0)
-    """Upper bound of one backoff wait (a server's Retry-After may ask for longer)."""
+    backoff_cap_s: float = Field(default=60.0, ge=0)
+    """Upper bound of one backoff wait, a server's Retry-After included (a server asking for
+    longer is retried after the cap)."""
+
+    deadline_s: float = Field(default=600.0, gt=0)
+    """Total seconds one decision's model calls may take, every attempt and wait included;
+    when the next retry could not finish in time the call fails for good."""
 
     temperature: float | None = Field(default=None, ge=0)
     """Sampling temperature when the caller gives none; ``None`` keeps the provider default."""

@@ -126,6 +126,11 @@ class SwitchAgent(Agent):
         # The seat's usage is what both agents spent in it.
         self.usage = _sum(self.before.usage, self.after.usage)
 
+    def transcript_json(self) -> dict[str, Any] | None:
+        # After a switch between models the later agent holds the whole conversation.
+        after = self.after.transcript_json() if self._switched else None
+        return after if after is not None else self.before.transcript_json()
+
     def describe(self) -> dict[str, Any]:
         return {**self.after.describe(), "fork_of": self.before.describe()}
 
@@ -140,4 +145,6 @@ def _sum(a: SeatUsage, b: SeatUsage) -> SeatUsage:
         calls=a.calls + b.calls,
         attempts=a.attempts + b.attempts,
         latency_s=a.latency_s + b.latency_s,
+        decisions=a.decisions + b.decisions,
+        fallbacks=a.fallbacks + b.fallbacks,
     )

@@ -6,8 +6,11 @@ request order, so a trace does not depend on which model happened to reply first
 from the model cache reproduces it exactly. An action a game rejects (possible only for
 reference agents and people: LLM replies are validated while parsing) is recorded and
 replaced by the request's fallback. An exception, including a seat that cannot be built (an
-unknown agent, a missing API key), ends the game as ``status: failed`` with its reason; the
-run goes on.
+unknown agent, a missing API key) and a seat whose model cannot be reached for good
+(`ModelUnavailableError`: retries exhausted, a bad key, a missing model), ends the game as
+``status: failed`` with its reason, and the seats still thinking are cancelled; the run goes
+on. Each seat's model conversation is stored in the trace (``transcripts``), also for a failed
+game, so the failure can be read in context.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from typing import Any, Literal
 from accord.agents.base import Agent
 from accord.agents.llm import LLMAgent
 from accord.agents.reference import make_reference
-from accord.core.errors import AccordError, ActionError
+from accord.core.errors import AccordError, ActionError, ModelUnavailableError
 from accord.core.game import Game
 from accord.core.registry import make
 from accord.core.spec import Action, Request
@@ -45,14 +48,29 @@ def accord_version() -> str:
 
 
 def build_agent(
-    spec: AgentSpec, game_id: str, *, seed: int, session: str, cache: ModelCache | None = None
+    spec: AgentSpec,
+    game_id: str,
+    *,
+    seed: int,
+    session: str,
+    cache: ModelCache | None = None,
+    recorded: tuple[Trace, int] | None = None,
 ) -> Agent:
-    """An agent for one seat of one game (its model answered from `cache` where possible)."""
+    """An agent for one seat of one game.
+
+    Its model is answered from `recorded` (a trace and the seat index: the trace's stored
+    replies) when given, else from `cache` where possible, else asked.
+    """
     if spec.model is not None:
         from accord.models import ModelClient, get_model
 
-        client: ModelClient = get_model(spec.model, **spec.options)
-        if cache is not None:
+        if recorded is not None:
+            from accord.models.recorded import RecordedModel
+
+            client: ModelClient = RecordedModel(spec.model, *recorded)
+        else:
+            client = get_model(spec.model, **spec.options)
+        if cache is not None and recorded is None:
             from accord.models.cache import CachedModel
 
             client = CachedModel(client, cache)
@@ -72,17 +90,26 @@ def build_agent(
     return make_reference(game_id, spec.agent)
 
 
-def build_agents(spec: GameSpec, game: Game, cache: ModelCache | None = None) -> list[Agent]:
+def build_agents(
+    spec: GameSpec, game: Game, cache: ModelCache | None = None, recorded: Trace | None = None
+) -> list[Agent]:
     """One agent per seat, checked against the game's seat count (and a fork's switch)."""
     if len(spec.agents) != game.num_seats:
         raise AccordError(
             f"{spec.game} has {game.num_seats} seats but {len(spec.agents)} agents were given"
         )
 
-    def one(a: AgentSpec) -> Agent:
-        return build_agent(a, game.game_id, seed=spec.seed, session=spec.trace_id, cache=cache)
+    def one(a: AgentSpec, seat: int | None = None) -> Agent:
+        return build_agent(
+            a,
+            game.game_id,
+            seed=spec.seed,
+            session=spec.trace_id,
+            cache=cache,
+            recorded=(recorded, seat) if recorded is not None and seat is not None else None,
+        )
 
-    seats = [one(a) for a in spec.agents]
+    seats = [one(a, i) for i, a in enumerate(spec.agents)]
     point = fork_point(spec)
     if point is not None:
         if point.seat >= len(seats):
@@ -92,7 +119,11 @@ def build_agents(spec: GameSpec, game: Game, cache: ModelCache | None = None) ->
 
 
 async def play_game(
-    spec: GameSpec, agents: list[Agent] | None = None, *, cache: ModelCache | None = None
+    spec: GameSpec,
+    agents: list[Agent] | None = None,
+    *,
+    cache: ModelCache | None = None,
+    recorded: Trace | None = None,
 ) -> Trace:
     """Play `spec` to the end and return its trace (never raises for in-game failures).
 
@@ -100,6 +131,7 @@ async def play_game(
         spec: the game.
         agents: ready-made seats (tests, people); by default they are built from the spec.
         cache: answer model calls from this cache where it has them, and fill it.
+        recorded: answer every model seat from this trace's stored replies (replay).
     """
     game = make(spec.game, spec.options)
     started = _now()
@@ -108,7 +140,7 @@ async def play_game(
     error: str | None = None
     seats: list[Agent] = []
     try:
-        seats = agents if agents is not None else build_agents(spec, game, cache)
+        seats = agents if agents is not None else build_agents(spec, game, cache, recorded)
         game.reset(spec.seed)
         while not game.done():
             requests = game.pending()
@@ -116,15 +148,21 @@ async def play_game(
                 raise AccordError(f"{spec.game} is not done but has no pending request")
             buffers: list[_Buffered] = [[] for _ in requests]
             try:
-                answers = await asyncio.gather(
-                    *(_ask(seats[r.seat], r, b) for r, b in zip(requests, buffers, strict=True))
-                )
+                answers = await _answer_all(seats, requests, buffers)
             finally:
                 _flush(game, requests, buffers, events)
             for req, action in zip(requests, answers, strict=True):
                 _submit(game, req, action, events)
             events.extend(game.drain_events())
         result = game.result()
+    except ModelUnavailableError as exc:
+        status = "failed"
+        error = f"seat {game.seat_label(exc.seat)} ({exc.model}) could not reach its model: {exc}"
+        events.extend(game.drain_events())
+        events.append(
+            {"type": "game_failed", "t": game.next_step(), "error": error, "seat": exc.seat}
+        )
+        result = None
     except Exception as exc:
         status, error = "failed", f"{type(exc).__name__}: {exc}"
         events.extend(game.drain_events())
@@ -145,6 +183,11 @@ async def play_game(
         metrics=result.metrics if result else {},
         seat_rows=result.seat_rows if result else [],
         usage=usage,
+        transcripts={
+            game.seat_label(i): t
+            for i, a in enumerate(seats)
+            if (t := a.transcript_json()) is not None
+        },
         status=status,
         error=error,
         started_at=started,
@@ -207,6 +250,23 @@ def _safe(game: Game) -> bool:
     return True
 
 
+async def _answer_all(
+    seats: list[Agent], requests: list[Request], buffers: list[_Buffered]
+) -> list[Action]:
+    """Answer every pending request concurrently; if one fails, cancel the others first."""
+    tasks = [
+        asyncio.ensure_future(_ask(seats[r.seat], r, b))
+        for r, b in zip(requests, buffers, strict=True)
+    ]
+    try:
+        return list(await asyncio.gather(*tasks))
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+
+
 async def _ask(agent: Agent, req: Request, buffer: _Buffered) -> Action:
     def record(type_: str, **fields: Any) -> None:
         buffer.append((type_, fields))
@@ -267,4 +327,6 @@ def _total(usages: list[SeatUsage]) -> SeatUsage:
         total.calls += u.calls
         total.attempts += u.attempts
         total.latency_s += u.latency_s
+        total.decisions += u.decisions
+        total.fallbacks += u.fallbacks
     return total

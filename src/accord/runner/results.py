@@ -2,17 +2,23 @@
 printed table. Both files are rebuilt from the traces on disk, so they always agree with them.
 
 The summary groups games by batch and pairing. Each game class lists the metrics to
-summarise (`Game.summary_metrics`); each gets a mean over games with a 95% percentile
-bootstrap confidence interval (games are the resampling unit).
+summarise (`Game.summary_metrics`); each gets a mean over the *complete* games with a 95%
+percentile bootstrap confidence interval (games are the resampling unit). Failed games (a
+model that could not be reached, an error) are counted but never enter a mean; their distinct
+reasons are listed with counts in ``failures``. Bad output from a working model stays a scored
+game: the share of decisions answered by the request's fallback is reported per group as
+``fallback_rate``.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
+import re
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from rich.markup import escape
 from rich.table import Table
 
 from accord.analysis.stats import bootstrap_mean
@@ -63,6 +69,8 @@ def summarize(traces: Sequence[Trace]) -> dict[str, Any]:
             est = bootstrap_mean(values)
             metrics[key] = {**est.as_dict(), "label": label, "percent": percent}
         cost = sum(t.usage["total"].cost_usd for t in ts if "total" in t.usage)
+        decisions = sum(t.usage["total"].decisions for t in complete if "total" in t.usage)
+        fallbacks = sum(t.usage["total"].fallbacks for t in complete if "total" in t.usage)
         out_groups.append(
             {
                 "game_id": game_id,
@@ -72,15 +80,28 @@ def summarize(traces: Sequence[Trace]) -> dict[str, Any]:
                 "complete": len(complete),
                 "failed": len(ts) - len(complete),
                 "cost_usd": cost,
+                "model_decisions": decisions,
+                "fallbacks": fallbacks,
+                "fallback_rate": fallbacks / decisions if decisions else None,
                 "metrics": metrics,
             }
         )
+    reasons = Counter(failure_reason(t) for t in traces if t.status != "complete")
     return {
         "games": len(traces),
         "complete": sum(t.status == "complete" for t in traces),
         "failed": sum(t.status != "complete" for t in traces),
+        "failures": [{"reason": r, "count": n} for r, n in reasons.most_common()],
         "groups": out_groups,
     }
+
+
+_SEAT_PREFIX = re.compile(r"^seat \S+ \([^)]*\) could not reach its model: ")
+
+
+def failure_reason(trace: Trace) -> str:
+    """Why a game failed, without what differs between seats, so equal causes count as one."""
+    return _SEAT_PREFIX.sub("", trace.error or "unknown error (no message recorded)")
 
 
 def write_outputs(out: Path, order: Sequence[str] | None = None) -> dict[str, Any]:
@@ -103,14 +124,26 @@ def summary_table(summary: dict[str, Any]) -> Table:
         for key, m in g["metrics"].items():
             if (key, m["label"], m["percent"]) not in keys:
                 keys.append((key, m["label"], m["percent"]))
-    table = Table(title="Results (mean [95% bootstrap CI] over games)", show_lines=False)
+    table = Table(
+        title="Results (mean [95% bootstrap CI] over complete games; failed games excluded)",
+        show_lines=False,
+    )
     table.add_column("batch")
     table.add_column("pairing")
     table.add_column("games", justify="right")
+    table.add_column("failed", justify="right")
+    table.add_column("fallback %", justify="right")
     for _, label, percent in keys:
         table.add_column(label + (" %" if percent else ""), justify="right")
     for g in groups:
-        cells = [g["batch"], g["pairing"], f"{g['complete']}/{g['games']}"]
+        rate = g.get("fallback_rate")
+        cells = [
+            escape(str(g["batch"])),
+            escape(str(g["pairing"])),
+            f"{g['complete']}/{g['games']}",
+            f"[red]{g['failed']}[/red]" if g.get("failed") else "0",
+            "–" if rate is None else f"{100 * rate:.1f}",
+        ]
         for key, _, percent in keys:
             m = g["metrics"].get(key)
             if not m or m["n"] == 0:

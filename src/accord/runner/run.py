@@ -9,8 +9,17 @@ Layout of a run directory (DESIGN "Commands")::
 
 A killed run loses at most the games in flight: every finished game's trace is already on
 disk, and `resume=True` skips the games whose complete trace exists (and removes temporary
-files a kill left behind). Failed games are played again on resume. A run whose seats cannot
-be built (an unknown agent, a missing API key) is refused before any game starts.
+files a kill left behind). Failed games are played again on resume unless `skip_failed`. A run
+whose seats cannot be built (an unknown agent, a missing API key) is refused before any game
+starts.
+
+Ctrl-C and SIGTERM stop a run cleanly: games in flight are cancelled (their traces are not
+written, so a resume plays them again), ``results.jsonl`` and ``summary.json`` are rebuilt
+from the traces kept, and the report says the run was interrupted.
+
+A `RunMonitor` sees every model call of the games played in this process as it happens (see
+`accord.runner.monitor`); `heartbeat` calls a function every few seconds while games play
+(the CLI prints a status line there when its output is not a terminal).
 
 Games run on an executor (`accord.runner.executors`: this process or Ray tasks); this driver
 alone launches games, writes traces and rebuilds results, so both behave the same. With
@@ -22,8 +31,11 @@ what they cost.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
-from collections.abc import Callable, Sequence
+import signal
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,7 +43,9 @@ from typing import Any
 from accord.core.errors import ConfigError
 from accord.core.registry import resolve
 from accord.models.cache import CacheStats, scrub_secrets
+from accord.models.telemetry import observe
 from accord.runner.executors import Executor, make_executor
+from accord.runner.monitor import RunMonitor
 from accord.runner.play import failed_trace
 from accord.runner.results import write_outputs
 from accord.runner.specs import GameSpec
@@ -60,6 +74,10 @@ class RunReport:
     """Why games were left unplayed, in words."""
     cache: CacheStats | None = None
     """Model-cache hits and misses, when a cache was used."""
+    interrupted: str | None = None
+    """``"SIGINT"`` or ``"SIGTERM"`` when the run was stopped before its end."""
+    in_flight_cancelled: int = 0
+    """Games that were playing when the run was interrupted (played again on resume)."""
 
 
 def write_run_trace(directory: Path, trace: Trace) -> Path:
@@ -98,19 +116,24 @@ def check_seats(specs: Sequence[GameSpec]) -> None:
                 get_model(agent.model, **agent.options)
 
 
-def finished_ids(traces_dir: Path) -> set[str]:
-    """Trace ids with a complete trace on disk (unreadable files are treated as missing)."""
+def finished_ids(traces_dir: Path, *, include_failed: bool = False) -> set[str]:
+    """Trace ids with a complete trace on disk (and failed ones with `include_failed`).
+
+    Unreadable files are treated as missing.
+    """
     done: set[str] = set()
     for path in traces_dir.glob("*.json"):
         try:
-            if read_trace(path).status == "complete":
+            if include_failed or read_trace(path).status == "complete":
                 done.add(path.stem)
         except ConfigError:
             continue
     return done
 
 
-def prepare_out(out: Path, specs: Sequence[GameSpec], *, resume: bool) -> set[str]:
+def prepare_out(
+    out: Path, specs: Sequence[GameSpec], *, resume: bool, skip_failed: bool = False
+) -> set[str]:
     """Create the run directory; refuse to mix runs unless resuming. Returns ids to skip."""
     traces = out / "traces"
     existing = list(traces.glob("*.json")) if traces.exists() else []
@@ -141,7 +164,7 @@ def prepare_out(out: Path, specs: Sequence[GameSpec], *, resume: bool) -> set[st
         for stale in [*traces.glob(".*.tmp"), *out.glob(".*.tmp")]:
             stale.unlink(missing_ok=True)
     atomic_write_text(plan_path, plan_text + "\n")
-    return finished_ids(traces) if resume else set()
+    return finished_ids(traces, include_failed=skip_failed) if resume else set()
 
 
 async def run_specs(
@@ -157,6 +180,9 @@ async def run_specs(
     max_cost: float | None = None,
     num_cpus: int | None = None,
     cpus_per_game: float = 1.0,
+    skip_failed: bool = False,
+    monitor: RunMonitor | None = None,
+    heartbeat: tuple[float, Callable[[], None]] | None = None,
 ) -> RunReport:
     """Play every spec (at most `concurrency` at once) and write all outputs.
 
@@ -166,6 +192,9 @@ async def run_specs(
         cache: a model-cache directory to answer calls from and fill.
         max_cost: launch no game once the run has cost this many US dollars.
         num_cpus / cpus_per_game: size of a local Ray instance / CPUs each Ray game reserves.
+        skip_failed: with `resume`, keep failed games as they are instead of playing them again.
+        monitor: live counts of the run (games, calls, retries, errors, tokens, cost).
+        heartbeat: ``(seconds, fn)``: call `fn` every `seconds` while games play.
     """
     if concurrency < 1:
         raise ConfigError("--concurrency must be at least 1")
@@ -179,7 +208,7 @@ async def run_specs(
             raise ConfigError("a person plays at this terminal: use the local executor")
         concurrency = 1  # a person can only sit at one table at a time
     check_seats(specs)
-    skip = prepare_out(out, specs, resume=resume)
+    skip = prepare_out(out, specs, resume=resume, skip_failed=skip_failed)
     todo = [s for s in specs if s.trace_id not in skip]
     report = RunReport(
         out=out, planned=len(specs), skipped=len(specs) - len(todo), executor=runner.name
@@ -194,12 +223,19 @@ async def run_specs(
             if max_cost is not None and report.spent_usd >= max_cost:
                 report.not_launched.append(spec.trace_id)
                 return
+            if monitor is not None:
+                monitor.game_started()
             try:
                 trace = await runner.play(spec)
             except Exception as exc:
                 # An executor bug must not take the other games down with it.
                 trace = failed_trace(spec, f"{type(exc).__name__}: {exc}")
+            except asyncio.CancelledError:
+                report.in_flight_cancelled += 1
+                raise
             write_run_trace(traces_dir, trace)
+            if monitor is not None:
+                monitor.game_finished(trace)
             report.played += 1
             report.spent_usd += trace_cost(trace)
             if trace.status != "complete":
@@ -207,10 +243,22 @@ async def run_specs(
             if on_done is not None:
                 on_done(spec, trace)
 
+    if monitor is not None:
+        monitor.live_calls = runner.name == "local"
+    pulse = None
     try:
-        await runner.start(todo)
-        await asyncio.gather(*(one(s) for s in todo))
+        with _stop_on_sigterm(report), observe(monitor):
+            if heartbeat is not None:
+                pulse = asyncio.ensure_future(_pulse(*heartbeat))
+            try:
+                await runner.start(todo)
+                await asyncio.gather(*(one(s) for s in todo))
+            except asyncio.CancelledError:
+                # Ctrl-C (asyncio cancels the main task) or SIGTERM (`_stop_on_sigterm`).
+                report.interrupted = report.interrupted or "SIGINT"
     finally:
+        if pulse is not None:
+            pulse.cancel()
         await runner.close()
         # Even an interrupted run leaves consistent results for the games that finished.
         report.summary = write_outputs(out, [s.trace_id for s in specs])
@@ -223,6 +271,36 @@ async def run_specs(
             "Run again with --resume and a higher --max-cost to finish."
         )
     return report
+
+
+async def _pulse(seconds: float, fn: Callable[[], None]) -> None:
+    while True:
+        await asyncio.sleep(seconds)
+        fn()
+
+
+@contextlib.contextmanager
+def _stop_on_sigterm(report: RunReport) -> Iterator[None]:
+    """Turn SIGTERM into a cancellation of the running task, as asyncio does for Ctrl-C."""
+    task = asyncio.current_task()
+    loop = asyncio.get_running_loop()
+    if task is None or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop() -> None:
+        report.interrupted = "SIGTERM"
+        task.cancel()
+
+    try:
+        loop.add_signal_handler(signal.SIGTERM, stop)
+    except (NotImplementedError, RuntimeError, ValueError):  # not on this platform / loop
+        yield
+        return
+    try:
+        yield
+    finally:
+        loop.remove_signal_handler(signal.SIGTERM)
 
 
 def run_sync(

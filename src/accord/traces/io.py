@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from accord.core.errors import ConfigError
-from accord.traces.schema import SCHEMA_VERSION, Trace
+from accord.traces.schema import READABLE_VERSIONS, Trace
 
 
 def atomic_write_text(path: Path, text: str) -> None:
@@ -59,10 +59,10 @@ def read_trace(path: Path) -> Trace:
     except (OSError, json.JSONDecodeError) as exc:
         raise ConfigError(f"Cannot read trace {path}: {exc}") from exc
     version = data.get("schema_version") if isinstance(data, dict) else None
-    if version != SCHEMA_VERSION:
+    if version not in READABLE_VERSIONS:
         raise ConfigError(
-            f"Trace {path} has schema_version {version!r}; this Accord reads version "
-            f"{SCHEMA_VERSION}. Re-run the game or use the Accord version that wrote it."
+            f"Trace {path} has schema_version {version!r}; this Accord reads versions "
+            f"{READABLE_VERSIONS}. Re-run the game or use the Accord version that wrote it."
         )
     try:
         return Trace.model_validate(data)

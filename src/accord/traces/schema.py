@@ -12,7 +12,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""Version 2 added per-seat transcripts and decision / fallback counts (all optional)."""
+
+READABLE_VERSIONS = (1, 2)
+"""Trace versions this Accord reads: version 1 traces simply have no transcripts."""
 
 
 class SeatUsage(BaseModel):
@@ -28,6 +32,24 @@ class SeatUsage(BaseModel):
     calls: int = Field(0, description="Successful model calls (retries of one call count once).")
     attempts: int = Field(0, description="All attempts, including retried ones.")
     latency_s: float = Field(0.0, description="Summed latency of successful calls.")
+    decisions: int = Field(0, description="Requests this seat's model was asked to answer.")
+    fallbacks: int = Field(
+        0, description="Decisions answered by the request's fallback after bad output."
+    )
+
+
+class SeatTranscript(BaseModel):
+    """What one seat's model was sent and returned (`accord.agents.transcript`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    messages: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="Distinct chat messages ({role, content}, plus truncated / reasoning / "
+        "note where they apply) in the order they first appeared; model_call and model_error "
+        "events name the ones they were sent ('sent': index ranges) and got ('reply').",
+    )
+    calls: int = Field(0, description="Model calls made by this seat, failed ones included.")
 
 
 class SeatInfo(BaseModel):
@@ -72,7 +94,16 @@ class Trace(BaseModel):
     usage: dict[str, SeatUsage] = Field(
         default_factory=dict, description="Usage per seat name, plus 'total'."
     )
-    status: Literal["complete", "failed"] = Field("complete", description="How the game ended.")
+    transcripts: dict[str, SeatTranscript] = Field(
+        default_factory=dict,
+        description="Per seat name: the chat messages its model was sent and returned.",
+    )
+    status: Literal["complete", "failed"] = Field(
+        "complete",
+        description="'complete': every decision came from the seat's agent or a documented "
+        "fallback for bad output. 'failed': the game could not be played to the end (a model "
+        "that could not be reached, an error); failed games are kept out of every mean.",
+    )
     error: str | None = Field(None, description="Why the game failed, when it did.")
     accord_version: str = Field("", description="Package version that wrote the trace.")
     started_at: str = Field("", description="UTC ISO time the game started.")

@@ -246,6 +246,57 @@ function seatsTable(trace) {
   ], rows);
 }
 
+// Transcripts: trace.transcripts[seat].messages holds each message once; a model_call or
+// model_error event names what it was sent ("sent": [[first, last], ...]) and got ("reply").
+function expandRanges(ranges) {
+  const out = [];
+  for (const [first, last] of ranges || []) for (let i = first; i <= last; i++) out.push(i);
+  return out;
+}
+
+function messageBlock(index, msg) {
+  const title = `#${index} ${msg.role}` + (msg.truncated ? ` (cut from ${msg.truncated} characters)` : "") + (msg.note ? ` · ${msg.note}` : "");
+  return el("div", { class: `msg msg-${msg.role}` },
+    el("div", { class: "msg-head" }, title),
+    msg.reasoning ? el("details", { class: "thinking" }, el("summary", {}, "reasoning"), el("pre", {}, msg.reasoning)) : null,
+    el("pre", {}, msg.content || "(empty)"));
+}
+
+function seatTranscript(trace, name) {
+  const seat = trace.seats.find((s) => s.name === name);
+  const messages = trace.transcripts[name].messages;
+  const calls = trace.events
+    .filter((e) => seat && e.seat === seat.seat && (e.type === "model_call" || e.type === "model_error"))
+    .sort((a, b) => (a.call || 0) - (b.call || 0));
+  const seen = new Set();
+  return el("div", { class: "calls" }, calls.map((ev) => {
+    const sent = expandRanges(ev.sent);
+    const fresh = sent.filter((i) => !seen.has(i));
+    const earlier = sent.filter((i) => seen.has(i));
+    sent.forEach((i) => seen.add(i));
+    if (ev.reply !== undefined) seen.add(ev.reply);
+    const failed = ev.type === "model_error";
+    const head = `call ${ev.call} · ${ev.kind || ""}` + (failed ? " · failed" : ` · ${ev.input_tokens ?? "?"} in / ${ev.output_tokens ?? "?"} out tokens · ${ev.attempts ?? 1} attempt(s)`);
+    return el("details", { class: `call${failed ? " call-failed" : ""}`, open: calls.length <= 6 || failed, "data-call": ev.call },
+      el("summary", {}, head),
+      earlier.length ? el("details", { class: "earlier" }, el("summary", {}, `${earlier.length} earlier messages sent again`), earlier.map((i) => messageBlock(i, messages[i]))) : null,
+      fresh.map((i) => messageBlock(i, messages[i])),
+      (ev.retries || []).map((r) => el("div", { class: "retry" }, `retry after attempt ${r.attempt}: ${r.error} (waited ${r.wait_s} s)`)),
+      failed ? el("div", { class: "error" }, ev.error) : messageBlock(ev.reply, messages[ev.reply]));
+  }));
+}
+
+function transcripts(trace) {
+  const names = Object.keys(trace.transcripts || {});
+  if (!names.length) return el("p", { class: "muted" }, "No model transcripts in this trace (no model seats, or written before Accord stored them).");
+  const holder = el("div", {});
+  const pick = el("select", { "aria-label": "seat transcript" }, names.map((n) => el("option", { value: n }, `seat ${n} (${trace.transcripts[n].calls} calls)`)));
+  const draw = () => holder.replaceChildren(seatTranscript(trace, pick.value));
+  pick.addEventListener("change", draw);
+  draw();
+  return [el("div", { class: "toolbar" }, "Seat ", pick), holder];
+}
+
 async function renderGame(runId, traceId) {
   const trace = await api(`/api/runs/${enc(runId)}/games/${enc(traceId)}`);
   const scalars = Object.fromEntries(Object.entries(trace.metrics).filter(([, v]) => v === null || typeof v !== "object"));
@@ -264,8 +315,9 @@ async function renderGame(runId, traceId) {
     Object.keys(nested).length ? el("details", {}, el("summary", {}, "nested metrics"), el("pre", {}, JSON.stringify(nested, null, 1))) : null,
     trace.seat_rows.length ? [el("h3", {}, "Per seat"), sortableTable(seatRowKeys.map((k) => ({ label: k, value: (r) => r[k] ?? null })), trace.seat_rows)] : null,
     el("details", {}, el("summary", {}, "final state"), el("pre", {}, JSON.stringify(trace.final_state, null, 1))),
-    el("h2", {}, `Events (${trace.events.length})`),
-    timeline(trace),
+    el("div", { class: "game-body" },
+      el("section", { class: "events-col" }, el("h2", {}, `Events (${trace.events.length})`), timeline(trace)),
+      el("section", { class: "transcript-col" }, el("h2", {}, "Model transcripts"), transcripts(trace))),
   );
 }
 

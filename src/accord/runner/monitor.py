@@ -1,0 +1,240 @@
+"""What a run shows while it plays: live counts, each new model error once, a periodic status.
+
+`RunMonitor` is the run's `accord.models.telemetry.CallObserver` (games played in this process
+report every model call, retry and failure as it happens) and is told when games start and
+end. It keeps the counts the progress display shows (games done / failed / in flight, model
+calls, retries, errors, tokens, cost, elapsed time, ETA) and hands each *distinct* model error
+to `on_error` the first time it is seen, so a dead server or a bad key is on the screen within
+one call rather than only inside a trace. Games played elsewhere (Ray workers) are counted from
+their traces when they come back.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from accord.core.errors import ModelError
+
+if TYPE_CHECKING:
+    from accord.models.base import Completion
+    from accord.traces.schema import Trace
+
+ErrorFn = Callable[["ModelErrorReport"], None]
+LogFn = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class ModelErrorReport:
+    """One distinct model error, as first seen."""
+
+    spec: str
+    status: int | None
+    message: str
+    transient: bool
+    hint: str
+
+    def line(self) -> str:
+        """One readable line: provider, status, message and what to do."""
+        status = f"HTTP {self.status}" if self.status is not None else type_word(self.transient)
+        return f"{self.spec} {status}: {self.message}" + (f" ({self.hint})" if self.hint else "")
+
+
+def type_word(transient: bool) -> str:
+    """How an error without a status is described."""
+    return "transient error, retrying" if transient else "error"
+
+
+_HINTS: dict[int, str] = {
+    401: "check the API key in the provider's environment variable",
+    403: "the key lacks access to this model",
+    404: "check the model name and that base_url ends with /v1",
+    429: "rate limited: lower --concurrency or max_concurrency, or wait",
+    500: "the server failed; check its log",
+    502: "the server or a proxy in front of it is down",
+    503: "the server is overloaded or starting; it is retried",
+}
+
+
+def hint_for(error: ModelError) -> str:
+    """What to do about `error`, from its status or message."""
+    if error.status is not None and error.status in _HINTS:
+        return _HINTS[error.status]
+    text = str(error).lower()
+    if "connection" in text and ("refused" in text or "failed" in text):
+        return "is the server running at base_url?"
+    if "no reply within" in text or "timed out" in text:
+        return "the server is slow or stuck; raise timeout_s or check it"
+    return ""
+
+
+_NUMBERS = re.compile(r"\d+(\.\d+)?")
+
+
+def error_key(spec: str, error: ModelError) -> str:
+    """Errors that differ only in numbers (waits, attempt counts, ids) are one error."""
+    return f"{spec}|{error.status}|{_NUMBERS.sub('#', str(error))[:200]}"
+
+
+@dataclass
+class RunMonitor:
+    """Live counts of one run.
+
+    Args:
+        total: games planned in this run (already finished ones included).
+        already: games finished before this run started (``--resume``).
+        on_error: called with each distinct model error the first time it happens.
+        log: where ``--verbose`` lines go (every call, retry and failure); ``None``: quiet.
+        clock: monotonic clock (tests pass a fake).
+    """
+
+    total: int
+    already: int = 0
+    on_error: ErrorFn | None = None
+    log: LogFn | None = None
+    clock: Callable[[], float] = time.monotonic
+    done: int = 0
+    failed: int = 0
+    in_flight: int = 0
+    calls: int = 0
+    calls_in_flight: int = 0
+    retries: int = 0
+    errors: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    cost_known: bool = True
+    started: float = field(default=0.0)
+    seen_errors: dict[str, ModelErrorReport] = field(default_factory=dict)
+    failure_reasons: Counter[str] = field(default_factory=Counter)
+    live_calls: bool = True
+    """False when games run in other processes: their calls are counted from traces."""
+
+    def __post_init__(self) -> None:
+        self.started = self.clock()
+
+    # -- games -----------------------------------------------------------------------------
+    def game_started(self) -> None:
+        """A game was launched."""
+        self.in_flight += 1
+
+    def game_finished(self, trace: Trace) -> None:
+        """A game ended (complete or failed) and its trace is on disk."""
+        self.in_flight = max(0, self.in_flight - 1)
+        if trace.status == "complete":
+            self.done += 1
+        else:
+            self.failed += 1
+            self.failure_reasons[trace.error or "unknown error"] += 1
+        if not self.live_calls:
+            self._absorb(trace)
+
+    def _absorb(self, trace: Trace) -> None:
+        total = trace.usage.get("total")
+        if total is not None:
+            self.calls += total.calls
+            self.retries += max(0, total.attempts - total.calls)
+            self.input_tokens += total.input_tokens
+            self.output_tokens += total.output_tokens
+            self.cost_usd += total.cost_usd
+            self.cost_known = self.cost_known and total.cost_known
+        for event in trace.events:
+            if event.get("type") == "model_error":
+                self.errors += 1
+                error = ModelError(str(event.get("error", "")), status=event.get("status"))
+                self._first_seen(str(event.get("model", "model")), error, transient=False)
+
+    # -- model calls (CallObserver) --------------------------------------------------------
+    def call_started(self, spec: str) -> None:
+        """Count a call in flight."""
+        self.calls_in_flight += 1
+
+    def call_finished(self, spec: str, completion: Completion) -> None:
+        """Count a successful call and its tokens and cost."""
+        self.calls_in_flight = max(0, self.calls_in_flight - 1)
+        self.calls += 1
+        self.input_tokens += completion.usage.input_tokens
+        self.output_tokens += completion.usage.output_tokens
+        if completion.cost_usd is None:
+            self.cost_known = False
+        else:
+            self.cost_usd += completion.cost_usd
+        if self.log is not None:
+            self.log(
+                f"call {spec}: {completion.usage.input_tokens} in / "
+                f"{completion.usage.output_tokens} out tokens, {completion.latency_s:.2f} s, "
+                f"{completion.attempts} attempt(s)"
+            )
+
+    def call_retried(self, spec: str, attempt: int, error: ModelError, wait_s: float) -> None:
+        """Count a retry; report the error if it is new."""
+        self.retries += 1
+        self._first_seen(spec, error, transient=True)
+        if self.log is not None:
+            self.log(f"retry {spec}: attempt {attempt} failed ({error}); waiting {wait_s:.1f} s")
+
+    def call_failed(self, spec: str, error: ModelError) -> None:
+        """Count a call that failed for good; report the error if it is new."""
+        self.calls_in_flight = max(0, self.calls_in_flight - 1)
+        self.errors += 1
+        self._first_seen(spec, error, transient=False)
+        if self.log is not None:
+            self.log(f"failed {spec}: {error}")
+
+    def _first_seen(self, spec: str, error: ModelError, *, transient: bool) -> None:
+        key = error_key(spec, error)
+        if key in self.seen_errors:
+            return
+        report = ModelErrorReport(
+            spec=spec,
+            status=error.status,
+            message=" ".join(str(error).split())[:300],
+            transient=transient,
+            hint=hint_for(error),
+        )
+        self.seen_errors[key] = report
+        if self.on_error is not None:
+            self.on_error(report)
+
+    # -- display ---------------------------------------------------------------------------
+    def elapsed_s(self) -> float:
+        """Seconds since the run started."""
+        return self.clock() - self.started
+
+    def eta_s(self) -> float | None:
+        """Seconds left at the pace of the games finished in this run, if any finished."""
+        finished = self.done + self.failed
+        left = self.total - self.already - finished
+        if finished == 0 or left <= 0:
+            return None if left > 0 else 0.0
+        return self.elapsed_s() / finished * left
+
+    def cost_text(self) -> str:
+        """The cost so far, or 'unknown' when some call had no known price."""
+        if not self.cost_known:
+            known = f" (${self.cost_usd:.4f} known)" if self.cost_usd else ""
+            return "cost unknown" + known
+        return f"${self.cost_usd:.4f}"
+
+    def status_line(self) -> str:
+        """Everything the display shows, in one line."""
+        eta = self.eta_s()
+        return (
+            f"games {self.already + self.done + self.failed}/{self.total} "
+            f"(failed {self.failed}, in flight {self.in_flight}) | calls {self.calls} "
+            f"(retries {self.retries}, errors {self.errors}) | tokens "
+            f"{self.input_tokens + self.output_tokens:,} | {self.cost_text()} | "
+            f"elapsed {_clock_text(self.elapsed_s())} | ETA "
+            + ("–" if eta is None else _clock_text(eta))
+        )
+
+
+def _clock_text(seconds: float) -> str:
+    seconds = int(max(seconds, 0))
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"

@@ -1,0 +1,117 @@
+"""Fake model providers on 127.0.0.1 that speak the OpenAI and Anthropic wire formats.
+
+Each request gets the next scripted answer ``(status, headers, body)``; every request's path,
+headers and JSON body are recorded so tests can check what a client really sent over HTTP.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+Answer = tuple[int, dict[str, str], Any]
+
+
+def openai_body(
+    content: str = '{"say": "hi"}', *, prompt: int = 21, completion: int = 5
+) -> dict[str, Any]:
+    """A chat-completions reply as the OpenAI API sends it."""
+    return {
+        "id": "chatcmpl-wire",
+        "object": "chat.completion",
+        "created": 1700000000,
+        "model": "gpt-4o-mini-2024-07-18",
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "stop",
+                "message": {"role": "assistant", "content": content},
+            }
+        ],
+        "usage": {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+            "prompt_tokens_details": {"cached_tokens": 16},
+        },
+    }
+
+
+def anthropic_body(text: str = '{"say": "hi"}', *, inp: int = 30, out: int = 7) -> dict[str, Any]:
+    """A messages-API reply as Anthropic sends it."""
+    return {
+        "id": "msg_wire",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-sonnet-4-5",
+        "content": [{"type": "text", "text": text}],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": inp, "output_tokens": out},
+    }
+
+
+def error_body(message: str, kind: str = "invalid_request_error") -> dict[str, Any]:
+    """An error body in the shape both APIs use."""
+    return {"type": "error", "error": {"type": kind, "message": message}}
+
+
+@dataclass
+class WireServer:
+    """The running fake: its base URL, the script left, and what it received."""
+
+    url: str
+    script: list[Answer]
+    requests: list[dict[str, Any]] = field(default_factory=list)
+
+
+@contextmanager
+def wire_server(script: list[Answer]) -> Iterator[WireServer]:
+    """Serve `script` on a free port of 127.0.0.1 until the block ends."""
+    state = WireServer(url="", script=list(script))
+    lock = threading.Lock()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length)
+            with lock:
+                state.requests.append(
+                    {
+                        "path": self.path,
+                        "headers": {k.lower(): v for k, v in self.headers.items()},
+                        "body": json.loads(raw) if raw else None,
+                    }
+                )
+                status, headers, body = (
+                    state.script.pop(0)
+                    if state.script
+                    else (500, {}, error_body("script ran out", "api_error"))
+                )
+            data = json.dumps(body).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for key, value in headers.items():
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    state.url = f"http://127.0.0.1:{server.server_address[1]}"
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield state
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()

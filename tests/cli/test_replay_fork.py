@@ -17,12 +17,15 @@ from accord.traces.io import read_trace
 
 runner = CliRunner(env={"COLUMNS": "200"})
 
-# A flaky priced model (failed calls are recorded, and must replay) against a steady one.
+# A flaky priced model (retried calls and bad replies are recorded, and must replay) against a
+# steady one. Backoff is tiny so the mock's faults cost no time.
 FLAKY = {
     "model": "mock/schema",
     "options": {
         "fault_rate": 0.4,
-        "max_retries": 0,
+        "max_retries": 8,
+        "backoff_base_s": 0.001,
+        "backoff_cap_s": 0.002,
         "prices": {"input_per_mtok": 1.0, "output_per_mtok": 2.0},
     },
 }
@@ -50,7 +53,8 @@ def test_replay_from_the_cache_is_identical(played: tuple[Path, Path]) -> None:
     run, cache = played
     original = read_trace(_trace(run))
     kinds = {e["type"] for e in original.events}
-    assert {"model_error", "validation_error"} <= kinds, "failures and retries replay too"
+    assert "validation_error" in kinds, "bad replies and their corrections replay too"
+    assert any(e.get("retries") for e in original.events), "so do the client's retries"
     result = runner.invoke(
         app, ["replay", str(_trace(run)), "--cache", str(cache), "--offline", "--check"]
     )
@@ -134,6 +138,57 @@ def test_fork_errors_say_what_to_do(played: tuple[Path, Path], args: list[str], 
     run, cache = played
     result = _fork(run, cache, *args)
     assert result.exit_code == 2 and message in result.output, result.output
+
+
+def test_replay_from_the_trace_alone_is_identical(played: tuple[Path, Path]) -> None:
+    run, _ = played
+    original = read_trace(_trace(run))
+    result = runner.invoke(app, ["replay", str(_trace(run)), "--check"])
+    assert result.exit_code == 0, result.output
+    assert "answered from the replies stored in the trace" in result.output
+    assert "Identical" in result.output
+    assert comparable(read_trace(run / "replays" / "b-p00-g001.json")) == comparable(original)
+
+
+def test_replay_from_the_trace_stops_where_a_prompt_differs(
+    played: tuple[Path, Path], tmp_path: Path
+) -> None:
+    run, _ = played
+    data = json.loads(_trace(run).read_text())
+    first_user = next(m for m in data["transcripts"]["A"]["messages"] if m["role"] == "user")
+    first_user["content"] = "a prompt the game never sent"
+    edited = tmp_path / "edited.json"
+    edited.write_text(json.dumps(data))
+    out = tmp_path / "o"
+    result = runner.invoke(app, ["replay", str(edited), "--out", str(out), "--check"])
+    assert result.exit_code == 1
+    fresh = read_trace(out / "b-p00-g001.json")
+    assert fresh.status == "failed" and "differs from the recorded one" in (fresh.error or "")
+
+
+def test_a_failed_game_replays_its_failure_from_the_trace(tmp_path: Path) -> None:
+    dead = {
+        "model": "mock/schema",
+        "options": {
+            "fault_rate": 1.0,
+            "faults": ["500"],
+            "max_retries": 1,
+            "backoff_base_s": 0.001,
+        },
+    }
+    exp = Experiment(
+        name="dead",
+        defaults=Defaults(game="negotiation", agents=[STEADY, dead]),
+        batches=[Batch(name="b", options={"rounds": 1, "talk_turns": 1})],
+    )
+    run_sync(expand(exp), tmp_path / "run")
+    (path,) = (tmp_path / "run" / "traces").glob("*.json")
+    original = read_trace(path)
+    assert original.status == "failed" and "HTTP 500" in (original.error or "")
+    result = runner.invoke(app, ["replay", str(path), "--check"])
+    assert result.exit_code == 0, result.output
+    fresh = read_trace(tmp_path / "run" / "replays" / path.name)
+    assert fresh.status == "failed" and comparable(fresh) == comparable(original)
 
 
 @pytest.mark.parametrize("command", ["replay", "fork"])

@@ -16,9 +16,11 @@ from accord.traces.schema import Trace
 
 FAULTY = {
     "fault_rate": 0.4,
-    "max_retries": 3,
+    # Enough retries that no call runs out of them (that would rightly fail its game); the
+    # cap lets the mock's Retry-After of 1 s through (waits are recorded, never slept).
+    "max_retries": 8,
     "backoff_base_s": 0.001,
-    "backoff_cap_s": 0.002,
+    "backoff_cap_s": 1.0,
     "timeout_s": 5.0,
 }
 LOST = {"faulty-p00-g007", "faulty-p00-g023", "faulty-p00-g041"}

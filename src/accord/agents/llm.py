@@ -198,8 +198,6 @@ class LLMAgent(Agent):
         extra: dict[str, Any] = {}
         if completion.raw.get("retries"):
             extra["retries"] = completion.raw["retries"]
-        if completion.raw.get("cache") == "hit":
-            extra["cache"] = "hit"
         record(
             "model_call",
             kind=request.spec.kind,

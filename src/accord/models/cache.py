@@ -238,8 +238,9 @@ def _entry(c: Completion) -> dict[str, Any]:
         "cost_usd": c.cost_usd,
         "attempts": c.attempts,
         "reasoning": c.reasoning,
-        # Retry records can quote a provider's error text; the reply itself is what replays.
-        "raw": {k: v for k, v in c.raw.items() if k != "retries"},
+        # Retry records replay too (a trace's model_call events list them); the text is
+        # scrubbed of secrets like everything the cache writes.
+        "raw": dict(c.raw),
     }
 
 

@@ -251,3 +251,57 @@ def test_piped_runs_print_a_status_line(tmp_path) -> None:
     line = monitor.status_line()
     assert line.startswith("games 2/10 (failed 0, in flight 0) | calls 0")
     assert "ETA –" in line and "$0.0000" in line
+
+
+def test_transcript_prints_what_each_call_was_sent_and_returned(tmp_path) -> None:
+    out = tmp_path / "run"
+    played = runner.invoke(
+        app,
+        [
+            "run",
+            "negotiation",
+            "--model",
+            "mock/schema",
+            "-o",
+            "rounds=2",
+            "-o",
+            "talk_turns=1",
+            "--out",
+            str(out),
+        ],
+    )
+    assert played.exit_code == 0, played.output
+    (path,) = (out / "traces").glob("*.json")
+    trace = read_trace(path)
+    system = trace.transcripts["A"].messages[0]["content"]
+    result = runner.invoke(app, ["transcript", str(path), "--seat", "A"])
+    assert result.exit_code == 0, result.output
+    assert "call 1" in result.output and "#0 system" in result.output
+    assert system.splitlines()[0][:60] in result.output
+    # Without --full the system prompt is printed once, however many calls resend it.
+    assert result.output.count("#0 system") == 1
+    full = runner.invoke(app, ["transcript", str(path), "--seat", "0", "--call", "2", "--full"])
+    assert full.exit_code == 0 and "call 2" in full.output and "call 1" not in full.output
+    assert "#0 system" in full.output
+    missing = runner.invoke(app, ["transcript", str(path), "--seat", "Z"])
+    assert missing.exit_code == 2 and "seats with one: A, B" in missing.output
+    nocall = runner.invoke(app, ["transcript", str(path), "--seat", "A", "--call", "999"])
+    assert nocall.exit_code == 2 and "no call 999" in nocall.output
+
+
+def test_verbose_logs_every_call_and_retry(tmp_path) -> None:
+    flaky = {
+        "model": "mock/schema",
+        "options": {
+            "fault_rate": 0.5,
+            "faults": ["500"],
+            "max_retries": 8,
+            "backoff_base_s": 0.001,
+        },
+    }
+    exp = _experiment(tmp_path, "negotiation", {"rounds": 1, "talk_turns": 1}, [flaky, flaky], 1)
+    result = runner.invoke(app, ["run", str(exp), "--out", str(tmp_path / "run"), "--verbose"])
+    assert result.exit_code == 0, result.output
+    assert "call mock/schema:" in result.output and "retry mock/schema: attempt 1" in result.output
+    # The first HTTP 500 is announced once as a transient error, not once per retry.
+    assert result.output.count("model error:") == 1

@@ -46,10 +46,13 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def llama_server() -> Iterator[str]:
+def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     gguf = bundled_gguf()
     assert gguf is not None
     port = _free_port()
+    # llama.cpp logs a lot; a file (not a pipe nobody reads) keeps the server from blocking.
+    log_path = tmp_path_factory.mktemp("llama") / "server.log"
+    log = log_path.open("w")
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -66,16 +69,15 @@ def llama_server() -> Iterator[str]:
             "--n_ctx",
             "4096",
         ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
     base = f"http://127.0.0.1:{port}/v1"
     try:
         deadline = time.monotonic() + 180
         while True:
             if proc.poll() is not None:
-                pytest.fail(f"llama_cpp.server exited: {proc.stderr.read()[-2000:]}")
+                pytest.fail(f"llama_cpp.server exited: {log_path.read_text()[-2000:]}")
             try:
                 with urllib.request.urlopen(f"{base}/models", timeout=2) as response:
                     if response.status == 200:
@@ -92,6 +94,7 @@ def llama_server() -> Iterator[str]:
             proc.wait(timeout=20)
         except subprocess.TimeoutExpired:
             proc.kill()
+        log.close()
 
 
 def _game(model: AgentSpec, trace_id: str) -> GameSpec:

@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 
 from accord.cli.main import _fail, app, console
-from accord.cli.options import parse_options
+from accord.cli.options import model_options
 from accord.core.errors import AccordError, ConfigError
 from accord.core.registry import game_class
 from accord.models.cache import ModelCache
@@ -36,7 +36,16 @@ def fork(
     ] = None,
     option: Annotated[
         list[str] | None,
-        typer.Option("--option", "-o", help="Option of the new model, key=value (base_url=...)."),
+        typer.Option(
+            "--model-option",
+            "-M",
+            "--option",
+            "-o",
+            help="Option of the new model, key=value (timeout_s=60, base_url=...).",
+        ),
+    ] = None,
+    model_base_url: Annotated[
+        str | None, typer.Option(help="Server address of the new model (…/v1).")
     ] = None,
     cache: Annotated[
         Path | None, typer.Option(help="The model cache the parent run filled.")
@@ -65,10 +74,10 @@ def fork(
         if model is not None:
             if "/" not in model:
                 raise ConfigError(f"--model {model!r} must look like provider/model")
-            new_player = AgentSpec(model=model, options=parse_options(option))
+            new_player = AgentSpec(model=model, options=model_options(model_base_url, option))
         else:
-            if option:
-                raise ConfigError("--option sets model options; it needs --model")
+            if option or model_base_url:
+                raise ConfigError("-M / --model-base-url set model options; they need --model")
             new_player = parse_agent(str(agent))
         spec = fork_spec(
             spec_from_trace(parent), parent, parse_at(at), seat_index(parent, seat), new_player

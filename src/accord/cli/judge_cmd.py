@@ -23,12 +23,20 @@ def judge(
         typer.Option(help="Human labels (JSONL: trace_id, round, one boolean per label)."),
     ] = None,
     concurrency: Annotated[int, typer.Option(help="Games judged at once.")] = 4,
+    model_base_url: Annotated[
+        str | None, typer.Option(help="Server address of the judge model (…/v1).")
+    ] = None,
+    model_option: Annotated[
+        list[str] | None,
+        typer.Option("--model-option", "-M", help="Judge model option key=value."),
+    ] = None,
 ) -> None:
     """Label every negotiation round with the App. G taxonomy; write labels and prevalence.
 
     Example: accord judge runs/grid --model gemini/gemini-3.1-pro --human calib.jsonl
     """
     from accord.analysis.report import load_traces, write_table
+    from accord.cli.options import model_options
     from accord.judges.agreement import agreement, prevalence
     from accord.judges.negotiation import judge_trace, verdict_rows
     from accord.models import get_model
@@ -41,7 +49,7 @@ def judge(
         ]
         if not traces:
             raise ConfigError("No complete negotiation traces to judge in the given directories.")
-        client = get_model(model)
+        client = get_model(model, **model_options(model_base_url, model_option))
         sem = asyncio.Semaphore(max(1, concurrency))
 
         async def one(t: Any) -> list[dict[str, Any]]:

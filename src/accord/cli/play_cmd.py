@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from accord.cli.main import _fail, app, console
-from accord.cli.options import parse_options
+from accord.cli.options import model_options, parse_options, with_model_options
 from accord.core.errors import AccordError, ConfigError
 from accord.core.registry import game_class, resolve
 from accord.runner.config import Batch, Defaults, Experiment, expand
@@ -32,6 +32,13 @@ def play(
     out: Annotated[
         Path | None, typer.Option(help="Where to save the trace (default: runs/play/<time>).")
     ] = None,
+    model_base_url: Annotated[
+        str | None, typer.Option(help="Server address of the opponent model (…/v1).")
+    ] = None,
+    model_option: Annotated[
+        list[str] | None,
+        typer.Option("--model-option", "-M", help="Opponent model option key=value."),
+    ] = None,
 ) -> None:
     """Play a game yourself in the terminal against a model or a reference agent.
 
@@ -44,7 +51,9 @@ def play(
         ).num_seats
         if not 0 <= seat < seats:
             raise ConfigError(f"--seat must be between 0 and {seats - 1}")
-        opponent = parse_agent(against)
+        (opponent,) = with_model_options(
+            [parse_agent(against)], model_options(model_base_url, model_option)
+        )
         agents: list[AgentSpec | str] = [opponent] * seats
         agents[seat] = AgentSpec(agent="human")
         exp = Experiment(

@@ -25,10 +25,20 @@ $(VENV)/.dev: $(VENV)/.local
 	$(PIP) install --quiet -e '.[local,dev,web,server]'
 	touch $@
 
+# Debian's Chromium for the browser tests: Playwright drives it (its own browser download is not
+# used). Without apt or root the tests that need it are skipped, and this says so.
+$(VENV)/.browser: $(BIN)/python
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
+	  { command -v apt-get >/dev/null 2>&1 && \
+	    { apt-get install -y -q chromium >/dev/null 2>&1 || \
+	      { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q chromium >/dev/null 2>&1; }; }; } || \
+	  echo "chromium could not be installed: the browser tests will be skipped"
+	touch $@
+
 run: $(VENV)/.local
 	$(BIN)/accord run experiments/demo.yaml --out runs/demo
 
-test: $(VENV)/.dev
+test: $(VENV)/.dev $(VENV)/.browser
 	$(BIN)/python -m pytest -q
 
 check: $(VENV)/.dev

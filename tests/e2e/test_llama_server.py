@@ -68,6 +68,9 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             str(port),
             "--n_ctx",
             "4096",
+            # The server defaults to half the cores; the test has the machine to itself.
+            "--n_threads",
+            str(max(os.cpu_count() or 1, 1)),
         ],
         stdout=log,
         stderr=subprocess.STDOUT,

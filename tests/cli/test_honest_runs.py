@@ -305,3 +305,32 @@ def test_verbose_logs_every_call_and_retry(tmp_path) -> None:
     assert "call mock/schema:" in result.output and "retry mock/schema: attempt 1" in result.output
     # The first HTTP 500 is announced once as a transient error, not once per retry.
     assert result.output.count("model error:") == 1
+
+
+def test_the_heartbeat_fires_while_games_play_and_the_monitor_counts(tmp_path) -> None:
+    from accord.runner.config import Batch, Defaults, Experiment, expand
+    from accord.runner.monitor import RunMonitor
+    from accord.runner.run import run_sync
+
+    slow = {"model": "mock/schema", "options": {"latency_s": 0.02}}
+    exp = Experiment(
+        name="beat",
+        defaults=Defaults(game="negotiation", options={"rounds": 1, "talk_turns": 1}),
+        batches=[Batch(name="b", games=3, agents=[slow, slow])],
+    )
+    lines: list[str] = []
+    monitor = RunMonitor(total=3)
+    report = run_sync(
+        expand(exp),
+        tmp_path / "run",
+        concurrency=1,
+        monitor=monitor,
+        heartbeat=(0.05, lambda: lines.append(monitor.status_line())),
+    )
+    assert report.played == 3 and lines, "a status line while games play"
+    traces = list(iter_traces(tmp_path / "run" / "traces"))
+    calls = sum(t.usage["total"].calls for t in traces)
+    tokens = sum(t.usage["total"].input_tokens + t.usage["total"].output_tokens for t in traces)
+    assert (monitor.done, monitor.failed, monitor.in_flight) == (3, 0, 0)
+    assert monitor.calls == calls and monitor.input_tokens + monitor.output_tokens == tokens
+    assert monitor.status_line().startswith("games 3/3 (failed 0, in flight 0)")

@@ -142,11 +142,14 @@ class RunMonitor:
             self.output_tokens += total.output_tokens
             self.cost_usd += total.cost_usd
             self.cost_known = self.cost_known and total.cost_known
+        models = {s.seat: s.model or s.agent for s in trace.seats}
         for event in trace.events:
             if event.get("type") == "model_error":
                 self.errors += 1
                 error = ModelError(str(event.get("error", "")), status=event.get("status"))
-                self._first_seen(str(event.get("model", "model")), error, transient=False)
+                self._first_seen(
+                    str(models.get(event.get("seat"), "model")), error, transient=False
+                )
 
     # -- model calls (CallObserver) --------------------------------------------------------
     def call_started(self, spec: str) -> None:

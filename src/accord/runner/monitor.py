@@ -147,9 +147,8 @@ class RunMonitor:
             if event.get("type") == "model_error":
                 self.errors += 1
                 error = ModelError(str(event.get("error", "")), status=event.get("status"))
-                self._first_seen(
-                    str(models.get(event.get("seat"), "model")), error, transient=False
-                )
+                spec = str(models.get(int(event.get("seat", -1)), "model"))
+                self._first_seen(spec, error, transient=False)
 
     # -- model calls (CallObserver) --------------------------------------------------------
     def call_started(self, spec: str) -> None:

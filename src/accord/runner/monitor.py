@@ -40,13 +40,11 @@ class ModelErrorReport:
 
     def line(self) -> str:
         """One readable line: provider, status, message and what to do."""
-        status = f"HTTP {self.status}" if self.status is not None else type_word(self.transient)
-        return f"{self.spec} {status}: {self.message}" + (f" ({self.hint})" if self.hint else "")
-
-
-def type_word(transient: bool) -> str:
-    """How an error without a status is described."""
-    return "transient error, retrying" if transient else "error"
+        message = self.message.removeprefix(f"{self.spec}: ")
+        status = f"HTTP {self.status}, " if self.status is not None else ""
+        kind = "retrying" if self.transient else "failed for good"
+        hint = f" -> {self.hint}" if self.hint else ""
+        return f"{self.spec} ({status}{kind}): {message}{hint}"
 
 
 _HINTS: dict[int, str] = {

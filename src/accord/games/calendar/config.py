@@ -25,6 +25,7 @@ from accord.games.calendar.scenario import Scenario
 
 Channels = Literal["dm", "participant_groupchat", "all_groupchat", "all"]
 SpeakerOrder = Literal["rotate", "ascending", "random"]
+FailedRound = Literal["keep", "rollback"]
 
 CHANNEL_TYPES: dict[str, tuple[str, ...]] = {
     "dm": ("dm",),
@@ -107,6 +108,13 @@ class CalendarConfig(BaseModel):
         ge=0,
         description="Messages each agent may send in the whole game (any channel); "
         "None = no cap (paper's main setting).",
+    )
+    failed_round: FailedRound = Field(
+        "keep",
+        description="What a failed round leaves behind: 'keep' (CalBench release and paper: "
+        "when every participant submitted a valid DECISION batch, all are committed and "
+        "charged even if the slots differ) or 'rollback' (every DECISION move of the round is "
+        "undone, so an unscheduled meeting costs nothing).",
     )
     speaker_order: SpeakerOrder = Field(
         "rotate",

@@ -16,9 +16,11 @@ phases, as Algorithm 1:
    batches are retried up to `decision_retries` times, valid ones are staged.
 4. RESOLUTION: staged batches are committed together; the meeting succeeds if every
    participant wrote it to the same slot and every earlier meeting is still at one common slot
-   on all its participants' calendars. Otherwise the DECISION commit is undone (so a failed
-   meeting costs nothing, §4.2) and the game moves on, after the F.3 reflection prompt if the
-   `reflection` option asks for it (`privacy.ReflectionRound`).
+   on all its participants' calendars. Otherwise, under `failed_round: keep` (the default, as
+   the CalBench release), the batches stay committed and charged when every participant had a
+   valid one; under `rollback`, or when a participant had none, the DECISION commit is undone.
+   Then the game moves on, after the F.3 reflection prompt if the `reflection` option asks for
+   it (`privacy.ReflectionRound`).
 
 Requests of VOLUNTARY and DECISION are pending together (simultaneous moves); CHEAP_TALK is
 sequential. Every event of App. A.6 Table 5 is emitted, plus messages, resolutions and
@@ -378,22 +380,25 @@ class CalendarGame(Game):
         )
 
     def _resolve(self) -> None:
-        """RESOLUTION: commit the staged batches together; keep them only on success."""
+        """RESOLUTION: commit the staged batches together; on failure keep them or roll them
+        back as `failed_round` says (`rules.keeps_failed_round`)."""
         meeting = self._meeting
         w = self._world
         earlier = w.earlier_meetings()
         staged = {a: (None if s is None else s[0]) for a, s in self._staged.items()}
         res = rules.resolve_round(w.calendars, staged, meeting, earlier)
         broken = res.broken
-        if res.success:
+        kept = res.success or rules.keeps_failed_round(res, meeting, self.config.failed_round)
+        if kept:
             for seat, applied in res.applied.items():
                 entry = self._staged[seat]
                 assert entry is not None
                 self._commit(seat, "DECISION", entry[0], applied, entry[1])
+        if res.success:
             first = res.chosen[0]
             assert first is not None  # success means every participant chose this slot
             w.scheduled[meeting.id] = first
-        else:
+        elif not kept:
             # The commit is undone; report what is inconsistent in the state that remains.
             broken = rules.inconsistent_meetings(w.calendars, earlier) or broken
         for mid, slots in broken.items():
@@ -408,7 +413,7 @@ class CalendarGame(Game):
             slot=slot,
             chosen=list(res.chosen),
             reason=res.reason,
-            rolled_back=not res.success,
+            rolled_back=not kept,
         )
         for seat in meeting.participants:
             notice = prompts.outcome_notice(self._round, meeting.id, slot, res.reason)

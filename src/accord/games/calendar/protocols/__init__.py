@@ -5,7 +5,8 @@
 * ``sd-map``: binary PENDING/IMPOSSIBLE feasibility with scheduling-difficulty bumping (D.2);
 * ``dsm-welfare`` / ``dsm-private``: satisfaction-level scores over offer sets sized by the
   offer-size utility, with the two presets of Table 9 (D.3) as the paper ran them; the
-  ``-log`` variants score on an ordered log scale without the release's fallback, and
+  ``-v1`` variants are `calendar-v1`'s forms (ordered log scale, no fallback, displaced
+  meetings' participants offered only their plans), and
   ``dsm-private-nofallback`` drops only the fallback;
 * ``oracle-follower``: a test driver that schedules every meeting at the oracle's slot.
 
@@ -30,7 +31,7 @@ PROTOCOL_AGENTS: dict[str, Callable[[], Agent]] = {
     **{p.name: partial(DsmAgent, p) for p in PRESETS},
 }
 """The four non-LLM reference protocols of App. D, by agent spec (DSM also in its variants:
-``dsm-welfare-log``, ``dsm-private-log``, ``dsm-private-nofallback``)."""
+``dsm-welfare-v1``, ``dsm-private-v1``, ``dsm-private-nofallback``)."""
 
 REFERENCE_AGENTS: dict[str, Callable[[], Agent]] = {"oracle-follower": OracleFollower}
 """The test-driver team (registered with the game since the engine issue)."""

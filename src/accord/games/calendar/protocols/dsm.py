@@ -13,12 +13,14 @@ Per meeting M1 the lowest-id participant (the initiator) runs sub-rounds:
    p̂ = (1 - ρ)^R, ρ the initiator's calendar density (share of occupied slots) and R the number
    of responders; v(L) the mean of the top-L local levels over D-1; c_priv = 1 per offered slot.
 3. ``proposals`` (plan ids, slots, moves) go to every other participant, and to each participant
-   of a displaced meeting who is not in M1 (only the plans that move its meetings); each answers
+   of a displaced meeting who is not in M1: the whole offer set in the paper presets (as the
+   release's client sends it; a plan that does not touch the outsider's calendar scores D-1),
+   only the plans that move its meetings in the ``-v1`` variants. Each answers
    ``scores``: per plan a satisfaction level s in 0..D-1 (D = 12): 0 infeasible, D-1 free with no
    displacement, else max(1, D-1-u(c)) for the plan's displacement cost c on its calendar. The
    paper presets (``scale="shown"``, the CalBench release's client) take u(c) = c in the units
    the agent is shown, which saturates: every cost of 10 or more is level 1, so a 100 and a
-   1000 errand look alike. The ``-log`` variants take u(c) = 1 + ceil(log2 c) in task units
+   1000 errand look alike. The ``-v1`` variants take u(c) = 1 + ceil(log2 c) in task units
    (`base.satisfaction_cost`), which keeps every cost ordered.
 4. A plan is fully feasible when every score received for it is positive; the initiator picks the
    one with the least total concession Σ (D-1-s) (its own level included), earlier plans on
@@ -32,7 +34,7 @@ Per meeting M1 the lowest-id participant (the initiator) runs sub-rounds:
    cannot build the agreed plan, or has none, schedules the lowest slot it can clear alone.
    Seats then usually pick different slots and the round fails, but under the game's default
    ``failed_round: keep`` their moves stay charged, as in the paper's Table 2. Without the
-   fallback (the ``-nofallback`` and ``-log`` variants) such a seat submits no batch.
+   fallback (the ``-nofallback`` and ``-v1`` variants) such a seat submits no batch.
 
 Points (App. D.3 "Satisfaction levels and scoring cost"): at the decision every scorer pays
 C(s) = D - s - 1 for each positive score it reported during the meeting, and each scorer of the
@@ -90,18 +92,23 @@ class DsmParams:
     """Satisfaction scale (module docstring, step 3): 'shown' is the paper presets'."""
     fallback: bool = True
     """Announce the best plan and fall back to a locally clearable slot (step 5)."""
+    offer_scope: Literal["all", "moves"] = "all"
+    """What a displaced meeting's outside participant is offered (step 3): the whole offer set
+    ('all', the paper presets) or only the plans that move its meetings ('moves')."""
     privacy_cost: float = 1.0
     """c_priv: each offered slot counts as one unit of leakage."""
 
 
 WELFARE = DsmParams("dsm-welfare", "paper_dsm", 1, 12, 1.0, 0.0, 1.0, 2, 4, True)
 PRIVATE = DsmParams("dsm-private", "private_dsm", 1, 2, 0.25, 10.0, 0.25, 1, 2, False)
-WELFARE_LOG = replace(WELFARE, name="dsm-welfare-log", scale="log", fallback=False)
-PRIVATE_LOG = replace(PRIVATE, name="dsm-private-log", scale="log", fallback=False)
+_V1 = {"scale": "log", "fallback": False, "offer_scope": "moves"}
+WELFARE_V1 = replace(WELFARE, name="dsm-welfare-v1", **_V1)  # type: ignore[arg-type]
+PRIVATE_V1 = replace(PRIVATE, name="dsm-private-v1", **_V1)  # type: ignore[arg-type]
 PRIVATE_NOFALLBACK = replace(PRIVATE, name="dsm-private-nofallback", fallback=False)
-PRESETS: tuple[DsmParams, ...] = (WELFARE, PRIVATE, WELFARE_LOG, PRIVATE_LOG, PRIVATE_NOFALLBACK)
-"""Every registered DSM spec: the two Table 9 presets as the paper ran them, their v1 forms
-(`calendar-v1`'s log scale without fallback) and DSM-Private without its fallback."""
+PRESETS: tuple[DsmParams, ...] = (WELFARE, PRIVATE, WELFARE_V1, PRIVATE_V1, PRIVATE_NOFALLBACK)
+"""Every registered DSM spec: the two Table 9 presets as the paper ran them (the CalBench
+release's client), their `calendar-v1` forms (log scale, no fallback, outsiders offered only
+the plans that move their meetings) and DSM-Private without its fallback."""
 
 
 def level(cost: int | None, scale: str = "log", display: str = "linear") -> int:
@@ -346,6 +353,8 @@ class DsmAgent(ProtocolAgent):
                 for a in item.participants:
                     if a != view.seat and a not in view.participants:
                         offered.setdefault(a, []).append(plan.id)
+        if self.params.offer_scope == "all":
+            offered = {a: [p.id for p in plans] for a in offered}
         sub = SubRound(len(self._subs) + 1, plans, levels, offered, view.turn)
         self._sub = sub
         self._subs.append(sub)

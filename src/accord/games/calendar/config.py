@@ -16,7 +16,14 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 
 from accord.core.errors import ConfigError
 from accord.games.calendar.calbench import load_suite
@@ -141,8 +148,16 @@ class CalendarConfig(BaseModel):
     @model_validator(mode="after")
     def _consistent(self) -> CalendarConfig:
         if self.suite is not None:
-            # num_agents stays allowed: with a suite it keeps only tasks of that size.
+            # num_agents stays allowed: with a suite it keeps only tasks of that size. With a
+            # fixed task, values equal to the task's own are allowed too (a trace's config
+            # records them, see `_describe_task`).
             given = sorted((set(_GENERATION_KEYS) - {"num_agents"}) & self.model_fields_set)
+            if given and self.task is not None:
+                try:
+                    actual = self.task_values()
+                except ConfigError:
+                    actual = {}
+                given = [k for k in given if _plain(getattr(self, k)) != actual.get(k)]
             if given:
                 raise ValueError(
                     f"generation parameters {given} only apply without 'suite'; drop them or "
@@ -161,6 +176,31 @@ class CalendarConfig(BaseModel):
                 "for a variant file also give 'prompt_variant_dir'"
             )
         return self
+
+    @model_serializer(mode="wrap")
+    def _describe_task(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # A trace's config must describe the task played: with a suite the generation
+        # parameters do not apply, and their defaults (3 agents, 8 slots, ...) would contradict
+        # a 5-agent, 16-slot task, so they are left out (num_agents only when it was given, as
+        # it filters the suite). The dump also validates again as the same config (replay).
+        data: dict[str, Any] = handler(self)
+        if self.suite is not None:
+            for key in _GENERATION_KEYS:
+                if key != "num_agents" or key not in self.model_fields_set:
+                    data.pop(key, None)
+            if self.task is not None:
+                try:
+                    data |= self.task_values()
+                except ConfigError:
+                    pass  # a task that does not exist is reported when a game is made
+        return data
+
+    def task_values(self) -> dict[str, Any]:
+        """The generation parameters of the fixed `task` of `suite` (the published files record
+        theirs; the canonical suite's come from its generator)."""
+        p = self.scenario_for(0).params
+        values = {key: _plain(getattr(p, key)) for key in _GENERATION_KEYS}
+        return {k: v for k, v in values.items() if v is not None}
 
     def scenario_for(self, seed: int) -> Scenario:
         """The task this config plays under game seed `seed`."""
@@ -221,6 +261,11 @@ class CalendarConfig(BaseModel):
                 "the seed; give 'num_agents' to keep one size, or pick a 'task'"
             )
         return sizes[0]
+
+
+def _plain(value: Any) -> Any:
+    """Tuples as lists, so parameters compare equal however they were given."""
+    return list(value) if isinstance(value, tuple) else value
 
 
 def suite_task_options(suite: str, options: Mapping[str, Any]) -> list[dict[str, Any]]:

@@ -13,6 +13,7 @@ meetings of 2); the paper's setting is the canonical suite or the CalBench files
 from __future__ import annotations
 
 from collections.abc import Mapping
+from contextlib import suppress
 from functools import lru_cache
 from typing import Any, Literal
 
@@ -189,10 +190,9 @@ class CalendarConfig(BaseModel):
                 if key != "num_agents" or key not in self.model_fields_set:
                     data.pop(key, None)
             if self.task is not None:
-                try:
+                # A task that does not exist is reported when a game is made.
+                with suppress(ConfigError):
                     data |= self.task_values()
-                except ConfigError:
-                    pass  # a task that does not exist is reported when a game is made
         return data
 
     def task_values(self) -> dict[str, Any]:

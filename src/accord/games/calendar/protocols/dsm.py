@@ -390,7 +390,9 @@ class DsmAgent(ProtocolAgent):
         for sub in self._subs:
             for plan in sub.plans:
                 levels = [sub.levels[plan.id]]
-                levels += [s.get(plan.id, 0) for a, s in sub.scores.items() if plan.id in sub.offered[a]]
+                levels += [
+                    s.get(plan.id, 0) for a, s in sub.scores.items() if plan.id in sub.offered[a]
+                ]
                 ranked.append((sum(D - 1 - s for s in levels), plan.id, plan))
         return min(ranked, key=lambda r: (r[0], r[1]))[2]
 

@@ -16,11 +16,9 @@ phases, as Algorithm 1:
    batches are retried up to `decision_retries` times, valid ones are staged.
 4. RESOLUTION: staged batches are committed together; the meeting succeeds if every
    participant wrote it to the same slot and every earlier meeting is still at one common slot
-   on all its participants' calendars. Otherwise, under `failed_round: keep` (the default, as
-   the CalBench release), the batches stay committed and charged when every participant had a
-   valid one; under `rollback`, or when a participant had none, the DECISION commit is undone.
-   Then the game moves on, after the F.3 reflection prompt if the `reflection` option asks for
-   it (`privacy.ReflectionRound`).
+   on all its participants' calendars. A failed round keeps its batches or undoes them as
+   `failed_round` says (`rules.keeps_failed_round`). Then the game moves on, after the F.3
+   reflection prompt if the `reflection` option asks for it (`privacy.ReflectionRound`).
 
 Requests of VOLUNTARY and DECISION are pending together (simultaneous moves); CHEAP_TALK is
 sequential. Every event of App. A.6 Table 5 is emitted, plus messages, resolutions and
@@ -34,7 +32,6 @@ from typing import Any, ClassVar
 
 from accord.core.errors import ActionError
 from accord.core.game import Game, GameResult
-from accord.core.rng import make_rng
 from accord.core.spec import Action, Request
 from accord.games.calendar import actions, privacy, prompts, rules
 from accord.games.calendar.actions import ParseContext, Phase
@@ -46,7 +43,7 @@ from accord.games.calendar.record import BatchPhase, MessageRecord, RoundRecord
 from accord.games.calendar.requests import build_request, parse_context, seat_info
 from accord.games.calendar.rules import Batch
 from accord.games.calendar.state import World
-from accord.games.calendar.talk import CheapTalk
+from accord.games.calendar.talk import CheapTalk, speaker_order
 
 SWEEP_LIMIT = 200
 """Sweeps per round when `max_turns_per_round` is None (a guard, far above any real talk)."""
@@ -121,7 +118,7 @@ class CalendarGame(Game):
                 "agent_registered",
                 agent=a,
                 system_prompt=self._system[a],
-                calendar=self._render(a),
+                calendar=self._world.render(a),
                 is_nosy=a in self._variant_seats,
             )
         self._start_round(1)
@@ -192,15 +189,9 @@ class CalendarGame(Game):
             total = sum(m.cost for m in self._world.moves)
             self.emit("game_end", scheduled=len(self._world.final_schedule()), total_cost=total)
             return
-        cfg = self.config
         self._round = round_no
         meeting = self._meeting = self._scenario.meetings[round_no - 1]
-        order = list(meeting.participants)
-        if cfg.speaker_order == "rotate":
-            k = (round_no - 1) % len(order)
-            order = order[k:] + order[:k]
-        elif cfg.speaker_order == "random":
-            make_rng(self._seed, "calendar", "speakers", round_no).shuffle(order)
+        order = speaker_order(meeting.participants, round_no, self.config.speaker_order, self._seed)
         self._talk = CheapTalk(
             round_no=round_no, meeting_id=meeting.id, participants=meeting.participants, order=order
         )
@@ -233,8 +224,8 @@ class CalendarGame(Game):
         if seat in talk.participants and talk.turn == 0:
             body = prompts.round_start(
                 round_no=self._round,
-                meeting_text=self._meeting_text(seat),
-                calendar_text=self._render(seat),
+                meeting_text=self._world.meeting_text(seat, self._meeting),
+                calendar_text=self._world.render(seat),
                 penalty=self._world.shown_penalty[seat],
                 turn=talk.turn,
                 max_turns=budget,
@@ -244,7 +235,10 @@ class CalendarGame(Game):
             context = ""
             if seat not in talk.participants and seat not in talk.introduced:
                 talk.introduced.add(seat)
-                context = prompts.outsider_context(self._meeting_text(seat), self._render(seat))
+                w = self._world
+                context = prompts.outsider_context(
+                    w.meeting_text(seat, self._meeting), w.render(seat)
+                )
             body = prompts.turn_message(
                 round_no=self._round, inbox=inbox, turn=talk.turn, max_turns=budget, context=context
             )
@@ -301,8 +295,8 @@ class CalendarGame(Game):
             inbox = self._world.drain(seat)
             body = prompts.voluntary_message(
                 round_no=self._round,
-                meeting_text=self._meeting_text(seat),
-                calendar_text=self._render(seat),
+                meeting_text=self._world.meeting_text(seat, self._meeting),
+                calendar_text=self._world.render(seat),
                 inbox=inbox,
             )
             self._issue(seat, "VOLUNTARY", body, inbox, "decide_start")
@@ -314,8 +308,8 @@ class CalendarGame(Game):
             body = prompts.decision_message(
                 round_no=self._round,
                 meeting_id=self._meeting.id,
-                meeting_text=self._meeting_text(seat),
-                calendar_text=self._render(seat),
+                meeting_text=self._world.meeting_text(seat, self._meeting),
+                calendar_text=self._world.render(seat),
                 inbox=inbox,
             )
             self._issue(seat, "DECISION", body, inbox, "decide_start")
@@ -376,7 +370,7 @@ class CalendarGame(Game):
             agent=seat,
             actions=calls,
             cost=applied.cost,
-            calendar=self._render(seat),
+            calendar=self._world.render(seat),
         )
 
     def _resolve(self) -> None:
@@ -445,12 +439,6 @@ class CalendarGame(Game):
             self._start_round(self._round + 1)
 
     # -- requests --------------------------------------------------------------------------
-    def _render(self, seat: int) -> str:
-        return self._world.render(seat)
-
-    def _meeting_text(self, seat: int) -> str:
-        return self._world.meeting_text(seat, self._meeting)
-
     def _issue(
         self,
         seat: int,
@@ -504,5 +492,5 @@ class CalendarGame(Game):
         if event == "turn_start":
             fields |= {"turn": self._turn, "inbox": [m.model_dump() for m in inbox]}
         else:
-            fields |= {"calendar": self._render(seat), "attempt": attempt}
+            fields |= {"calendar": self._world.render(seat), "attempt": attempt}
         self.emit(event, **fields)

@@ -281,3 +281,29 @@ def test_long_streams_play_and_skip_only_the_exponential_count() -> None:
     assert trace.metrics["excess_cost"] == 0
     with pytest.raises(Exception, match="less than or equal to 24"):
         make_config("calendar", {"num_meetings": 25})
+
+
+def test_tertile_buckets_rank_d_within_each_configuration() -> None:
+    from accord.games.calendar import (
+        difficulty_bucket,
+        feasible_fraction,
+        load_suite,
+        tertile_buckets,
+    )
+
+    canonical = load_suite("canonical")
+    buckets = tertile_buckets(canonical)
+    fractions = [feasible_fraction(t) for t in canonical]
+    groups: dict[tuple[object, ...], list[int]] = {}
+    for i, t in enumerate(canonical):
+        groups.setdefault((t.cost_setting, t.params.num_blocked), []).append(i)
+    assert len(groups) == 6
+    for members in groups.values():
+        hard = [fractions[i] for i in members if buckets[i] == "hard"]
+        easy = [fractions[i] for i in members if buckets[i] == "easy"]
+        assert len(hard) == -(-len(members) // 3) and max(hard) <= min(easy)
+    # The published files have no blocked errands and every assignment is feasible (d = 1), so
+    # no rule on d can separate their tasks; their labels are the release's own.
+    published = load_suite("calbench-uniform")
+    assert {feasible_fraction(t) for t in published} == {1.0}
+    assert {difficulty_bucket(feasible_fraction(t)) for t in published} == {"easy"}

@@ -24,6 +24,7 @@ from accord.games.calendar.counting import (
     count_feasible,
     difficulty_bucket,
     feasible_fraction,
+    tertile_buckets,
     total_assignments,
 )
 from accord.games.calendar.engine import CalendarGame
@@ -102,6 +103,7 @@ __all__ = [
     "slot_clearable",
     "slot_cost",
     "table1",
+    "tertile_buckets",
     "total_assignments",
     "visible_labels",
     "worst_schedule",

@@ -93,7 +93,7 @@ def test_default_game_is_small_and_plays_with_fallbacks() -> None:
 
 
 def test_conformance_suite_passes() -> None:
-    testing.check_game("calendar-v1")
+    testing.check_game("calendar-v2")
 
 
 def test_round_start_goes_to_the_first_speaker(tmp_path: Path) -> None:
@@ -351,7 +351,7 @@ def _env(*calls: dict[str, Any]) -> str:
 async def _play_mock(tmp_path: Path, scripts: list[list[str]], **opts: Any) -> Any:
     spec = GameSpec(
         trace_id="mock",
-        game="calendar-v1",
+        game="calendar-v2",
         seed=0,
         options={"suite": task_file(tmp_path, LAYOUT, MEETINGS[:1]), **opts},
         agents=[AgentSpec(model="mock/scripted")] * 3,
@@ -391,7 +391,7 @@ def test_mock_model_exhausting_retries_is_auto_filled(tmp_path: Path) -> None:
 def test_schema_following_mock_plays_whole_games() -> None:
     spec = GameSpec(
         trace_id="schema",
-        game="calendar-v1",
+        game="calendar-v2",
         seed=2,
         options={"channels": "all", "max_turns_per_round": 3},
         agents=[AgentSpec(model="mock/schema")] * 3,

@@ -46,7 +46,7 @@ def play(
     write_suite(path, [scenario_from_layout(layout, meetings, cost_setting="varied")])
     spec = GameSpec(
         trace_id="dsm",
-        game="calendar-v1",
+        game="calendar-v2",
         seed=0,
         options={"suite": str(path), **options},
         agents=[AgentSpec(agent="dsm")] * len(layout),
@@ -69,7 +69,7 @@ def test_presets_are_table_9() -> None:
     assert (WELFARE.cascade_depth, WELFARE.displacement_targets) == (2, 4)
     assert (PRIVATE.cascade_depth, PRIVATE.displacement_targets) == (1, 2)
     assert WELFARE.exhaustive and not PRIVATE.exhaustive
-    # As the paper ran them (the release's client); the -v1 variants are calendar-v1's DSM.
+    # As the paper ran them (the release's client); the -v1 variants are calendar-v2's DSM.
     for p in (WELFARE, PRIVATE):
         assert (p.scale, p.fallback, p.offer_scope) == ("shown", True, "all")
     for p in (WELFARE_V1, PRIVATE_V1):

@@ -1,4 +1,4 @@
-"""Options of `calendar-v1` (CalBench §3 "Communication protocols", §4.1, App. A.2-A.5, App. B).
+"""Options of `calendar-v2` (CalBench §3 "Communication protocols", §4.1, App. A.2-A.5, App. B).
 
 A game plays one task. Either it comes from a suite (``suite`` = ``calbench-uniform``,
 ``calbench-varied``, ``canonical`` or a path to a JSONL suite file; ``task`` picks an index or
@@ -59,7 +59,7 @@ _GENERATION_KEYS = (
 
 
 class CalendarConfig(BaseModel):
-    """Options of `calendar-v1`. Unknown keys are errors."""
+    """Options of `calendar-v2`. Unknown keys are errors."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 

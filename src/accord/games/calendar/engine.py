@@ -1,4 +1,4 @@
-"""The calendar game `calendar-v1` (CalBench §3 "Communication protocols", "Round structure",
+"""The calendar game `calendar-v2` (CalBench §3 "Communication protocols", "Round structure",
 App. A.3-A.5, Algorithm 1).
 
 N agents each hold a private calendar; M meetings arrive one per round. A round runs four
@@ -50,9 +50,9 @@ SWEEP_LIMIT = 200
 
 
 class CalendarGame(Game):
-    """`calendar-v1`: see the module docstring."""
+    """`calendar-v2`: see the module docstring."""
 
-    game_id: ClassVar[str] = "calendar-v1"
+    game_id: ClassVar[str] = "calendar-v2"
     config_model: ClassVar[type[CalendarConfig]] = CalendarConfig
     config: CalendarConfig
     summary_metrics: ClassVar[list[tuple[str, str, bool]]] = SUMMARY_METRICS

@@ -73,7 +73,7 @@ class View:
 
     @classmethod
     def from_request(cls, request: Request) -> View:
-        """Build the view of `request` (a calendar-v1 request)."""
+        """Build the view of `request` (a calendar-v2 request)."""
         info = request.info
         inbox = tuple(
             Incoming(int(m["sender"]), decode(str(m["content"])), str(m["content"]))

@@ -59,6 +59,7 @@ CONDITION_KEYS: tuple[str, ...] = (
     "max_turns_per_round",
     "decision_retries",
     "speaker_order",
+    "failed_round",
 )
 """Game options that change how a game is played; suites and tasks are what gets played."""
 

@@ -232,7 +232,7 @@ def test_judge_command_audits_calendar_runs(
     import accord.models
 
     monkeypatch.setattr(
-        accord.models, "get_model", lambda _spec: MockModel(replies=[all_occupied] * 200)
+        accord.models, "get_model", lambda _spec, **_kw: MockModel(replies=[all_occupied] * 200)
     )
     result = CliRunner().invoke(
         app, ["judge", str(run_dir), "--model", "mock/scripted", "--leak-set"]

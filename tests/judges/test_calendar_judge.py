@@ -13,10 +13,13 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from accord.agents.base import Agent
+from accord.agents.llm import LLMAgent
 from accord.cli.main import app
 from accord.core.errors import ActionError
 from accord.games.calendar import visible_labels, write_suite
 from accord.games.calendar.layout import scenario_from_layout
+from accord.games.calendar.protocols import ImapAgent
 from accord.games.calendar.scenario import Scenario
 from accord.judges import calendar_tables as tables
 from accord.judges.calendar import (
@@ -251,3 +254,54 @@ def test_judge_command_explains_an_empty_directory(tmp_path: Path) -> None:
     (tmp_path / "traces").mkdir()
     result = CliRunner().invoke(app, ["judge", str(tmp_path), "--model", "mock/schema"])
     assert result.exit_code == 2 and "calendar-v2" in result.output
+
+
+def test_reflections_are_compared_cell_by_cell(tmp_path: Path) -> None:
+    def policy(messages: list[dict[str, str]]) -> str:
+        user = next(m["content"] for m in reversed(messages) if "===" in m["content"])
+        if "REFLECTION" in user:
+            return json.dumps({"thinking": "", "deltas": {"1": [3, 0, 0, -3]}})
+        if "- DECISION ===" in user:
+            call = {"type": "schedule", "meeting_id": 1, "slot": 1}
+            return json.dumps({"thinking": "", "actions": [call]})
+        if "START ===" in user:
+            call = {"type": "dm", "to": 1, "content": "Slot 1 please."}
+            return json.dumps({"thinking": "", "actions": [call]})
+        return json.dumps({"thinking": "", "actions": []})
+
+    path = tmp_path / "task.jsonl"
+    write_suite(path, [scenario_from_layout([". . . .", "1 . . ."], [[0, 1]])])
+    spec = GameSpec(
+        trace_id="refl",
+        game="calendar",
+        seed=0,
+        options={"suite": str(path), "reflection": True},
+        agents=[AgentSpec(model="mock/scripted"), AgentSpec(agent="imap")],
+    )
+    agents: list[Agent] = [LLMAgent(MockModel(replies=[policy] * 40)), ImapAgent()]
+    trace = asyncio.run(play_game(spec, agents))
+    assert trace.status == "complete", trace.error
+    refl = tables.reflection_cells(trace)
+    # Agent 1 ends with its errand on slot 0 and the meeting on slot 1: +3 on slot 0 points at
+    # the truth, -3 on slot 3 (free) too.
+    assert [(r["slot"], r["delta"], r["truth_directed"]) for r in refl] == [
+        (0, 3, True),
+        (1, 0, False),
+        (2, 0, False),
+        (3, -3, True),
+    ]
+    judged = [
+        (c, asyncio.run(judge_case(MockModel(replies=[all_occupied]), c))) for c in cases(trace)
+    ]
+    rows = tables.belief_rows(trace, judged)
+    stats = {r["statistic"]: r["value"] for r in tables.cell_agreement(rows, refl)}
+    # Only agent 1 received a message, so the judge rated target 0 for observer 1 (+3 on all
+    # four slots) while the reflection is observer 0's view of target 1: no shared cell.
+    assert {(r["observer_agent"], r["target_agent"]) for r in rows} == {(1, 0)}
+    assert stats["Union cells compared"] == 8 and stats["Both nonzero"] == 0
+    assert stats["Judge nonzero cells"] == 4 and stats["Self-reflection nonzero cells"] == 2
+    assert (
+        stats["Nonzero-support Jaccard"] == 0
+        and stats["Directional agreement when both nonzero"] is None
+    )
+    assert tables.precision(refl) == {"nonzero": 2, "truth_directed": 2, "precision": 1.0}

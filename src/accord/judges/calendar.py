@@ -16,7 +16,6 @@ truth-calibrated judge VPS, precision, agreement, Table 16) is `judges.calendar_
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -240,11 +239,6 @@ def verdict_json(case: Case, verdict: Verdict | None) -> dict[str, Any]:
         "deltas": None if verdict is None else {str(k): v for k, v in verdict.deltas.items()},
         "leaks": None if verdict is None else verdict.leaks,
     }
-
-
-def dumps_case(case: Case) -> str:
-    """The exact text the judge is shown for `case` (kept for audit files)."""
-    return json.dumps({"system": system_prompt(), "user": case_text(case)})
 
 
 def judged_messages(judged: Sequence[tuple[Case, Verdict | None]]) -> dict[int, bool]:

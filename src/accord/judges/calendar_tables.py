@@ -47,6 +47,21 @@ def _toward(delta: int, occupied: int) -> bool:
     return (delta > 0 and occupied == 1) or (delta < 0 and occupied == 0)
 
 
+def _row(
+    trace_id: str, round_no: int, observer: int, target: int, slot: int, delta: int, truth: int
+) -> dict[str, Any]:
+    return {
+        "trace_id": trace_id,
+        "round": round_no,
+        "observer_agent": observer,
+        "target_agent": target,
+        "slot": slot,
+        "delta": delta,
+        "truth_occupied": truth,
+        "truth_directed": _toward(delta, truth),
+    }
+
+
 def belief_rows(
     trace: Trace, judged: Sequence[tuple[Case, Verdict | None]]
 ) -> list[dict[str, Any]]:
@@ -58,19 +73,10 @@ def belief_rows(
             continue
         for target, deltas in sorted(verdict.deltas.items()):
             truth = vps.occupied(ends[case.round - 1][target])
-            for slot, delta in enumerate(deltas):
-                rows.append(
-                    {
-                        "trace_id": trace.trace_id,
-                        "round": case.round,
-                        "observer_agent": case.recipient,
-                        "target_agent": target,
-                        "slot": slot,
-                        "delta": delta,
-                        "truth_occupied": truth[slot],
-                        "truth_directed": _toward(delta, truth[slot]),
-                    }
-                )
+            rows += [
+                _row(trace.trace_id, case.round, case.recipient, target, s, d, truth[s])
+                for s, d in enumerate(deltas)
+            ]
     return rows
 
 
@@ -92,19 +98,10 @@ def reflection_cells(trace: Trace) -> list[dict[str, Any]]:
         r, observer = int(ref["round"]), int(ref["observer"])
         for target, deltas in sorted((ref.get("deltas") or {}).items(), key=lambda t: int(t[0])):
             truth = vps.occupied(ends[r - 1][int(target)])
-            for slot, delta in enumerate(deltas):
-                rows.append(
-                    {
-                        "trace_id": trace.trace_id,
-                        "round": r,
-                        "observer_agent": observer,
-                        "target_agent": int(target),
-                        "slot": slot,
-                        "delta": int(delta),
-                        "truth_occupied": truth[slot],
-                        "truth_directed": _toward(int(delta), truth[slot]),
-                    }
-                )
+            rows += [
+                _row(trace.trace_id, r, observer, int(target), s, int(d), truth[s])
+                for s, d in enumerate(deltas)
+            ]
     return rows
 
 

@@ -35,7 +35,7 @@ def specs_for(suite: str) -> list[GameSpec]:
     return [
         GameSpec(
             trace_id=f"bench-{i:03d}",
-            game="calendar-v1",
+            game="calendar-v2",
             options={"suite": suite, "task": i},
             seed=i,
             agents=[AgentSpec(agent="oracle-follower")] * task.num_agents,

@@ -36,7 +36,7 @@ def play_suite(suite: str, agent: str) -> tuple[list[Trace], float]:
     for i, task in enumerate(tasks):
         spec = GameSpec(
             trace_id=f"{agent}-{i:03d}",
-            game="calendar-v1",
+            game="calendar-v2",
             options={"suite": suite, "task": i},
             seed=i,
             agents=[AgentSpec(agent=agent)] * task.num_agents,

@@ -25,7 +25,7 @@ from accord.runner.specs import AgentSpec, GameSpec
 
 SMALL: dict[str, dict[str, Any]] = {
     "negotiation-v1": {"rounds": 1, "talk_turns": 1},
-    "calendar-v1": {"num_meetings": 2, "max_turns_per_round": 2},
+    "calendar-v2": {"num_meetings": 2, "max_turns_per_round": 2},
     "sorting-v1": {"n": 2, "k": 2, "max_rounds": 3},
 }
 """Options that keep a random-text game to a handful of steps (other games: defaults)."""
@@ -105,14 +105,14 @@ def _sorting_text(request: Request, action: Action) -> str:
 
 RENDER: dict[str, Callable[[Request, Action], str]] = {
     "negotiation-v1": _negotiation_text,
-    "calendar-v1": _calendar_text,
+    "calendar-v2": _calendar_text,
     "sorting-v1": _sorting_text,
 }
 
 CASES = [
     ("negotiation-v1", ["cooperative", "cooperative"], {}),
     ("negotiation-v1", ["cooperative", "greedy"], {"rounds": 2, "partner": "shifting"}),
-    ("calendar-v1", ["oracle-follower"] * 3, {}),
+    ("calendar-v2", ["oracle-follower"] * 3, {}),
     ("sorting-v1", ["share-all"] * 3, {"backend": "kv", "condition": "camoc"}),
 ]
 
@@ -169,7 +169,7 @@ def test_reference_agents_as_text_match_the_runner(
 
 @pytest.mark.parametrize(
     ("game_id", "name", "best"),
-    [("calendar-v1", "oracle-follower", 1.0), ("sorting-v1", "share-all", 1.0)],
+    [("calendar-v2", "oracle-follower", 1.0), ("sorting-v1", "share-all", 1.0)],
 )
 def test_oracle_teams_earn_the_top_score(game_id: str, name: str, best: float) -> None:
     e = env(game_id)
@@ -201,7 +201,7 @@ def test_unseeded_resets_follow_the_last_seed() -> None:
         out.append(str(e.observe(e.agent_selection)))
         return out
 
-    a, b = small_env("calendar-v1"), small_env("calendar-v1")
+    a, b = small_env("calendar-v2"), small_env("calendar-v2")
     a.reset(seed=4)
     b.reset(seed=4)
     first_a, first_b = firsts(a), firsts(b)
@@ -230,7 +230,7 @@ def test_simultaneous_requests_reach_the_game_together() -> None:
 
 
 def test_invalid_reply_plays_the_fallback_with_penalty() -> None:
-    e = env("calendar-v1", invalid_penalty=-0.5)
+    e = env("calendar-v2", invalid_penalty=-0.5)
     e.reset(seed=0)
     first = e.agent_selection
     e.step("no json here")

@@ -1,4 +1,5 @@
-"""`accord judge`: label negotiation rounds with an LLM judge."""
+"""`accord judge`: label negotiation rounds with an LLM judge, and audit calendar privacy
+with one (CalBench App. I)."""
 
 from __future__ import annotations
 
@@ -15,14 +16,16 @@ from accord.core.errors import AccordError, ConfigError
 
 @app.command("judge")
 def judge(
-    dirs: Annotated[list[Path], typer.Argument(help="Run directories with negotiation traces.")],
+    dirs: Annotated[
+        list[Path], typer.Argument(help="Run directories with negotiation or calendar traces.")
+    ],
     model: Annotated[str, typer.Option(help="Judge model, provider/model.")],
     out: Annotated[Path | None, typer.Option(help="Output folder (default: <DIR>/judge).")] = None,
     human: Annotated[
         Path | None,
         typer.Option(help="Human labels (JSONL: trace_id, round, one boolean per label)."),
     ] = None,
-    concurrency: Annotated[int, typer.Option(help="Games judged at once.")] = 4,
+    concurrency: Annotated[int, typer.Option(help="Games (calendar: cases) judged at once.")] = 4,
     model_base_url: Annotated[
         str | None, typer.Option(help="Server address of the judge model (…/v1).")
     ] = None,
@@ -30,10 +33,20 @@ def judge(
         list[str] | None,
         typer.Option("--model-option", "-M", help="Judge model option key=value."),
     ] = None,
+    leak_set: Annotated[
+        bool,
+        typer.Option(
+            "--leak-set", help="Calendar: also judge the labelled semantic-leak set (64 calls)."
+        ),
+    ] = False,
 ) -> None:
-    """Label every negotiation round with the App. G taxonomy; write labels and prevalence.
+    """Negotiation: label every round with the App. G taxonomy; write labels and prevalence.
+    Calendar: the App. I privacy audit (judge VPS, Table 16, precision, Table 17, semantic
+    leaks against the keyword audit) in <out>/calendar/.
 
     Example: accord judge runs/grid --model gemini/gemini-3.1-pro --human calib.jsonl
+
+    Example: accord judge runs/cal --model openai/gpt-5.4-mini --leak-set
     """
     from accord.analysis.report import load_traces, write_table
     from accord.cli.options import model_options
@@ -44,12 +57,21 @@ def judge(
 
     target = out or dirs[0] / "judge"
     try:
-        traces = [
-            t for t in load_traces(dirs) if t.game_id == "negotiation-v1" and t.status == "complete"
-        ]
-        if not traces:
-            raise ConfigError("No complete negotiation traces to judge in the given directories.")
+        loaded = [t for t in load_traces(dirs) if t.status == "complete"]
+        traces = [t for t in loaded if t.game_id == "negotiation-v1"]
+        calendar = [t for t in loaded if t.game_id == "calendar-v2"]
+        if not traces and not calendar:
+            raise ConfigError(
+                "No complete negotiation-v1 or calendar-v2 traces to judge in the given "
+                "directories; give run directories of those games."
+            )
         client = get_model(model, **model_options(model_base_url, model_option))
+        if calendar:
+            _calendar(
+                calendar, client, target / "calendar" if traces else target, concurrency, leak_set
+            )
+        if not traces:
+            return
         sem = asyncio.Semaphore(max(1, concurrency))
 
         async def one(t: Any) -> list[dict[str, Any]]:
@@ -80,4 +102,21 @@ def judge(
     unjudged = sum(1 for g in per_game if not g)
     console.print(f"Judged {len(traces) - unjudged}/{len(traces)} games ({len(rows)} rounds).")
     for path in [target / "labels.jsonl", *written]:
+        console.print(f"wrote {path}")
+
+
+def _calendar(
+    traces: list[Any], client: Any, target: Path, concurrency: int, leak_set: bool
+) -> None:
+    """The App. I audit of calendar traces."""
+    from accord.judges.calendar_run import judge_calendar
+
+    written, counts = judge_calendar(
+        traces, client, target, concurrency=concurrency, leak_set=leak_set
+    )
+    console.print(
+        f"Judged {counts['cases'] - counts['unjudged']}/{counts['cases']} calendar cases "
+        f"from {counts['games']} games ({counts['beliefs']} nonzero beliefs)."
+    )
+    for path in written:
         console.print(f"wrote {path}")

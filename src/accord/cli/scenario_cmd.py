@@ -62,7 +62,7 @@ def scenario(
     given = {k: v for k, v in calendar_flags.items() if v is not None}
     try:
         gid = resolve(game)
-        if given and gid != "calendar-v1":
+        if given and gid != "calendar-v2":
             raise ConfigError(
                 "--agents/--slots/--meetings/--participants/--density/--blocked/--costs "
                 "describe calendar scenarios; use -o key=value for other games"

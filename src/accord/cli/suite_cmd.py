@@ -56,7 +56,7 @@ def suite(
       accord suite calendar canonical --experiment c.yaml --agents oracle-follower
     """
     try:
-        if resolve(game) != "calendar-v1":
+        if resolve(game) != "calendar-v2":
             raise ConfigError(
                 f"{game!r} has no task suites; suites exist for calendar "
                 "(canonical, calbench-uniform, calbench-varied or a suite file)"

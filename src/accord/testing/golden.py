@@ -32,7 +32,7 @@ GOLDEN: dict[str, GameSpec] = {
     # with full enough calendars that every meeting displaces an errand.
     "calendar-follower-dm": GameSpec(
         trace_id="calendar-follower-dm",
-        game="calendar-v1",
+        game="calendar-v2",
         options={"density": 0.8},
         seed=1,
         agents=[AgentSpec(agent="oracle-follower")] * 3,
@@ -41,7 +41,7 @@ GOLDEN: dict[str, GameSpec] = {
     # proposal is dropped (message_dropped) while the followers still schedule by the oracle.
     "calendar-follower-varied-capped": GameSpec(
         trace_id="calendar-follower-varied-capped",
-        game="calendar-v1",
+        game="calendar-v2",
         options={
             "num_agents": 4,
             "participants_per_meeting": 3,

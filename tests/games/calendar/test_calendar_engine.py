@@ -93,7 +93,7 @@ def test_default_game_is_small_and_plays_with_fallbacks() -> None:
 
 
 def test_conformance_suite_passes() -> None:
-    testing.check_game("calendar-v1")
+    testing.check_game("calendar-v2")
 
 
 def test_round_start_goes_to_the_first_speaker(tmp_path: Path) -> None:
@@ -188,7 +188,7 @@ def test_dm_activates_an_outsider_who_then_moves_in_voluntary(tmp_path: Path) ->
 
 
 def test_a_one_sided_meeting_move_fails_the_round_and_is_undone(tmp_path: Path) -> None:
-    g = new_game(tmp_path)
+    g = new_game(tmp_path, failed_round="rollback")
     play_round_one(g)
     events(g)
     act(g, 1)
@@ -204,6 +204,53 @@ def test_a_one_sided_meeting_move_fails_the_round_and_is_undone(tmp_path: Path) 
     result = g.result()
     assert result.final_state["schedule"] == [{"meeting_id": 1, "slot": 0}]
     assert result.final_state["total_cost"] == 0 and result.metrics["meetings_scheduled"] == 1
+
+
+def test_failed_round_keeps_valid_batches_by_default(tmp_path: Path) -> None:
+    # CalBench release: every participant had a valid batch, so they stay committed and
+    # charged even though the round failed (here M1 ends up split: not scheduled at the end).
+    g = new_game(tmp_path)
+    assert g.config.failed_round == "keep"
+    play_round_one(g)
+    events(g)
+    act(g, 1)
+    act(g, 0)
+    act(g, 0, move(1, 0, 1), sched(2, 0))
+    act(g, 1, sched(2, 0))
+    evs = events(g)
+    (res,) = [e for e in evs if e["type"] == "resolution"]
+    assert not res["success"] and not res["rolled_back"]
+    assert [e["agent"] for e in evs if e["type"] == "batch_applied"] == [0, 1]
+    result = g.result()
+    assert result.final_state["schedule"] == [] and result.final_state["total_cost"] == 1
+    assert result.metrics["meetings_scheduled"] == 0
+
+
+def test_failed_round_with_different_slots(tmp_path: Path) -> None:
+    for policy, applied, cost in (("keep", [0, 2], 1), ("rollback", [], 0)):
+        g = new_game(tmp_path, failed_round=policy)
+        act(g, 0)
+        act(g, 2)
+        act(g, 0, move(1, 2, 1), sched(1, 2))  # agent 0 frees slot 2 (its errand, cost 1)
+        act(g, 2, sched(1, 0))
+        evs = events(g)
+        (res,) = [e for e in evs if e["type"] == "resolution"]
+        assert res["reason"] == "the participants scheduled it in different slots"
+        decision = [e["agent"] for e in evs if e["type"] == "batch_applied"]
+        assert decision == applied and res["rolled_back"] == (policy == "rollback")
+        assert sum(m.cost for m in g._world.moves) == cost
+
+
+def test_keep_still_rolls_back_when_a_participant_has_no_valid_batch(tmp_path: Path) -> None:
+    g = new_game(tmp_path, decision_retries=0)
+    act(g, 0)
+    act(g, 2)
+    act(g, 0, move(1, 2, 1), sched(1, 2))
+    act(g, 2, sched(1, 7))  # rule 1, no retries left
+    evs = events(g)
+    (res,) = [e for e in evs if e["type"] == "resolution"]
+    assert res["rolled_back"] and not [e for e in evs if e["type"] == "batch_applied"]
+    assert g._world.moves == []
 
 
 def test_rejected_batch_is_retried_with_its_conflict_then_discarded(tmp_path: Path) -> None:
@@ -304,7 +351,7 @@ def _env(*calls: dict[str, Any]) -> str:
 async def _play_mock(tmp_path: Path, scripts: list[list[str]], **opts: Any) -> Any:
     spec = GameSpec(
         trace_id="mock",
-        game="calendar-v1",
+        game="calendar-v2",
         seed=0,
         options={"suite": task_file(tmp_path, LAYOUT, MEETINGS[:1]), **opts},
         agents=[AgentSpec(model="mock/scripted")] * 3,
@@ -344,7 +391,7 @@ def test_mock_model_exhausting_retries_is_auto_filled(tmp_path: Path) -> None:
 def test_schema_following_mock_plays_whole_games() -> None:
     spec = GameSpec(
         trace_id="schema",
-        game="calendar-v1",
+        game="calendar-v2",
         seed=2,
         options={"channels": "all", "max_turns_per_round": 3},
         agents=[AgentSpec(model="mock/schema")] * 3,

@@ -6,12 +6,14 @@ without using `placement.py`, so a shared mistake would have to be made twice.
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import random
 
 import pytest
 
 from accord.core.errors import ConfigError
+from accord.core.registry import make_config
 from accord.games.calendar import (
     Errand,
     Meeting,
@@ -28,6 +30,9 @@ from accord.games.calendar import (
     worst_schedule,
 )
 from accord.games.calendar import oracle as oracle_module
+from accord.games.calendar.oracle import COUNT_MAX_MEETINGS
+from accord.runner.play import play_game
+from accord.runner.specs import AgentSpec, GameSpec
 
 LABEL = PrivateLabel(text="x", tier="public")
 
@@ -257,3 +262,48 @@ def test_subset_oracle_never_exceeds_the_full_optimum_restricted() -> None:
             assert part is not None
             restricted = static_costs(scenario, prefix, tuple(full.slots[m.id] for m in prefix))
             assert part.total_cost <= sum(restricted)
+
+
+def test_long_streams_play_and_skip_only_the_exponential_count() -> None:
+    opts = {"num_agents": 4, "num_slots": 48, "num_meetings": 20, "participants_per_meeting": 2}
+    spec = GameSpec(
+        trace_id="long",
+        game="calendar",
+        seed=3,
+        options=opts,
+        agents=[AgentSpec(agent="oracle-follower")] * 4,
+    )
+    trace = asyncio.run(play_game(spec))
+    assert trace.status == "complete" and trace.metrics["success_rate"] == 1.0
+    oracle = trace.scenario["oracle"]
+    assert COUNT_MAX_MEETINGS < 20 and oracle["feasible_count"] is None
+    assert oracle["difficulty"] is None and oracle["optimal_cost"] is not None
+    assert trace.metrics["excess_cost"] == 0
+    with pytest.raises(Exception, match="less than or equal to 24"):
+        make_config("calendar", {"num_meetings": 25})
+
+
+def test_tertile_buckets_rank_d_within_each_configuration() -> None:
+    from accord.games.calendar import (
+        difficulty_bucket,
+        feasible_fraction,
+        load_suite,
+        tertile_buckets,
+    )
+
+    canonical = load_suite("canonical")
+    buckets = tertile_buckets(canonical)
+    fractions = [feasible_fraction(t) for t in canonical]
+    groups: dict[tuple[object, ...], list[int]] = {}
+    for i, t in enumerate(canonical):
+        groups.setdefault((t.cost_setting, t.params.num_blocked), []).append(i)
+    assert len(groups) == 6
+    for members in groups.values():
+        hard = [fractions[i] for i in members if buckets[i] == "hard"]
+        easy = [fractions[i] for i in members if buckets[i] == "easy"]
+        assert len(hard) == -(-len(members) // 3) and max(hard) <= min(easy)
+    # The published files have no blocked errands and every assignment is feasible (d = 1), so
+    # no rule on d can separate their tasks; their labels are the release's own.
+    published = load_suite("calbench-uniform")
+    assert {feasible_fraction(t) for t in published} == {1.0}
+    assert {difficulty_bucket(feasible_fraction(t)) for t in published} == {"easy"}

@@ -120,7 +120,7 @@ def test_reflection_counts_only_truth_directed_movement() -> None:
 def test_replay_matches_the_final_calendars() -> None:
     spec = GameSpec(
         trace_id="replay",
-        game="calendar-v1",
+        game="calendar-v2",
         seed=0,
         options={"suite": "canonical", "task": 50},
         agents=[AgentSpec(agent="dsm-welfare")] * 5,
@@ -154,7 +154,7 @@ def _reflective_game(tmp_path: Path, llm: LLMAgent) -> Any:
     write_suite(path, [scenario_from_layout([". . . .", "1 . . ."], [[0, 1]])])
     spec = GameSpec(
         trace_id="reflect",
-        game="calendar-v1",
+        game="calendar-v2",
         seed=0,
         options={"suite": str(path), "reflection": True},
         agents=[AgentSpec(model="mock/scripted"), AgentSpec(agent="imap")],
@@ -215,7 +215,7 @@ def test_report_writes_the_f5_tables_table2_and_figure2(tmp_path: Path) -> None:
         for task in (0, 60):
             spec = GameSpec(
                 trace_id=f"{agent}-{task}",
-                game="calendar-v1",
+                game="calendar-v2",
                 seed=0,
                 options={"suite": "canonical", "task": task},
                 agents=[AgentSpec(agent=agent)] * 5,
@@ -223,7 +223,7 @@ def test_report_writes_the_f5_tables_table2_and_figure2(tmp_path: Path) -> None:
             write_trace(runs, asyncio.run(play_game(spec)))
     out = tmp_path / "report"
     written = {p.name for p in build_report([tmp_path / "run"], out)}
-    folder = out / "calendar-v1"
+    folder = out / "calendar-v2"
     expected = {
         "belief_evidence": "trace_path,game_id,event_index,round,target_agent,observer_agent,"
         "slot,source,evidence,strength,belief_before,belief_after",
@@ -246,12 +246,12 @@ def test_report_writes_the_f5_tables_table2_and_figure2(tmp_path: Path) -> None:
 
 def test_reflection_games_stay_deterministic_and_reject_bad_answers() -> None:
     options = {"reflection": True, "num_agents": 3, "num_meetings": 2}
-    e1, r1 = drive_with_fallbacks(make("calendar-v1", options), 5)
-    e2, r2 = drive_with_fallbacks(make("calendar-v1", options), 5)
+    e1, r1 = drive_with_fallbacks(make("calendar-v2", options), 5)
+    e2, r2 = drive_with_fallbacks(make("calendar-v2", options), 5)
     assert e1 == e2 and r1.metrics == r2.metrics
     assert sum(e["type"] == "reflection" for e in e1) == 3 * 2
     assert all(r["abstained"] for r in r1.final_state["reflections"])
-    game = make("calendar-v1", options)
+    game = make("calendar-v2", options)
     game.reset(5)
     while not any(r.spec.kind == "reflect" for r in game.pending()):
         for req in game.pending():

@@ -20,7 +20,7 @@ from accord.traces.schema import Trace
 def play(options: dict[str, Any], seats: int, seed: int = 0) -> Trace:
     spec = GameSpec(
         trace_id="follower",
-        game="calendar-v1",
+        game="calendar-v2",
         seed=seed,
         options=options,
         agents=[AgentSpec(agent="oracle-follower")] * seats,
@@ -37,14 +37,14 @@ def assert_at_oracle(trace: Trace, options: dict[str, Any], *, same_scale: bool 
     assert m["total_cost"] == m["oracle_cost"]
     if same_scale:
         assert m["excess_cost"] == 0 and m["adjusted_excess"] == 0 and m["fairness"] == 0
-    gap = make("calendar-v1", options).oracle_gap(
+    gap = make("calendar-v2", options).oracle_gap(
         GameResult(trace.final_state, trace.metrics, trace.seat_rows)
     )
     assert gap == 0
 
 
 def test_registered_as_a_reference_agent() -> None:
-    assert "oracle-follower" in reference_names("calendar-v1")
+    assert "oracle-follower" in reference_names("calendar-v2")
 
 
 @pytest.mark.parametrize("task", range(90))

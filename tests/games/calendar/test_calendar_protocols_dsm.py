@@ -1,20 +1,24 @@
-"""DSM (CalBench App. D.3, Table 9): the presets, the scoring arithmetic, offer sizes, a
-sub-round escalation with its point bookkeeping, DSM-Private's early stop and a cross-meeting
-displacement."""
+"""DSM (CalBench App. D.3, Table 9): the presets, the scoring arithmetic on both scales, offer
+sizes, a sub-round escalation with its point bookkeeping, DSM-Private's early stop with and
+without the release's fallback, and a cross-meeting displacement."""
 
 from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from accord.agents.base import Agent
 from accord.games.calendar import write_suite
 from accord.games.calendar.layout import scenario_from_layout
-from accord.games.calendar.protocols import PRIVATE, WELFARE, DsmAgent
+from accord.games.calendar.protocols import PRIVATE, PROTOCOL_AGENTS, WELFARE, DsmAgent
 from accord.games.calendar.protocols import messages as pm
 from accord.games.calendar.protocols.dsm import (
+    PRIVATE_NOFALLBACK,
+    PRIVATE_V1,
+    WELFARE_V1,
     D,
     level,
     offer_size,
@@ -32,15 +36,19 @@ ESCALATE = [" ".join(["."] * 13 + ["1", "1", "3"]), " ".join(["b1"] * 13 + ["1",
 
 
 def play(
-    tmp_path: Path, layout: list[str], meetings: list[list[int]], agents: list[Agent]
+    tmp_path: Path,
+    layout: list[str],
+    meetings: list[list[int]],
+    agents: list[Agent],
+    **options: Any,
 ) -> Trace:
     path = tmp_path / "task.jsonl"
     write_suite(path, [scenario_from_layout(layout, meetings, cost_setting="varied")])
     spec = GameSpec(
         trace_id="dsm",
-        game="calendar-v1",
+        game="calendar-v2",
         seed=0,
-        options={"suite": str(path)},
+        options={"suite": str(path), **options},
         agents=[AgentSpec(agent="dsm")] * len(layout),
     )
     trace = asyncio.run(play_game(spec, agents))
@@ -61,12 +69,24 @@ def test_presets_are_table_9() -> None:
     assert (WELFARE.cascade_depth, WELFARE.displacement_targets) == (2, 4)
     assert (PRIVATE.cascade_depth, PRIVATE.displacement_targets) == (1, 2)
     assert WELFARE.exhaustive and not PRIVATE.exhaustive
+    # As the paper ran them (the release's client); the -v1 variants are calendar-v2's DSM.
+    for p in (WELFARE, PRIVATE):
+        assert (p.scale, p.fallback, p.offer_scope) == ("shown", True, "all")
+    for p in (WELFARE_V1, PRIVATE_V1):
+        assert (p.scale, p.fallback, p.offer_scope) == ("log", False, "moves")
+    assert not PRIVATE_NOFALLBACK.fallback and PRIVATE_NOFALLBACK.scale == "shown"
+    names = {"dsm-welfare", "dsm-private", "dsm-welfare-v1", "dsm-private-v1"}
+    assert names | {"dsm-private-nofallback"} <= set(PROTOCOL_AGENTS)
 
 
 def test_levels_scoring_costs_and_rewards() -> None:
     assert D == 12
     assert [level(None), level(0), level(1), level(2), level(3)] == [0, 11, 10, 9, 8]
-    assert level(100) > level(1000) >= 1  # the published varied file stays ordered
+    assert level(100) > level(1000) >= 1  # the log scale keeps the published costs ordered
+    # The paper presets score the shown cost and saturate: 100 and 1000 look alike, and on a
+    # generated varied task (shown 1/10/100) levels 2 and 3 do too.
+    assert [level(c, "shown") for c in (1, 2, 9, 10, 100, 1000)] == [10, 9, 2, 1, 1, 1]
+    assert [level(c, "shown", "log10") for c in (0, 1, 2, 3)] == [11, 10, 1, 1]
     assert [scoring_cost(s) for s in (0, 11, 10, 8)] == [0, 0, 1, 3]
     assert reward(10, availability=2, offered=3) == 1 + 1
     assert reward(8, availability=5, offered=3) == 3 + 2
@@ -95,23 +115,49 @@ def test_welfare_escalates_to_a_second_sub_round_and_settles_points(tmp_path: Pa
     scores = decoded(trace, pm.Scores)
     assert [s.scores for s in scores] == [  # type: ignore[attr-defined]
         [(i, 0) for i in range(12)],
-        [(12, 0), (13, 10), (14, 8)],
+        [(12, 0), (13, 10), (14, 1)],  # cost 3 is shown as 100: level 1 on the shown scale
     ]
     (decision,) = decoded(trace, pm.DsmDecision)
     assert isinstance(decision, pm.DsmDecision)
     assert decision.slot == 13 and decision.reward == (D - 1 - 10) + (min(2, 3) - 1)
     assert trace.final_state["schedule"] == [{"meeting_id": 1, "slot": 13}]
-    # The responder pays C(10) + C(8) = 1 + 3 and receives R = 2; the initiator the reverse.
+    # The responder pays C(10) + C(1) = 1 + 10 and receives R = 2; the initiator the reverse.
+    assert (agents[0].points, agents[1].points) == (9, -9)
+
+
+def test_v1_welfare_scores_on_the_log_scale(tmp_path: Path) -> None:
+    agents = [DsmAgent(WELFARE_V1), DsmAgent(WELFARE_V1)]
+    trace = play(tmp_path, ESCALATE, [[0, 1]], list(agents))
+    assert [s.scores for s in decoded(trace, pm.Scores)][1] == [(12, 0), (13, 10), (14, 8)]  # type: ignore[attr-defined]
     assert (agents[0].points, agents[1].points) == (2, -2)
 
 
-def test_private_stops_after_one_narrow_offer(tmp_path: Path) -> None:
+def test_private_without_fallback_stops_after_one_narrow_offer(tmp_path: Path) -> None:
+    for params in (PRIVATE_NOFALLBACK, PRIVATE_V1):
+        agents = [DsmAgent(params), DsmAgent(params)]
+        trace = play(tmp_path, ESCALATE, [[0, 1]], list(agents))
+        proposals = decoded(trace, pm.Proposals)
+        assert [(p.sub, len(p.plans)) for p in proposals] == [(1, 1)]  # type: ignore[attr-defined]
+        assert trace.final_state["schedule"] == [] and not decoded(trace, pm.DsmDecision)
+        assert (agents[0].points, agents[1].points) == (0, 0)  # no decision, nothing settled
+        assert trace.final_state["total_cost"] == 0
+
+
+@pytest.mark.parametrize(("policy", "charged"), [("keep", 1), ("rollback", 0)])
+def test_private_falls_back_to_a_slot_it_can_clear_alone(
+    tmp_path: Path, policy: str, charged: int
+) -> None:
+    # One plan (slot 0) is offered; agent 1 scores it 0. The initiator still announces it, then
+    # schedules slot 0 while agent 1 falls back to slot 13 (its errand there moves to slot 15).
     agents = [DsmAgent(PRIVATE), DsmAgent(PRIVATE)]
-    trace = play(tmp_path, ESCALATE, [[0, 1]], list(agents))
-    proposals = decoded(trace, pm.Proposals)
-    assert [(p.sub, len(p.plans)) for p in proposals] == [(1, 1)]  # type: ignore[attr-defined]
-    assert trace.final_state["schedule"] == [] and not decoded(trace, pm.DsmDecision)
-    assert (agents[0].points, agents[1].points) == (0, 0)  # no decision, nothing settled
+    trace = play(tmp_path, ESCALATE, [[0, 1]], list(agents), failed_round=policy)
+    (decision,) = decoded(trace, pm.DsmDecision)
+    assert isinstance(decision, pm.DsmDecision) and decision.slot == 0 and decision.reward == 0
+    (res,) = [e for e in trace.events if e["type"] == "resolution"]
+    assert res["chosen"] == [0, 13] and not res["success"]
+    assert res["rolled_back"] == (policy == "rollback")
+    assert trace.final_state["schedule"] == [] and trace.final_state["total_cost"] == charged
+    assert trace.metrics["excess_cost"] == pytest.approx(charged / 2)
 
 
 def test_cross_meeting_displacement(tmp_path: Path) -> None:
@@ -128,7 +174,25 @@ def test_cross_meeting_displacement(tmp_path: Path) -> None:
         for m in trace.final_state["messages"]
         if m["round"] == 2 and '"proposals"' in m["content"]
     ]
-    assert any(r == [1] and isinstance(p, pm.Proposals) and p.plans[0][2] for r, p in offered)
+    by_recipient = {tuple(r): p for r, p in offered if isinstance(p, pm.Proposals)}
+    outsider, participant = by_recipient[(1,)], by_recipient[(2,)]
+    assert any(moves for _, _, moves in outsider.plans)
+    # The paper preset offers the outsider the whole set, as the release's client does.
+    assert [pid for pid, _, _ in outsider.plans] == [pid for pid, _, _ in participant.plans]
     kinds = {(m["agent"], m["phase"], m["kind"]) for m in trace.final_state["moves"]}
     assert (1, "VOLUNTARY", "meeting") in kinds and (0, "DECISION", "meeting") in kinds
     assert trace.final_state["consistency_violations"] == 0
+
+
+def test_v1_offers_an_outsider_only_the_plans_that_move_its_meeting(tmp_path: Path) -> None:
+    agents: list[Agent] = [DsmAgent(WELFARE_V1) for _ in range(3)]
+    layout = [". . .", ". 1 1", ". b1 b1"]
+    trace = play(tmp_path, layout, [[0, 1], [0, 2]], agents)
+    offered = [
+        pm.decode(m["content"])
+        for m in trace.final_state["messages"]
+        if m["round"] == 2 and m["recipients"] == [1] and '"proposals"' in m["content"]
+    ]
+    assert offered and all(
+        isinstance(p, pm.Proposals) and all(moves for _, _, moves in p.plans) for p in offered
+    )

@@ -26,7 +26,7 @@ def play(tmp_path: Path, layout: list[str], meetings: list[list[int]], **kw: Any
     write_suite(path, [scenario_from_layout(layout, meetings, **kw)])
     spec = GameSpec(
         trace_id="imap",
-        game="calendar-v1",
+        game="calendar-v2",
         seed=0,
         options={"suite": str(path)},
         agents=[AgentSpec(agent="imap")] * len(layout),

@@ -33,9 +33,11 @@ TYPED = re.compile(r'^\{[\[\]{}",:0-9A-Za-z_-]*\}$')
 
 
 def test_specs_are_registered() -> None:
-    assert set(PROTOCOLS) <= set(reference_names("calendar-v1"))
-    assert set(PROTOCOL_AGENTS) == set(PROTOCOLS)
-    assert isinstance(make_reference("calendar-v1", "imap"), ImapAgent)
+    assert set(PROTOCOLS) <= set(reference_names("calendar-v2"))
+    variants = {"dsm-welfare-v1", "dsm-private-v1", "dsm-private-nofallback"}
+    assert set(PROTOCOL_AGENTS) == set(PROTOCOLS) | variants
+    assert variants <= set(reference_names("calendar-v2"))
+    assert isinstance(make_reference("calendar-v2", "imap"), ImapAgent)
 
 
 def test_decode_accepts_only_the_vocabulary() -> None:
@@ -82,7 +84,7 @@ def test_imap_seats_play_with_mock_llm_seats(tmp_path: Path) -> None:
     llm, imap = AgentSpec(model="mock/scripted"), AgentSpec(agent="imap")
     spec = GameSpec(
         trace_id="mixed",
-        game="calendar-v1",
+        game="calendar-v2",
         seed=0,
         options={"suite": str(path)},
         agents=[llm, imap, imap, llm],
@@ -103,9 +105,9 @@ def test_imap_seats_play_with_mock_llm_seats(tmp_path: Path) -> None:
 
 
 def _play(agent: str, options: dict[str, Any], seed: int) -> Trace:
-    n = make("calendar-v1", options).num_seats
+    n = make("calendar-v2", options).num_seats
     spec = GameSpec(
-        trace_id="typed", game="calendar-v1", seed=seed, options=options,
+        trace_id="typed", game="calendar-v2", seed=seed, options=options,
         agents=[AgentSpec(agent=agent)] * n,
     )  # fmt: skip
     trace = asyncio.run(play_game(spec))

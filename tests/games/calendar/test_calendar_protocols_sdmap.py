@@ -29,7 +29,7 @@ def play(
     write_suite(path, [scenario_from_layout(layout, meetings)])
     spec = GameSpec(
         trace_id="sd",
-        game="calendar-v1",
+        game="calendar-v2",
         seed=0,
         options={"suite": str(path)},
         agents=[AgentSpec(agent="sd-map")] * len(layout),

@@ -22,7 +22,7 @@ def traces(agent: str) -> tuple[Trace, ...]:
     for task in TASKS:
         spec = GameSpec(
             trace_id=f"{agent}-{task}",
-            game="calendar-v1",
+            game="calendar-v2",
             seed=0,
             options={"suite": "canonical", "task": task},
             agents=[AgentSpec(agent=agent)] * 5,

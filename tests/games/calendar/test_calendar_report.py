@@ -25,7 +25,7 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 def _play(trace_id: str, agents: list[str], seed: int, **options: Any) -> Trace:
     spec = GameSpec(
         trace_id=trace_id,
-        game="calendar-v1",
+        game="calendar-v2",
         options={"max_turns_per_round": 2, **options},
         seed=seed,
         agents=[AgentSpec.model_validate({"model" if "/" in a else "agent": a}) for a in agents],
@@ -69,7 +69,7 @@ def _csv(path: Path) -> list[dict[str, str]]:
 
 def test_report_writes_every_output(tmp_path: Path, traces: list[Trace]) -> None:
     written = build_report([_run_dir(tmp_path, traces)], tmp_path / "report")
-    folder = tmp_path / "report" / "calendar-v1"
+    folder = tmp_path / "report" / "calendar-v2"
     names = {p.relative_to(folder).as_posix() for p in written}
     for stem in ("summary", "table1", "table11_completion_regret", "figure3_fits"):
         assert {f"{stem}.csv", f"{stem}.md"} <= names
@@ -82,7 +82,7 @@ def test_report_writes_every_output(tmp_path: Path, traces: list[Trace]) -> None
 
 def test_table1_numbers_are_the_seat_metrics(tmp_path: Path, traces: list[Trace]) -> None:
     build_report([_run_dir(tmp_path, traces)], tmp_path / "report")
-    data = _csv(tmp_path / "report" / "calendar-v1" / "data" / "table1.csv")
+    data = _csv(tmp_path / "report" / "calendar-v2" / "data" / "table1.csv")
     seat_rows = [
         {**row, "agent": t.seats[row["seat"]].agent} for t in traces for row in t.seat_rows
     ]
@@ -128,7 +128,7 @@ def test_ols_fit_by_hand() -> None:
 def test_conditions_are_never_pooled(tmp_path: Path, traces: list[Trace]) -> None:
     capped = [_play(f"cap{s}", ["oracle-follower"] * 3, s, dm_cap=0) for s in range(2)]
     build_report([_run_dir(tmp_path, [*traces[:4], *capped])], tmp_path / "report")
-    data = _csv(tmp_path / "report" / "calendar-v1" / "data" / "table1.csv")
+    data = _csv(tmp_path / "report" / "calendar-v2" / "data" / "table1.csv")
     groups = {(r["condition"], r["agent"]): int(r["n"]) for r in data}
     assert groups == {
         ("dm_cap=None", "oracle-follower"): 8,
@@ -152,7 +152,7 @@ def test_privacy_hooks_add_a_column_and_a_section(tmp_path: Path, traces: list[T
     report.register_seat_column("vps", "VPS", vps)
     report.register_section("privacy", section)
     written = build_report([_run_dir(tmp_path, traces)], tmp_path / "report")
-    folder = tmp_path / "report" / "calendar-v1"
+    folder = tmp_path / "report" / "calendar-v2"
     assert seen == [len(traces)] and folder / "table2.md" in written
     data = {(r["cost_setting"], r["agent"]): r for r in _csv(folder / "data" / "table1.csv")}
     # Followers sit in seats 0 and 2, so their mean VPS is 1; the mock sits in seat 1.

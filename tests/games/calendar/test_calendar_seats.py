@@ -31,7 +31,7 @@ PASS = json.dumps({"thinking": "listening", "actions": []})
 
 
 def _spec(agents: list[AgentSpec], **options: Any) -> GameSpec:
-    return GameSpec(trace_id="seats", game="calendar-v1", options=options, seed=5, agents=agents)
+    return GameSpec(trace_id="seats", game="calendar-v2", options=options, seed=5, agents=agents)
 
 
 def test_each_seat_has_its_own_model() -> None:
@@ -52,7 +52,7 @@ def test_each_seat_has_its_own_model() -> None:
 
 def test_one_conversation_per_seat_runs_through_the_whole_game() -> None:
     models = [MockModel(replies=[PASS] * 80), MockModel(replies=[PASS] * 80)]
-    agents = [LLMAgent(models[0]), make_reference("calendar-v1", "oracle-follower")]
+    agents = [LLMAgent(models[0]), make_reference("calendar-v2", "oracle-follower")]
     agents.append(LLMAgent(models[1]))
     seats = [AgentSpec(model="mock/scripted"), AgentSpec(agent="oracle-follower")]
     seats.append(AgentSpec(model="mock/scripted"))

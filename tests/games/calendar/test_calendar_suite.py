@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
 from pathlib import Path
 
@@ -16,6 +17,9 @@ from accord.games.calendar import (
     load_suite,
     write_suite,
 )
+from accord.games.calendar.config import CalendarConfig
+from accord.runner.play import play_game
+from accord.runner.specs import AgentSpec, GameSpec
 
 
 @pytest.fixture(scope="module")
@@ -66,3 +70,34 @@ def test_write_then_load(tmp_path: Path, suite: list[Scenario]) -> None:
     assert len(path.read_text("utf-8").splitlines()) == 90
     assert load_suite(path) == suite
     assert load_suite("canonical") == suite
+
+
+@pytest.mark.parametrize(("suite", "task"), [("canonical", 0), ("calbench-varied", 100)])
+def test_a_suite_trace_config_describes_the_task_played(suite: str, task: int) -> None:
+    config = CalendarConfig(suite=suite, task=task)
+    played = config.scenario_for(0)
+    spec = GameSpec(
+        trace_id="t",
+        game="calendar",
+        seed=0,
+        options={"suite": suite, "task": task},
+        agents=[AgentSpec(agent="oracle-follower")] * played.num_agents,
+    )
+    trace = asyncio.run(play_game(spec))
+    assert trace.status == "complete"
+    cfg = trace.config
+    assert (cfg["num_agents"], cfg["num_slots"], cfg["num_meetings"]) == (
+        played.num_agents,
+        played.num_slots,
+        played.num_meetings,
+    )
+    assert cfg["cost_setting"] == played.cost_setting
+    assert cfg["num_agents"] == trace.scenario["num_agents"] == len(trace.seats)
+    # The recorded config validates again as the same game (replay rebuilds it from here).
+    again = CalendarConfig.model_validate(cfg)
+    assert again.model_dump(mode="json") == cfg and again.scenario_for(0) == played
+    # Without a fixed task the seed picks one, so nothing about its size is recorded.
+    loose = CalendarConfig(suite=suite).model_dump(mode="json")
+    assert "num_slots" not in loose and "num_agents" not in loose
+    with pytest.raises(ValueError, match="only apply without 'suite'"):
+        CalendarConfig(suite=suite, task=task, num_slots=played.num_slots + 1)

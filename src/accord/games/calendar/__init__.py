@@ -1,4 +1,4 @@
-"""Calendar scheduling (CalBench) as `calendar-v1`.
+"""Calendar scheduling (CalBench) as `calendar-v2`.
 
 N agents each hold a private calendar of S slots with movable or blocked errands; M incoming
 meetings arrive one per round and must land on the same slot of every participant's calendar.
@@ -24,6 +24,7 @@ from accord.games.calendar.counting import (
     count_feasible,
     difficulty_bucket,
     feasible_fraction,
+    tertile_buckets,
     total_assignments,
 )
 from accord.games.calendar.engine import CalendarGame
@@ -60,7 +61,7 @@ from accord.games.calendar.scenario import (
 )
 from accord.games.calendar.suite import build_canonical_suite, write_suite
 
-register(CalendarGame, "calendar", "calendar-v1")
+register(CalendarGame, "calendar", "calendar-v2")
 for _name, _factory in {**REFERENCE_AGENTS, **PROTOCOL_AGENTS}.items():
     register_reference(CalendarGame.game_id, _name, _factory)
 register_privacy_report()
@@ -102,6 +103,7 @@ __all__ = [
     "slot_clearable",
     "slot_cost",
     "table1",
+    "tertile_buckets",
     "total_assignments",
     "visible_labels",
     "worst_schedule",

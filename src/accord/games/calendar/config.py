@@ -1,4 +1,4 @@
-"""Options of `calendar-v1` (CalBench §3 "Communication protocols", §4.1, App. A.2-A.5, App. B).
+"""Options of `calendar-v2` (CalBench §3 "Communication protocols", §4.1, App. A.2-A.5, App. B).
 
 A game plays one task. Either it comes from a suite (``suite`` = ``calbench-uniform``,
 ``calbench-varied``, ``canonical`` or a path to a JSONL suite file; ``task`` picks an index or
@@ -13,10 +13,18 @@ meetings of 2); the paper's setting is the canonical suite or the CalBench files
 from __future__ import annotations
 
 from collections.abc import Mapping
+from contextlib import suppress
 from functools import lru_cache
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 
 from accord.core.errors import ConfigError
 from accord.games.calendar.calbench import load_suite
@@ -25,6 +33,7 @@ from accord.games.calendar.scenario import Scenario
 
 Channels = Literal["dm", "participant_groupchat", "all_groupchat", "all"]
 SpeakerOrder = Literal["rotate", "ascending", "random"]
+FailedRound = Literal["keep", "rollback"]
 
 CHANNEL_TYPES: dict[str, tuple[str, ...]] = {
     "dm": ("dm",),
@@ -50,7 +59,7 @@ _GENERATION_KEYS = (
 
 
 class CalendarConfig(BaseModel):
-    """Options of `calendar-v1`. Unknown keys are errors."""
+    """Options of `calendar-v2`. Unknown keys are errors."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -69,8 +78,11 @@ class CalendarConfig(BaseModel):
         description="Generated tasks: agents N. With a suite: keep only tasks "
         "with this many agents.",
     )
-    num_slots: int = Field(8, ge=2, le=48, description="Generated tasks: calendar slots S.")
-    num_meetings: int = Field(3, ge=1, le=12, description="Generated tasks: meetings (rounds).")
+    # Caps by measured solver cost (docs/calendar.md "Stream length"): at 24 meetings and 128
+    # slots the CP-SAT optimum and worst schedule take about 2 and 3 s; at 32 meetings on 64
+    # slots the optimum did not finish in 100 s.
+    num_slots: int = Field(8, ge=2, le=128, description="Generated tasks: calendar slots S.")
+    num_meetings: int = Field(3, ge=1, le=24, description="Generated tasks: meetings (rounds).")
     participants_per_meeting: int = Field(
         2, ge=1, description="Generated tasks: size of each rotating participant set."
     )
@@ -108,6 +120,13 @@ class CalendarConfig(BaseModel):
         description="Messages each agent may send in the whole game (any channel); "
         "None = no cap (paper's main setting).",
     )
+    failed_round: FailedRound = Field(
+        "keep",
+        description="What a failed round leaves behind: 'keep' (CalBench release and paper: "
+        "when every participant submitted a valid DECISION batch, all are committed and "
+        "charged even if the slots differ) or 'rollback' (every DECISION move of the round is "
+        "undone, so an unscheduled meeting costs nothing).",
+    )
     speaker_order: SpeakerOrder = Field(
         "rotate",
         description="CHEAP_TALK order of participants: 'rotate' (the first speaker "
@@ -133,8 +152,16 @@ class CalendarConfig(BaseModel):
     @model_validator(mode="after")
     def _consistent(self) -> CalendarConfig:
         if self.suite is not None:
-            # num_agents stays allowed: with a suite it keeps only tasks of that size.
+            # num_agents stays allowed: with a suite it keeps only tasks of that size. With a
+            # fixed task, values equal to the task's own are allowed too (a trace's config
+            # records them, see `_describe_task`).
             given = sorted((set(_GENERATION_KEYS) - {"num_agents"}) & self.model_fields_set)
+            if given and self.task is not None:
+                try:
+                    actual = self.task_values()
+                except ConfigError:
+                    actual = {}
+                given = [k for k in given if _plain(getattr(self, k)) != actual.get(k)]
             if given:
                 raise ValueError(
                     f"generation parameters {given} only apply without 'suite'; drop them or "
@@ -153,6 +180,30 @@ class CalendarConfig(BaseModel):
                 "for a variant file also give 'prompt_variant_dir'"
             )
         return self
+
+    @model_serializer(mode="wrap")
+    def _describe_task(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # A trace's config must describe the task played: with a suite the generation
+        # parameters do not apply, and their defaults (3 agents, 8 slots, ...) would contradict
+        # a 5-agent, 16-slot task, so they are left out (num_agents only when it was given, as
+        # it filters the suite). The dump also validates again as the same config (replay).
+        data: dict[str, Any] = handler(self)
+        if self.suite is not None:
+            for key in _GENERATION_KEYS:
+                if key != "num_agents" or key not in self.model_fields_set:
+                    data.pop(key, None)
+            if self.task is not None:
+                # A task that does not exist is reported when a game is made.
+                with suppress(ConfigError):
+                    data |= self.task_values()
+        return data
+
+    def task_values(self) -> dict[str, Any]:
+        """The generation parameters of the fixed `task` of `suite` (the published files record
+        theirs; the canonical suite's come from its generator)."""
+        p = self.scenario_for(0).params
+        values = {key: _plain(getattr(p, key)) for key in _GENERATION_KEYS}
+        return {k: v for k, v in values.items() if v is not None}
 
     def scenario_for(self, seed: int) -> Scenario:
         """The task this config plays under game seed `seed`."""
@@ -213,6 +264,11 @@ class CalendarConfig(BaseModel):
                 "the seed; give 'num_agents' to keep one size, or pick a 'task'"
             )
         return sizes[0]
+
+
+def _plain(value: Any) -> Any:
+    """Tuples as lists, so parameters compare equal however they were given."""
+    return list(value) if isinstance(value, tuple) else value
 
 
 def suite_task_options(suite: str, options: Mapping[str, Any]) -> list[dict[str, Any]]:

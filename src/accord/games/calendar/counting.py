@@ -16,7 +16,7 @@ meeting set alone (see `placement.py`), so it gates the count rather than enteri
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from math import perm
 from typing import Literal
 
@@ -95,3 +95,43 @@ def difficulty_bucket(fraction: float) -> Difficulty:
     if fraction >= HARD_MAX_FRACTION:
         return "medium"
     return "hard"
+
+
+def configuration_key(scenario: Scenario) -> tuple[object, ...]:
+    """The generation configuration a task belongs to (what the CalBench release's tertiles
+    group by): agents, slots, meetings, participants, density, blocked errands, cost setting.
+    Per-agent densities or blocked counts (the canonical suite draws them) count as one
+    configuration, ``"per-agent"``."""
+    p = scenario.params
+
+    def shared(value: object) -> object:
+        return "per-agent" if isinstance(value, tuple) else value
+
+    return (
+        p.num_agents,
+        p.num_slots,
+        p.num_meetings,
+        p.participants_per_meeting,
+        shared(p.density),
+        shared(p.num_blocked),
+        p.cost_setting,
+    )
+
+
+def tertile_buckets(scenarios: Sequence[Scenario]) -> list[Difficulty]:
+    """Per-configuration tertiles of d, the CalBench release's rule: within each configuration
+    the lowest third of d (by rank; ties keep suite order) is ``hard``, the highest third
+    ``easy``. A bucket then depends on the other tasks of the suite, so it is a suite-level
+    label; `difficulty_bucket` is the per-task one (see docs/calendar.md)."""
+    groups: dict[tuple[object, ...], list[int]] = {}
+    for i, scenario in enumerate(scenarios):
+        groups.setdefault(configuration_key(scenario), []).append(i)
+    fractions = [feasible_fraction(s) for s in scenarios]
+    out: list[Difficulty] = ["medium"] * len(scenarios)
+    for members in groups.values():
+        ranked = sorted(members, key=lambda i: fractions[i])
+        n = len(ranked)
+        for rank, i in enumerate(ranked):
+            third = rank * 3 // n
+            out[i] = "hard" if third == 0 else "medium" if third == 1 else "easy"
+    return out

@@ -1,4 +1,4 @@
-"""The calendar game `calendar-v1` (CalBench §3 "Communication protocols", "Round structure",
+"""The calendar game `calendar-v2` (CalBench §3 "Communication protocols", "Round structure",
 App. A.3-A.5, Algorithm 1).
 
 N agents each hold a private calendar; M meetings arrive one per round. A round runs four
@@ -16,9 +16,9 @@ phases, as Algorithm 1:
    batches are retried up to `decision_retries` times, valid ones are staged.
 4. RESOLUTION: staged batches are committed together; the meeting succeeds if every
    participant wrote it to the same slot and every earlier meeting is still at one common slot
-   on all its participants' calendars. Otherwise the DECISION commit is undone (so a failed
-   meeting costs nothing, §4.2) and the game moves on, after the F.3 reflection prompt if the
-   `reflection` option asks for it (`privacy.ReflectionRound`).
+   on all its participants' calendars. A failed round keeps its batches or undoes them as
+   `failed_round` says (`rules.keeps_failed_round`). Then the game moves on, after the F.3
+   reflection prompt if the `reflection` option asks for it (`privacy.ReflectionRound`).
 
 Requests of VOLUNTARY and DECISION are pending together (simultaneous moves); CHEAP_TALK is
 sequential. Every event of App. A.6 Table 5 is emitted, plus messages, resolutions and
@@ -32,7 +32,6 @@ from typing import Any, ClassVar
 
 from accord.core.errors import ActionError
 from accord.core.game import Game, GameResult
-from accord.core.rng import make_rng
 from accord.core.spec import Action, Request
 from accord.games.calendar import actions, privacy, prompts, rules
 from accord.games.calendar.actions import ParseContext, Phase
@@ -44,16 +43,16 @@ from accord.games.calendar.record import BatchPhase, MessageRecord, RoundRecord
 from accord.games.calendar.requests import build_request, parse_context, seat_info
 from accord.games.calendar.rules import Batch
 from accord.games.calendar.state import World
-from accord.games.calendar.talk import CheapTalk
+from accord.games.calendar.talk import CheapTalk, speaker_order
 
 SWEEP_LIMIT = 200
 """Sweeps per round when `max_turns_per_round` is None (a guard, far above any real talk)."""
 
 
 class CalendarGame(Game):
-    """`calendar-v1`: see the module docstring."""
+    """`calendar-v2`: see the module docstring."""
 
-    game_id: ClassVar[str] = "calendar-v1"
+    game_id: ClassVar[str] = "calendar-v2"
     config_model: ClassVar[type[CalendarConfig]] = CalendarConfig
     config: CalendarConfig
     summary_metrics: ClassVar[list[tuple[str, str, bool]]] = SUMMARY_METRICS
@@ -119,7 +118,7 @@ class CalendarGame(Game):
                 "agent_registered",
                 agent=a,
                 system_prompt=self._system[a],
-                calendar=self._render(a),
+                calendar=self._world.render(a),
                 is_nosy=a in self._variant_seats,
             )
         self._start_round(1)
@@ -190,15 +189,9 @@ class CalendarGame(Game):
             total = sum(m.cost for m in self._world.moves)
             self.emit("game_end", scheduled=len(self._world.final_schedule()), total_cost=total)
             return
-        cfg = self.config
         self._round = round_no
         meeting = self._meeting = self._scenario.meetings[round_no - 1]
-        order = list(meeting.participants)
-        if cfg.speaker_order == "rotate":
-            k = (round_no - 1) % len(order)
-            order = order[k:] + order[:k]
-        elif cfg.speaker_order == "random":
-            make_rng(self._seed, "calendar", "speakers", round_no).shuffle(order)
+        order = speaker_order(meeting.participants, round_no, self.config.speaker_order, self._seed)
         self._talk = CheapTalk(
             round_no=round_no, meeting_id=meeting.id, participants=meeting.participants, order=order
         )
@@ -231,8 +224,8 @@ class CalendarGame(Game):
         if seat in talk.participants and talk.turn == 0:
             body = prompts.round_start(
                 round_no=self._round,
-                meeting_text=self._meeting_text(seat),
-                calendar_text=self._render(seat),
+                meeting_text=self._world.meeting_text(seat, self._meeting),
+                calendar_text=self._world.render(seat),
                 penalty=self._world.shown_penalty[seat],
                 turn=talk.turn,
                 max_turns=budget,
@@ -242,7 +235,10 @@ class CalendarGame(Game):
             context = ""
             if seat not in talk.participants and seat not in talk.introduced:
                 talk.introduced.add(seat)
-                context = prompts.outsider_context(self._meeting_text(seat), self._render(seat))
+                w = self._world
+                context = prompts.outsider_context(
+                    w.meeting_text(seat, self._meeting), w.render(seat)
+                )
             body = prompts.turn_message(
                 round_no=self._round, inbox=inbox, turn=talk.turn, max_turns=budget, context=context
             )
@@ -299,8 +295,8 @@ class CalendarGame(Game):
             inbox = self._world.drain(seat)
             body = prompts.voluntary_message(
                 round_no=self._round,
-                meeting_text=self._meeting_text(seat),
-                calendar_text=self._render(seat),
+                meeting_text=self._world.meeting_text(seat, self._meeting),
+                calendar_text=self._world.render(seat),
                 inbox=inbox,
             )
             self._issue(seat, "VOLUNTARY", body, inbox, "decide_start")
@@ -312,8 +308,8 @@ class CalendarGame(Game):
             body = prompts.decision_message(
                 round_no=self._round,
                 meeting_id=self._meeting.id,
-                meeting_text=self._meeting_text(seat),
-                calendar_text=self._render(seat),
+                meeting_text=self._world.meeting_text(seat, self._meeting),
+                calendar_text=self._world.render(seat),
                 inbox=inbox,
             )
             self._issue(seat, "DECISION", body, inbox, "decide_start")
@@ -374,26 +370,29 @@ class CalendarGame(Game):
             agent=seat,
             actions=calls,
             cost=applied.cost,
-            calendar=self._render(seat),
+            calendar=self._world.render(seat),
         )
 
     def _resolve(self) -> None:
-        """RESOLUTION: commit the staged batches together; keep them only on success."""
+        """RESOLUTION: commit the staged batches together; on failure keep them or roll them
+        back as `failed_round` says (`rules.keeps_failed_round`)."""
         meeting = self._meeting
         w = self._world
         earlier = w.earlier_meetings()
         staged = {a: (None if s is None else s[0]) for a, s in self._staged.items()}
         res = rules.resolve_round(w.calendars, staged, meeting, earlier)
         broken = res.broken
-        if res.success:
+        kept = res.success or rules.keeps_failed_round(res, meeting, self.config.failed_round)
+        if kept:
             for seat, applied in res.applied.items():
                 entry = self._staged[seat]
                 assert entry is not None
                 self._commit(seat, "DECISION", entry[0], applied, entry[1])
+        if res.success:
             first = res.chosen[0]
             assert first is not None  # success means every participant chose this slot
             w.scheduled[meeting.id] = first
-        else:
+        elif not kept:
             # The commit is undone; report what is inconsistent in the state that remains.
             broken = rules.inconsistent_meetings(w.calendars, earlier) or broken
         for mid, slots in broken.items():
@@ -408,7 +407,7 @@ class CalendarGame(Game):
             slot=slot,
             chosen=list(res.chosen),
             reason=res.reason,
-            rolled_back=not res.success,
+            rolled_back=not kept,
         )
         for seat in meeting.participants:
             notice = prompts.outcome_notice(self._round, meeting.id, slot, res.reason)
@@ -440,12 +439,6 @@ class CalendarGame(Game):
             self._start_round(self._round + 1)
 
     # -- requests --------------------------------------------------------------------------
-    def _render(self, seat: int) -> str:
-        return self._world.render(seat)
-
-    def _meeting_text(self, seat: int) -> str:
-        return self._world.meeting_text(seat, self._meeting)
-
     def _issue(
         self,
         seat: int,
@@ -499,5 +492,5 @@ class CalendarGame(Game):
         if event == "turn_start":
             fields |= {"turn": self._turn, "inbox": [m.model_dump() for m in inbox]}
         else:
-            fields |= {"calendar": self._render(seat), "attempt": attempt}
+            fields |= {"calendar": self._world.render(seat), "attempt": attempt}
         self.emit(event, **fields)

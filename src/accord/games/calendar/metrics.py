@@ -230,7 +230,7 @@ SUMMARY_METRICS: list[tuple[str, str, bool]] = [
       for k, label, pct in SPLIT_KEYS),
     ("adjusted_excess", "adj. excess", False),
 ]  # fmt: skip
-"""The run summary of `calendar-v1`: Table 2 split by cost setting, plus Figure 2's y axis."""
+"""The run summary of `calendar-v2`: Table 2 split by cost setting, plus Figure 2's y axis."""
 
 
 def by_setting(metrics: Mapping[str, Any], setting: str) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""`accord report` for `calendar-v1`: CalBench Table 1, Figures 3 and 4, and Table 11.
+"""`accord report` for `calendar-v2`: CalBench Table 1, Figures 3 and 4, and Table 11.
 
 Every complete calendar trace contributes one row per seat (`accord.runner.results.seat_rows`:
 the §4.2 metrics of `metrics.game_metrics` plus who sat there). Rows are grouped by cost
@@ -7,7 +7,7 @@ the traces differ in how the game was played (channels, prompt variant, DM cap, 
 retries, speaker order) a ``condition`` column names the differing options, so conditions are
 never pooled.
 
-Outputs in ``<report>/calendar-v1/``, each table as CSV + Markdown with means and 95%
+Outputs in ``<report>/calendar-v2/``, each table as CSV + Markdown with means and 95%
 bootstrap CIs (`accord.analysis.stats.bootstrap_mean`); ``data/`` holds the same numbers
 unformatted for further analysis:
 
@@ -44,7 +44,7 @@ from accord.games.calendar.metrics import SEAT_METRICS, table1
 from accord.runner.results import seat_rows
 from accord.traces.schema import Trace
 
-GAME_ID = "calendar-v1"
+GAME_ID = "calendar-v2"
 
 SeatColumn = Callable[[Trace], Mapping[int, float | None]]
 """Per-seat values of one trace, by seat index (None: not defined for that seat)."""
@@ -59,6 +59,7 @@ CONDITION_KEYS: tuple[str, ...] = (
     "max_turns_per_round",
     "decision_retries",
     "speaker_order",
+    "failed_round",
 )
 """Game options that change how a game is played; suites and tasks are what gets played."""
 

@@ -79,6 +79,7 @@ def seat_info(
         "inbox": [m.model_dump() for m in inbox],
         "num_agents": ctx.num_agents,
         "num_slots": ctx.num_slots,
+        "cost_display": scenario.cost_display,
         "message_types": list(ctx.message_types),
         "attempt": attempt,
         "conflict": conflict,

@@ -330,3 +330,17 @@ def resolve_round(
     else:
         reason = ""
     return Resolution(tuple(trial), applied, tuple(chosen), broken, reason)
+
+
+def keeps_failed_round(res: Resolution, meeting: Meeting, policy: str) -> bool:
+    """Whether a failed round's DECISION batches stay committed (and charged).
+
+    ``keep`` is the CalBench release's RESOLUTION (its game loop commits the staged batches
+    whenever every participant passed validation, then judges coordination; only a participant
+    without a valid batch rolls the others back), which is what the paper's Table 2 measured:
+    excess there includes what uncoordinated rounds displaced. ``rollback`` undoes every
+    DECISION move of a failed round, so an unscheduled meeting costs nothing (§4.2, read
+    literally)."""
+    if res.success or policy != "keep":
+        return False
+    return len(res.applied) == len(meeting.participants)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from accord.core.rng import make_rng
 from accord.games.calendar.record import MessageRecord
 
 
@@ -98,3 +99,15 @@ class CheapTalk:
                 self._carry.append(seat)
         elif seat not in self._sweep[self._pos + 1 :]:
             self._sweep.append(seat)
+
+
+def speaker_order(participants: Sequence[int], round_no: int, mode: str, seed: int) -> list[int]:
+    """CHEAP_TALK order of a round's participants: ``rotate`` starts round r at participant
+    (r-1) mod P, ``ascending`` keeps id order, ``random`` shuffles from the game seed."""
+    order = list(participants)
+    if mode == "rotate":
+        k = (round_no - 1) % len(order)
+        order = order[k:] + order[:k]
+    elif mode == "random":
+        make_rng(seed, "calendar", "speakers", round_no).shuffle(order)
+    return order

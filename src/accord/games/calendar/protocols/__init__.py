@@ -4,7 +4,10 @@
   the slot cheapest for all together (D.1);
 * ``sd-map``: binary PENDING/IMPOSSIBLE feasibility with scheduling-difficulty bumping (D.2);
 * ``dsm-welfare`` / ``dsm-private``: satisfaction-level scores over offer sets sized by the
-  offer-size utility, with the two presets of Table 9 (D.3);
+  offer-size utility, with the two presets of Table 9 (D.3) as the paper ran them; the
+  ``-v1`` variants are `calendar-v1`'s forms (ordered log scale, no fallback, displaced
+  meetings' participants offered only their plans), and
+  ``dsm-private-nofallback`` drops only the fallback;
 * ``oracle-follower``: a test driver that schedules every meeting at the oracle's slot.
 
 All of them play through the same requests, channels and batch validation as LLM seats, and
@@ -14,9 +17,10 @@ the four protocols send only the typed JSON messages of `messages` (App. D.4).
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 from accord.agents.base import Agent
-from accord.games.calendar.protocols.dsm import PRIVATE, WELFARE, DsmAgent, DsmParams
+from accord.games.calendar.protocols.dsm import PRESETS, PRIVATE, WELFARE, DsmAgent, DsmParams
 from accord.games.calendar.protocols.imap import ImapAgent
 from accord.games.calendar.protocols.oracle_follower import OracleFollower, follow_oracle
 from accord.games.calendar.protocols.sdmap import SdMapAgent
@@ -24,10 +28,10 @@ from accord.games.calendar.protocols.sdmap import SdMapAgent
 PROTOCOL_AGENTS: dict[str, Callable[[], Agent]] = {
     "imap": ImapAgent,
     "sd-map": SdMapAgent,
-    "dsm-welfare": lambda: DsmAgent(WELFARE),
-    "dsm-private": lambda: DsmAgent(PRIVATE),
+    **{p.name: partial(DsmAgent, p) for p in PRESETS},
 }
-"""The four non-LLM reference protocols of App. D, by agent spec."""
+"""The four non-LLM reference protocols of App. D, by agent spec (DSM also in its variants:
+``dsm-welfare-v1``, ``dsm-private-v1``, ``dsm-private-nofallback``)."""
 
 REFERENCE_AGENTS: dict[str, Callable[[], Agent]] = {"oracle-follower": OracleFollower}
 """The test-driver team (registered with the game since the engine issue)."""

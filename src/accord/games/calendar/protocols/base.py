@@ -68,10 +68,12 @@ class View:
     num_slots: int
     channels: tuple[str, ...]
     attempt: int
+    cost_display: str = "linear"
+    """How the task shows costs to agents (`Scenario.cost_display`)."""
 
     @classmethod
     def from_request(cls, request: Request) -> View:
-        """Build the view of `request` (a calendar-v1 request)."""
+        """Build the view of `request` (a calendar-v2 request)."""
         info = request.info
         inbox = tuple(
             Incoming(int(m["sender"]), decode(str(m["content"])), str(m["content"]))
@@ -92,6 +94,7 @@ class View:
             num_slots=int(info["num_slots"]),
             channels=tuple(info.get("message_types", ())),
             attempt=int(info.get("attempt", 1)),
+            cost_display=str(info.get("cost_display", "linear")),
         )
 
     @property

@@ -13,16 +13,28 @@ Per meeting M1 the lowest-id participant (the initiator) runs sub-rounds:
    p̂ = (1 - ρ)^R, ρ the initiator's calendar density (share of occupied slots) and R the number
    of responders; v(L) the mean of the top-L local levels over D-1; c_priv = 1 per offered slot.
 3. ``proposals`` (plan ids, slots, moves) go to every other participant, and to each participant
-   of a displaced meeting who is not in M1 (only the plans that move its meetings); each answers
+   of a displaced meeting who is not in M1: the whole offer set in the paper presets (as the
+   release's client sends it; a plan that does not touch the outsider's calendar scores D-1),
+   only the plans that move its meetings in the ``-v1`` variants. Each answers
    ``scores``: per plan a satisfaction level s in 0..D-1 (D = 12): 0 infeasible, D-1 free with no
-   displacement, else max(1, D-1-u(c)) for the plan's displacement cost c on its calendar, where
-   u(c) = 1 + ceil(log2 c) (`base.satisfaction_cost`).
+   displacement, else max(1, D-1-u(c)) for the plan's displacement cost c on its calendar. The
+   paper presets (``scale="shown"``, the CalBench release's client) take u(c) = c in the units
+   the agent is shown, which saturates: every cost of 10 or more is level 1, so a 100 and a
+   1000 errand look alike. The ``-v1`` variants take u(c) = 1 + ceil(log2 c) in task units
+   (`base.satisfaction_cost`), which keeps every cost ordered.
 4. A plan is fully feasible when every score received for it is positive; the initiator picks the
    one with the least total concession Σ (D-1-s) (its own level included), earlier plans on
    ties, and sends
    ``decision`` to everyone who scored this meeting. Otherwise it runs another sub-round on the
    plans not yet offered: always for DSM-Welfare (exhaustive), and for DSM-Private only while
    U(L*) > -β, the value of giving up (with θ = 10 that never holds, so one sub-round).
+5. Fallback (``fallback=True``, the release's client and the paper presets): when the search
+   ends without a fully feasible plan the initiator still announces the plan with the least
+   total concession (infeasible scores count as full concessions), and in DECISION a seat that
+   cannot build the agreed plan, or has none, schedules the lowest slot it can clear alone.
+   Seats then usually pick different slots and the round fails, but under the game's default
+   ``failed_round: keep`` their moves stay charged, as in the paper's Table 2. Without the
+   fallback (the ``-nofallback`` and ``-v1`` variants) such a seat submits no batch.
 
 Points (App. D.3 "Satisfaction levels and scoring cost"): at the decision every scorer pays
 C(s) = D - s - 1 for each positive score it reported during the meeting, and each scorer of the
@@ -34,8 +46,8 @@ Each seat's running total is `DsmAgent.points` and appears in its logged ``think
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
 
 from accord.games.calendar.protocols.base import (
     DEADLINE_SWEEPS,
@@ -56,6 +68,7 @@ from accord.games.calendar.protocols.messages import (
 )
 from accord.games.calendar.protocols.messages import Typed as Message
 from accord.games.calendar.rules import Calendar
+from accord.games.calendar.scenario import display_cost
 
 D = 12
 """Satisfaction levels 0..D-1 (App. D.3)."""
@@ -75,19 +88,43 @@ class DsmParams:
     cascade_depth: int
     displacement_targets: int
     exhaustive: bool
+    scale: Literal["shown", "log"] = "shown"
+    """Satisfaction scale (module docstring, step 3): 'shown' is the paper presets'."""
+    fallback: bool = True
+    """Announce the best plan and fall back to a locally clearable slot (step 5)."""
+    offer_scope: Literal["all", "moves"] = "all"
+    """What a displaced meeting's outside participant is offered (step 3): the whole offer set
+    ('all', the paper presets) or only the plans that move its meetings ('moves')."""
     privacy_cost: float = 1.0
     """c_priv: each offered slot counts as one unit of leakage."""
 
 
 WELFARE = DsmParams("dsm-welfare", "paper_dsm", 1, 12, 1.0, 0.0, 1.0, 2, 4, True)
 PRIVATE = DsmParams("dsm-private", "private_dsm", 1, 2, 0.25, 10.0, 0.25, 1, 2, False)
+_V1 = {"scale": "log", "fallback": False, "offer_scope": "moves"}
+WELFARE_V1 = replace(WELFARE, name="dsm-welfare-v1", **_V1)  # type: ignore[arg-type]
+PRIVATE_V1 = replace(PRIVATE, name="dsm-private-v1", **_V1)  # type: ignore[arg-type]
+PRIVATE_NOFALLBACK = replace(PRIVATE, name="dsm-private-nofallback", fallback=False)
+PRESETS: tuple[DsmParams, ...] = (WELFARE, PRIVATE, WELFARE_V1, PRIVATE_V1, PRIVATE_NOFALLBACK)
+"""Every registered DSM spec: the two Table 9 presets as the paper ran them (the CalBench
+release's client), their `calendar-v1` forms (log scale, no fallback, outsiders offered only
+the plans that move their meetings) and DSM-Private without its fallback."""
 
 
-def level(cost: int | None) -> int:
-    """Satisfaction level of a displacement cost (None: infeasible)."""
+def level(cost: int | None, scale: str = "log", display: str = "linear") -> int:
+    """Satisfaction level of a displacement cost in task units (None: infeasible).
+
+    ``scale="shown"`` converts the cost to what the agent is shown (`display` is the
+    scenario's ``cost_display``) and subtracts it from D-1, floored at 1, as the CalBench
+    release's client does; ``"log"`` subtracts 1 + ceil(log2 cost)."""
     if cost is None:
         return 0
-    return D - 1 if cost == 0 else max(1, D - 1 - satisfaction_cost(cost))
+    if cost == 0:
+        return D - 1
+    if scale == "shown":
+        shown = display_cost(cost) if display == "log10" else cost
+        return max(1, D - 1 - shown)
+    return max(1, D - 1 - satisfaction_cost(cost))
 
 
 def scoring_cost(score: int) -> int:
@@ -146,12 +183,16 @@ class Candidate:
 def candidate_plans(view: View, params: DsmParams) -> list[Candidate]:
     """The initiator's plans, best local level first (see the module docstring)."""
     cal = view.calendar
+
+    def local(cost: int | None) -> int:
+        return level(cost, params.scale, view.cost_display)
+
     out: list[Candidate] = []
     for slot, item in enumerate(cal):
         if item is None or item.kind == "errand":
             cost = plan_cost(cal, slot, ())
             if cost is not None:
-                out.append(Candidate(level(cost), slot, []))
+                out.append(Candidate(local(cost), slot, []))
         elif params.cascade_depth >= 1 and reachable(view, item.participants):
             options: list[tuple[int, int, list[Move]]] = []
             for target in range(len(cal)):
@@ -162,7 +203,7 @@ def candidate_plans(view: View, params: DsmParams) -> list[Candidate]:
                         break
             options.sort(key=lambda o: (o[0], o[1]))
             for cost, _, moves in options[: params.displacement_targets]:
-                out.append(Candidate(level(cost), slot, moves))
+                out.append(Candidate(local(cost), slot, moves))
     out.sort(key=lambda c: (-c.level, c.slot, len(c.moves)))
     return out
 
@@ -234,7 +275,8 @@ class DsmAgent(ProtocolAgent):
     def score(self, view: View, plan: Plan) -> int:
         """This seat's satisfaction level for `plan`."""
         slot = plan.slot if view.is_participant else None
-        return level(plan_cost(view.calendar, slot, plan.moves))
+        cost = plan_cost(view.calendar, slot, plan.moves)
+        return level(cost, self.params.scale, view.cost_display)
 
     def receive(self, view: View, sender: int, message: Message) -> None:
         if isinstance(message, Proposals) and sender == view.initiator:
@@ -277,6 +319,8 @@ class DsmAgent(ProtocolAgent):
             return self._decide(view, sub, best)
         if not self._pool or not self._continue():
             self._finished = True
+            if self.params.fallback:
+                return self._decide(view, sub, self._least_concession())
             return []
         return self._offer(view)
 
@@ -309,6 +353,8 @@ class DsmAgent(ProtocolAgent):
                 for a in item.participants:
                     if a != view.seat and a not in view.participants:
                         offered.setdefault(a, []).append(plan.id)
+        if self.params.offer_scope == "all":
+            offered = {a: [p.id for p in plans] for a in offered}
         sub = SubRound(len(self._subs) + 1, plans, levels, offered, view.turn)
         self._sub = sub
         self._subs.append(sub)
@@ -335,6 +381,20 @@ class DsmAgent(ProtocolAgent):
             if best is None or concession < best[0]:
                 best = (concession, plan)
         return None if best is None else best[1]
+
+    def _least_concession(self) -> Plan:
+        """The offered plan with the least total concession, infeasible scores included (a 0
+        concedes D-1), earlier plans on ties: what the release's initiator announces when no
+        plan is fully feasible (module docstring, step 5)."""
+        ranked: list[tuple[int, int, Plan]] = []
+        for sub in self._subs:
+            for plan in sub.plans:
+                levels = [sub.levels[plan.id]]
+                levels += [
+                    s.get(plan.id, 0) for a, s in sub.scores.items() if plan.id in sub.offered[a]
+                ]
+                ranked.append((sum(D - 1 - s for s in levels), plan.id, plan))
+        return min(ranked, key=lambda r: (r[0], r[1]))[2]
 
     def _decide(self, view: View, sub: SubRound, plan: Plan) -> list[dict[str, Any]]:
         """Settle points, record the agreement and announce it (module docstring)."""
@@ -375,16 +435,29 @@ class DsmAgent(ProtocolAgent):
         )
 
     def decide(self, view: View) -> list[dict[str, Any]] | None:
-        if self._agreed is None:
-            return None
-        return build_batch(
-            view.calendar,
-            meeting_id=view.meeting_id,
-            slot=self._agreed.slot,
-            moves=self._agreed.moves,
-            protocol=self.protocol,
-        )
+        batch = None
+        if self._agreed is not None:
+            batch = build_batch(
+                view.calendar,
+                meeting_id=view.meeting_id,
+                slot=self._agreed.slot,
+                moves=self._agreed.moves,
+                protocol=self.protocol,
+            )
+        if batch is None and self.params.fallback:
+            return first_clearable(view, self.protocol)
+        return batch
 
     def status(self) -> dict[str, Any]:
         agreed = None if self._agreed is None else self._agreed.slot
         return super().status() | {"agreed": agreed, "points": self.points}
+
+
+def first_clearable(view: View, protocol: str) -> list[dict[str, Any]] | None:
+    """The batch for the lowest slot this seat can clear alone (free, or a movable errand with
+    a landing slot), moving no meeting: the release client's DECISION fallback (step 5)."""
+    for slot in range(view.num_slots):
+        batch = build_batch(view.calendar, meeting_id=view.meeting_id, slot=slot, protocol=protocol)
+        if batch is not None:
+            return batch
+    return None

@@ -1,0 +1,122 @@
+"""Running the calendar judge over run directories and writing its tables (CalBench App. I).
+
+`judge_calendar(traces, client, out)` judges every case of every trace (one call per round
+and recipient, `concurrency` calls in flight) and writes into `out`:
+
+* ``judge_cases.jsonl``: every case (trace, round, recipient, the messages it covered) with
+  its verdict, or ``judged: false``;
+* ``judge_beliefs``: one row per judged cell with its delta, the target's true occupancy and
+  whether the delta points at it;
+* ``table16``: per dataset, nonzero beliefs, raw and calibrated judge VPS, primary VPS (I.3);
+* ``precision``: nonzero precision of the judge and of the traces' own reflections (I.4);
+* ``cell_agreement``: Table 17 against self-reflection, when the traces have reflections (I.5);
+* ``semantic_leaks`` and ``leak_kappa``: per judged untyped message the judge's and the keyword
+  audit's flag, and Cohen's kappa between them;
+* ``leak_set`` and ``leak_set_kappa`` (with ``leak_set=True``): the labelled set, judged
+  message by message, against its labels and the keyword audit.
+
+Tables are written as ``.csv`` and ``.md``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from accord.analysis.report import write_table
+from accord.judges import calendar_tables as tables
+from accord.judges.calendar import (
+    Case,
+    Verdict,
+    cases,
+    judge_case,
+    judged_messages,
+    leak_set_case,
+    verdict_json,
+)
+from accord.models.client import ModelClient
+from accord.traces.io import write_jsonl
+from accord.traces.schema import Trace
+
+
+async def _judge_all(
+    client: ModelClient, todo: Sequence[Case], concurrency: int
+) -> list[Verdict | None]:
+    sem = asyncio.Semaphore(max(1, concurrency))
+
+    async def one(case: Case) -> Verdict | None:
+        async with sem:
+            return await judge_case(client, case)
+
+    return list(await asyncio.gather(*(one(c) for c in todo)))
+
+
+def judge_calendar(
+    traces: Sequence[Trace],
+    client: ModelClient,
+    out: Path,
+    *,
+    concurrency: int = 4,
+    leak_set: bool = False,
+) -> tuple[list[Path], dict[str, Any]]:
+    """Judge every case of `traces`, write the tables into `out`; return the files and counts."""
+    per_trace = {t.trace_id: cases(t) for t in traces}
+    todo = [c for t in traces for c in per_trace[t.trace_id]]
+    verdicts = asyncio.run(_judge_all(client, todo, concurrency))
+    judged = dict(zip([id(c) for c in todo], verdicts, strict=True))
+    out.mkdir(parents=True, exist_ok=True)
+    write_jsonl(out / "judge_cases.jsonl", [verdict_json(c, judged[id(c)]) for c in todo])
+    written = [out / "judge_cases.jsonl"]
+    rows_by_trace: dict[str, list[dict[str, Any]]] = {}
+    leak_rows: list[dict[str, Any]] = []
+    reflection_rows: list[dict[str, Any]] = []
+    for t in traces:
+        pairs = [(c, judged[id(c)]) for c in per_trace[t.trace_id]]
+        rows_by_trace[t.trace_id] = tables.belief_rows(t, pairs)
+        leak_rows += tables.leak_agreement(t, judged_messages(pairs))
+        reflection_rows += tables.reflection_cells(t)
+    rows = [r for t in traces for r in rows_by_trace[t.trace_id]]
+    written += write_table(rows, out / "judge_beliefs", title="Judge belief deltas")
+    written += write_table(
+        tables.table16(traces, rows_by_trace), out / "table16", title="Table 16: judge VPS"
+    )
+    prec = [{"rater": "judge", **tables.precision(rows)}]
+    if reflection_rows:
+        prec.append({"rater": "self-reflection", **tables.precision(reflection_rows)})
+        written += write_table(
+            tables.cell_agreement(rows, reflection_rows),
+            out / "cell_agreement",
+            title="Table 17: judge vs self-reflection cells",
+        )
+    written += write_table(prec, out / "precision", title="Nonzero precision (App. I.4)")
+    if leak_rows:
+        written += write_table(leak_rows, out / "semantic_leaks", title="Semantic leaks")
+        written += write_table(
+            tables.kappa_rows(leak_rows, [("judge_leak", "keyword_leak")]),
+            out / "leak_kappa",
+            title="Judge vs keyword audit",
+        )
+    if leak_set:
+        written += _leak_set(client, out, concurrency)
+    counts = {
+        "games": len(traces),
+        "cases": len(todo),
+        "unjudged": sum(v is None for v in verdicts),
+        "beliefs": sum(1 for r in rows if r["delta"]),
+    }
+    return written, counts
+
+
+def _leak_set(client: ModelClient, out: Path, concurrency: int) -> list[Path]:
+    items = tables.load_leak_set()
+    todo = [leak_set_case(item["message"]) for item in items]
+    verdicts = asyncio.run(_judge_all(client, todo, concurrency))
+    flags = {
+        item["id"]: bool(v.leaks) for item, v in zip(items, verdicts, strict=True) if v is not None
+    }
+    rows, kappas = tables.leak_set(flags)
+    written = write_table(rows, out / "leak_set", title="Labelled semantic-leak set")
+    written += write_table(kappas, out / "leak_set_kappa", title="Leak set: Cohen's kappa")
+    return written

@@ -1,0 +1,296 @@
+"""Scoring the calendar judge's verdicts (CalBench App. I.2-I.5).
+
+* `belief_rows`: one row per judged cell (game, round, observer, target, slot) with the delta,
+  the target's true occupancy at the end of the round (the ground truth of reflection-calibrated
+  VPS, App. F.3, replayed by `vps.replay_calendars`) and whether the delta points at it.
+* Raw judge VPS = Σ|δ|/3; calibrated judge VPS counts only truth-directed deltas (App. I.2).
+* `table16`: per dataset, nonzero belief rows, raw and calibrated judge VPS, and the primary
+  metric (reflection-calibrated VPS where the trace has reflections, else protocol-semantic
+  VPS, each target's total over the game as `privacy.analyse_trace` computes it).
+* `precision`: the share of nonzero deltas that point at the truth, for the judge and for the
+  trace's own reflections (App. I.4).
+* `cell_agreement`: Table 17 over the key (game, observer, target, slot), repeated rows summed.
+* `leak_agreement`: the judge's semantic-leak flags against the keyword audit (Cohen's kappa)
+  on delivered untyped messages; `leak_set` does the same on the labelled set shipped in
+  ``data/calendar_semantic_leaks.jsonl`` (64 messages written for Accord, 34 revealing).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from importlib import resources
+from math import sqrt
+from typing import Any
+
+from accord.games.calendar import vps
+from accord.games.calendar.privacy import analyse_trace, leak_audit, leaks
+from accord.games.calendar.protocols.messages import decode
+from accord.games.calendar.rules import Calendar
+from accord.games.calendar.scenario import Scenario
+from accord.judges.agreement import cohen_kappa
+from accord.judges.calendar import SCALE, Case, Verdict
+from accord.traces.schema import Trace
+
+Cell = tuple[str, int, int, int]
+"""(trace id, observer, target, slot): the Table 17 key."""
+
+
+def _ends(trace: Trace) -> list[tuple[Calendar, ...]]:
+    fs = trace.final_state
+    scenario = Scenario.model_validate(trace.scenario)
+    _, ends = vps.replay_calendars(scenario, fs.get("rounds", []), fs.get("moves", []))
+    return ends
+
+
+def _toward(delta: int, occupied: int) -> bool:
+    return (delta > 0 and occupied == 1) or (delta < 0 and occupied == 0)
+
+
+def _row(
+    trace_id: str, round_no: int, observer: int, target: int, slot: int, delta: int, truth: int
+) -> dict[str, Any]:
+    return {
+        "trace_id": trace_id,
+        "round": round_no,
+        "observer_agent": observer,
+        "target_agent": target,
+        "slot": slot,
+        "delta": delta,
+        "truth_occupied": truth,
+        "truth_directed": _toward(delta, truth),
+    }
+
+
+def belief_rows(
+    trace: Trace, judged: Sequence[tuple[Case, Verdict | None]]
+) -> list[dict[str, Any]]:
+    """One row per (round, observer, target, slot) the judge rated in `trace`."""
+    ends = _ends(trace)
+    rows = []
+    for case, verdict in judged:
+        if verdict is None:
+            continue
+        for target, deltas in sorted(verdict.deltas.items()):
+            truth = vps.occupied(ends[case.round - 1][target])
+            rows += [
+                _row(trace.trace_id, case.round, case.recipient, target, s, d, truth[s])
+                for s, d in enumerate(deltas)
+            ]
+    return rows
+
+
+def raw_vps(rows: Iterable[dict[str, Any]]) -> float:
+    """Σ|δ|/3 over judged cells."""
+    return sum(abs(int(r["delta"])) for r in rows) / SCALE
+
+
+def calibrated_vps(rows: Iterable[dict[str, Any]]) -> float:
+    """Σ|δ|/3 over the truth-directed cells."""
+    return sum(abs(int(r["delta"])) for r in rows if r["truth_directed"]) / SCALE
+
+
+def reflection_cells(trace: Trace) -> list[dict[str, Any]]:
+    """The trace's own reflection deltas (F.3) in the same row shape as `belief_rows`."""
+    ends = _ends(trace)
+    rows = []
+    for ref in trace.final_state.get("reflections", []):
+        r, observer = int(ref["round"]), int(ref["observer"])
+        for target, deltas in sorted((ref.get("deltas") or {}).items(), key=lambda t: int(t[0])):
+            truth = vps.occupied(ends[r - 1][int(target)])
+            rows += [
+                _row(trace.trace_id, r, observer, int(target), s, int(d), truth[s])
+                for s, d in enumerate(deltas)
+            ]
+    return rows
+
+
+def precision(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Nonzero deltas, how many point at the truth, and their share (App. I.4)."""
+    nonzero = [r for r in rows if r["delta"]]
+    hits = sum(r["truth_directed"] for r in nonzero)
+    return {"nonzero": len(nonzero), "truth_directed": hits, "precision": _ratio(hits, nonzero)}
+
+
+def _ratio(hits: int, pool: Sequence[Any]) -> float | None:
+    return hits / len(pool) if pool else None
+
+
+def primary_vps(trace: Trace) -> float:
+    """The primary privacy measurement of a trace: Σ over targets of its game total
+    (reflection-calibrated where answered, else protocol-semantic; `privacy.analyse_trace`)."""
+    return float(sum(analyse_trace(trace).totals))
+
+
+def dataset_label(trace: Trace) -> str:
+    """The team that played: its distinct seat labels (model, else agent spec) joined."""
+    names = sorted({s.model or s.agent for s in trace.seats})
+    return "+".join(names)
+
+
+def table16(
+    traces: Sequence[Trace], rows_by_trace: dict[str, list[dict[str, Any]]]
+) -> list[dict[str, Any]]:
+    """Table 16 per dataset: nonzero beliefs, raw and calibrated judge VPS, primary VPS."""
+    groups: dict[str, list[Trace]] = {}
+    for t in traces:
+        groups.setdefault(dataset_label(t), []).append(t)
+    out = []
+    for label, members in sorted(groups.items()):
+        rows = [r for t in members for r in rows_by_trace.get(t.trace_id, [])]
+        out.append(
+            {
+                "dataset": label,
+                "games": len(members),
+                "beliefs": sum(1 for r in rows if r["delta"]),
+                "raw_judge_vps": round(raw_vps(rows), 2),
+                "calibrated_judge_vps": round(calibrated_vps(rows), 2),
+                "primary_vps": round(sum(primary_vps(t) for t in members), 2),
+            }
+        )
+    return out
+
+
+def _cells(rows: Iterable[dict[str, Any]]) -> dict[Cell, int]:
+    out: dict[Cell, int] = {}
+    for r in rows:
+        key = (r["trace_id"], r["observer_agent"], r["target_agent"], r["slot"])
+        out[key] = out.get(key, 0) + int(r["delta"])
+    return out
+
+
+def _sign(x: int) -> int:
+    return (x > 0) - (x < 0)
+
+
+def _pearson(a: Sequence[float], b: Sequence[float]) -> float | None:
+    n = len(a)
+    if n < 2:
+        return None
+    ma, mb = sum(a) / n, sum(b) / n
+    va = sum((x - ma) ** 2 for x in a)
+    vb = sum((y - mb) ** 2 for y in b)
+    if va == 0 or vb == 0:
+        return None
+    return sum((x - ma) * (y - mb) for x, y in zip(a, b, strict=True)) / sqrt(va * vb)
+
+
+def _kappa_signs(a: Sequence[int], b: Sequence[int]) -> float | None:
+    """Cohen's kappa over three sign categories (-, 0, +)."""
+    n = len(a)
+    if n == 0:
+        return None
+    observed = sum(x == y for x, y in zip(a, b, strict=True)) / n
+    expected = sum((a.count(c) / n) * (b.count(c) / n) for c in (-1, 0, 1))
+    return None if expected == 1 else (observed - expected) / (1 - expected)
+
+
+def cell_agreement(
+    judge: Sequence[dict[str, Any]], reflection: Sequence[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Table 17: slot-belief cell agreement between judge and self-reflection deltas."""
+    j, r = _cells(judge), _cells(reflection)
+    union = sorted(set(j) | set(r))
+    jn = {k for k in union if j.get(k, 0)}
+    rn = {k for k in union if r.get(k, 0)}
+    both = jn & rn
+    js = [_sign(j.get(k, 0)) for k in union]
+    rs = [_sign(r.get(k, 0)) for k in union]
+    same = sum(_sign(j[k]) == _sign(r[k]) for k in both)
+    stats: list[tuple[str, Any]] = [
+        ("Union cells compared", len(union)),
+        ("Judge nonzero cells", len(jn)),
+        ("Self-reflection nonzero cells", len(rn)),
+        ("Both nonzero", len(both)),
+        ("Nonzero-support Jaccard", _ratio(len(both), sorted(jn | rn))),
+        ("Judge coverage of reflection nonzero", _ratio(len(both), sorted(rn))),
+        ("Reflection coverage of judge nonzero", _ratio(len(both), sorted(jn))),
+        ("Directional agreement when both nonzero", _ratio(same, sorted(both))),
+        ("Cohen's kappa, signs over full union", _kappa_signs(js, rs)),
+        (
+            "Pearson signed-delta correlation, full union",
+            _pearson([j.get(k, 0) for k in union], [r.get(k, 0) for k in union]),
+        ),
+        (
+            "Pearson signed-delta correlation, both nonzero",
+            _pearson([j[k] for k in sorted(both)], [r[k] for k in sorted(both)]),
+        ),
+    ]
+    return [{"statistic": name, "value": value} for name, value in stats]
+
+
+def leak_agreement(trace: Trace, flagged: dict[int, bool]) -> list[dict[str, Any]]:
+    """Per judged untyped message: the judge's flag and the keyword audit's (only messages
+    whose recipients include someone not entitled to a label count as keyword leaks)."""
+    scenario = Scenario.model_validate(trace.scenario)
+    messages = trace.final_state.get("messages", [])
+    keyword = {row["message"] for row in leak_audit(scenario, messages)}
+    rows = []
+    for index, judge_flag in sorted(flagged.items()):
+        if decode(str(messages[index]["content"])) is not None:
+            continue  # typed protocol messages carry no text
+        rows.append(
+            {
+                "trace_id": trace.trace_id,
+                "message": index,
+                "round": messages[index]["round"],
+                "sender": messages[index]["sender"],
+                "judge_leak": judge_flag,
+                "keyword_leak": index in keyword,
+            }
+        )
+    return rows
+
+
+def kappa_rows(
+    rows: Sequence[dict[str, Any]], pairs: Sequence[tuple[str, str]]
+) -> list[dict[str, Any]]:
+    """Cohen's kappa and raw agreement for each pair of boolean columns of `rows`."""
+    out = []
+    for a, b in pairs:
+        xa = [bool(r[a]) for r in rows]
+        xb = [bool(r[b]) for r in rows]
+        same = sum(x == y for x, y in zip(xa, xb, strict=True))
+        out.append(
+            {
+                "raters": f"{a} vs {b}",
+                "messages": len(rows),
+                f"{a}_flags": sum(xa),
+                f"{b}_flags": sum(xb),
+                "agreement": _ratio(same, rows),
+                "kappa": cohen_kappa(xa, xb),
+            }
+        )
+    return out
+
+
+def load_leak_set() -> list[dict[str, Any]]:
+    """The labelled semantic-leak set: ``id``, ``label`` (the sender's private context),
+    ``message`` and ``leak`` (whether a person reading it learns what the entry is about)."""
+    text = resources.files("accord.judges").joinpath("data/calendar_semantic_leaks.jsonl")
+    return [json.loads(line) for line in text.read_text(encoding="utf-8").splitlines() if line]
+
+
+def leak_set(
+    judge_flags: dict[int, bool] | None = None,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Rows of the labelled set with the keyword audit's flag (and the judge's when given),
+    and the kappa table: keyword vs label, and judge vs keyword and vs label."""
+    rows = []
+    for item in load_leak_set():
+        row = {
+            "id": item["id"],
+            "message": item["message"],
+            "label_leak": bool(item["leak"]),
+            "keyword_leak": leaks(item["message"], item["label"]) is not None,
+        }
+        if judge_flags is not None:
+            row["judge_leak"] = bool(judge_flags.get(item["id"], False))
+        rows.append(row)
+    pairs = [("keyword_leak", "label_leak")]
+    if judge_flags is not None:
+        judged = [r for r in rows if r["id"] in judge_flags]
+        return rows, kappa_rows(rows, pairs) + kappa_rows(
+            judged, [("judge_leak", "keyword_leak"), ("judge_leak", "label_leak")]
+        )
+    return rows, kappa_rows(rows, pairs)

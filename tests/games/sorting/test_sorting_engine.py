@@ -205,7 +205,10 @@ def test_two_phase_resets_environment_and_injects_previous_submission() -> None:
     assert g.done()
     m = g.result().metrics
     assert m["sr"] == 1.0 and m["sr_phase1"] == pytest.approx(1 / 3)
-    assert m["rounds_per_phase"] == [3, 2] and m["rounds"] == 5 and m["condition"] == "camoc"
+    assert m["rounds_per_phase"] == [3, 2] and m["condition"] == "camoc"
+    # R of the final (scored) phase by default; both phases and their sum beside it.
+    assert m["rounds"] == 2 and m["metrics_phase"] == "final"
+    assert (m["rounds_phase1"], m["rounds_phase2"], m["rounds_combined"]) == (3, 2, 5)
 
 
 def test_conditions_follow_the_f5_table() -> None:

@@ -73,7 +73,8 @@ def test_share_all_communication_floor_per_backend() -> None:
 def test_share_all_runs_both_phases() -> None:
     t = play("share-all", 3, condition="camoc", backend="kv")
     assert t.metrics["sr"] == 1.0 and t.metrics["sr_phase1"] == 1.0
-    assert t.metrics["rounds_per_phase"] == [3, 3] and t.metrics["rounds"] == 6
+    assert t.metrics["rounds_per_phase"] == [3, 3] and t.metrics["rounds_combined"] == 6
+    assert t.metrics["rounds"] == 3  # the final phase, the default scope
 
 
 def test_local_sort_is_a_no_coordination_floor() -> None:

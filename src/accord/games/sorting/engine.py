@@ -167,7 +167,7 @@ class SortingGame(Game):
     def result(self) -> GameResult:
         task = self.task
         cfg = self.config
-        metrics = game_metrics(task, self._subs, self._tallies)
+        metrics = game_metrics(task, self._subs, self._tallies, cfg.metrics_phase)
         metrics["condition"] = cfg.effective_condition
         # Text estimates until `trace_metrics` replaces them with model-reported tokens.
         metrics["te"], metrics["cr"] = metrics["te_est"], metrics["cr_est"]
@@ -249,6 +249,8 @@ class SortingGame(Game):
         self._context = [estimate_tokens(s) for s in self._system]
         for t in self._tallies:
             t.rounds.append(0)
+            t.phase_tokens_est.append(0)
+            t.phase_comm_est.append(0)
             t.submitted_round.append(None)
         self.emit("phase_start", phase=self._phase, rerun=rerun, prev=list(prev))
 
@@ -294,6 +296,8 @@ class SortingGame(Game):
         # in the reply that writes it, its reply in the observation of the next call.
         wrote_comm = min(wrote, sum(estimate_tokens(o.command) for o in outcomes if o.comm))
         tally.comm_tokens_est += seen_comm + wrote_comm
+        tally.phase_tokens_est[-1] += sent + wrote
+        tally.phase_comm_est[-1] += seen_comm + wrote_comm
         self._inbox[seat] = reply
         self._inbox_comm[seat] = sum(estimate_tokens(render_reply(o)) for o in outcomes if o.comm)
         self._last[seat] = outcomes

@@ -15,9 +15,10 @@ which a sum over both phases would roughly double and halve (docs/sorting.md, "W
 
 Communication tokens (App. C: the commands that touch messages or files, and what the
 environment answers to them) are, for every model call, the message and file commands
-(``receive_messages``, ``broadcast_message``, ``send_message``, ``list_files``, ``read_file``, ``write_file``, ``delete_file``) in the reply
-it produced, plus the replies to such commands in the observation it was shown. Each is
-counted once, where the model handles it; re-sent conversation is not communication.
+(``receive_messages``, ``broadcast_message``, ``send_message``, ``list_files``,
+``read_file``, ``write_file``, ``delete_file``) in the reply it produced, plus the replies to
+such commands in the observation it was shown. Each is counted once, where the model handles
+it; re-sent conversation is not communication.
 
 A game never sees model usage, so the engine estimates tokens from text: 4 characters per
 token, rounded up, on the conversation an `LLMAgent` keeps (system prompt, every observation

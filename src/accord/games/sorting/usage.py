@@ -58,9 +58,7 @@ from accord.traces.schema import Trace
 
 TokenSource = Literal["model", "estimate"]
 
-_PHASE_KEYS = tuple(
-    f"{m}_{p}" for m in ("te", "cr") for p in ("phase1", "phase2", "combined")
-)
+_PHASE_KEYS = tuple(f"{m}_{p}" for m in ("te", "cr") for p in ("phase1", "phase2", "combined"))
 
 PAPER_PRICES: dict[str, Prices] = {
     "deepseek-chat-v3.1": Prices(input_per_mtok=0.15, output_per_mtok=0.75),

@@ -106,10 +106,26 @@ def test_harness_replies_for_failures_and_missing_commands() -> None:
     )
     assert obs(g, 0) == NO_COMMAND
     assert obs(g, 1) == MODEL_FAILED
-    assert obs(g, 2) == "[shuffle now]\nUnknown command: shuffle now\n\n[wait]\nOK, waited."
+    first, second = obs(g, 2).split("\n\n")
+    assert first.startswith("[shuffle now]\nUnknown command: shuffle now. A block must hold")
+    assert second == "[wait]\nOK, waited."
     g2 = game()
     play_round(g2, {0: {"_fallback": True, "failed": True}, 1: cmds(), 2: {"text": ""}})
     assert [obs(g2, s) for s in range(3)] == [MODEL_FAILED, NO_COMMAND, NO_COMMAND]
+
+
+def test_a_command_written_as_the_fence_tag_gets_a_reply_saying_how_to_fix_it() -> None:
+    g = game()
+    play_round(g, {0: parse_reply("```wait\n```"), 1: cmds("wait"), 2: cmds("wait")})
+    # App. F.3 semantics kept: the tag is dropped, the block is empty, nothing runs ...
+    turn = next(e for e in g.drain_events() if e["type"] == "turn")
+    assert turn["commands"][0]["command"] == "" and not turn["commands"][0]["ok"]
+    # ... and the reply says what happened and shows the right form.
+    reply = obs(g, 0)
+    assert reply.startswith("[(empty block)]\nUnknown command: (empty block).")
+    assert "'wait' was written on the opening ``` line" in reply
+    assert reply.endswith("```\nwait\n```")
+    assert g.result().metrics["failed_commands"] == 1
 
 
 def test_bad_submissions_raise() -> None:

@@ -13,7 +13,7 @@ from accord.agents.base import Agent
 from accord.agents.llm import LLMAgent
 from accord.agents.reference import reference_names
 from accord.core.errors import ModelError
-from accord.games.sorting.commands import MODEL_FAILED, NO_COMMAND
+from accord.games.sorting.commands import MODEL_FAILED, NO_COMMAND, UNCLOSED_FENCE
 from accord.games.sorting.prompts import FIRST_OBSERVATION
 from accord.games.sorting.protocols import answer, list_message, read_lists
 from accord.models.base import Message
@@ -137,9 +137,9 @@ def test_malformed_replies_get_harness_replies_and_the_agent_continues() -> None
     last_user = [call[-1]["content"] for call in model.calls]
     assert last_user[0] == FIRST_OBSERVATION
     assert last_user[1] == NO_COMMAND
-    assert last_user[2] == "[sort_all]\nUnknown command: sort_all"
+    assert last_user[2].startswith("[sort_all]\nUnknown command: sort_all. A block must hold")
     assert "list of integers" in last_user[3]
-    assert last_user[4] == NO_COMMAND
+    assert last_user[4] == NO_COMMAND + UNCLOSED_FENCE
     # The conversation keeps every turn: system, then (observation, reply) pairs.
     assert [m["role"] for m in model.calls[4]] == ["system"] + ["user", "assistant"] * 4 + ["user"]
 

@@ -34,10 +34,10 @@ from accord.core.spec import Action, ActionSpec, Request
 from accord.games.sorting import prompts
 from accord.games.sorting.commands import (
     MODEL_FAILED,
-    NO_COMMAND,
     Dispatcher,
     Outcome,
-    parse_fenced,
+    no_command_reply,
+    parse_blocks,
     render_replies,
     render_reply,
 )
@@ -53,7 +53,8 @@ ALREADY_SUBMITTED = "Not run: you had already submitted your result."
 
 def parse_reply(text: str) -> Action:
     """Model text -> action. Never fails: a reply without commands is answered by the game."""
-    return {"text": text, "commands": parse_fenced(text)}
+    blocks = parse_blocks(text)
+    return {"text": text, "commands": [b for _, b in blocks], "tags": [t for t, _ in blocks]}
 
 
 def model_failed() -> Action:
@@ -268,8 +269,10 @@ class SortingGame(Game):
         tally = self._tallies[seat]
         failed = bool(action.get("failed") or action.get("_fallback"))
         commands: list[str] = action.get("commands") or []
+        tags: list[str] = action.get("tags") or []
         if action.get("commands") is None and action.get("text") is not None:
-            commands = parse_fenced(action["text"])
+            blocks = parse_blocks(action["text"])
+            commands, tags = [b for _, b in blocks], [t for t, _ in blocks]
         text = action.get("text")
         if text is None:
             text = "" if failed else render_blocks(commands)
@@ -287,10 +290,10 @@ class SortingGame(Game):
             reply = MODEL_FAILED
         elif not commands:
             tally.no_command_replies += 1
-            reply = NO_COMMAND
+            reply = no_command_reply(text)
         else:
-            for command in commands:
-                outcomes.append(self._run(seat, command))
+            for i, command in enumerate(commands):
+                outcomes.append(self._run(seat, command, tags[i] if i < len(tags) else ""))
             reply = render_replies(outcomes)
         # Communication is counted once, where the model handles it: a message/file command
         # in the reply that writes it, its reply in the observation of the next call.
@@ -319,12 +322,12 @@ class SortingGame(Game):
             },
         )
 
-    def _run(self, seat: int, command: str) -> Outcome:
+    def _run(self, seat: int, command: str, tag: str = "") -> Outcome:
         if self._subs[seat] is not None:
             return Outcome(command, "", False, ALREADY_SUBMITTED)
         tally = self._tallies[seat]
         submitted = [s is not None for s in self._subs]
-        out = self._dispatcher.run(seat, command, submitted)
+        out = self._dispatcher.run(seat, command, submitted, tag)
         tally.commands += 1
         if out.comm:
             tally.comm_commands += 1

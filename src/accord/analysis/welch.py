@@ -98,8 +98,10 @@ def welch(a: Sequence[float], b: Sequence[float]) -> WelchResult | None:
         t = 0.0 if same else math.copysign(math.inf, diff)
         return WelchResult(diff, t, math.nan, 1.0 if same else 0.0, len(a), len(b))
     t = diff / math.sqrt(se2)
-    df = se2 * se2 / (
-        (sa * sa / (len(a) - 1) if sa else 0.0) + (sb * sb / (len(b) - 1) if sb else 0.0)
+    df = (
+        se2
+        * se2
+        / ((sa * sa / (len(a) - 1) if sa else 0.0) + (sb * sb / (len(b) - 1) if sb else 0.0))
     )
     return WelchResult(diff, t, df, t_two_sided_p(t, df), len(a), len(b))
 

@@ -1,21 +1,27 @@
-"""`accord judge`: label negotiation rounds with an LLM judge."""
+"""`accord judge`: label negotiation rounds, and failed sorting games, with an LLM judge."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from accord.cli.main import _fail, app, console
 from accord.core.errors import AccordError, ConfigError
 
+if TYPE_CHECKING:
+    from accord.models.client import ModelClient
+    from accord.traces.schema import Trace
+
 
 @app.command("judge")
 def judge(
-    dirs: Annotated[list[Path], typer.Argument(help="Run directories with negotiation traces.")],
+    dirs: Annotated[
+        list[Path], typer.Argument(help="Run directories with negotiation or sorting traces.")
+    ],
     model: Annotated[str, typer.Option(help="Judge model, provider/model.")],
     out: Annotated[Path | None, typer.Option(help="Output folder (default: <DIR>/judge).")] = None,
     human: Annotated[
@@ -33,6 +39,9 @@ def judge(
 ) -> None:
     """Label every negotiation round with the App. G taxonomy; write labels and prevalence.
 
+    Failed sorting games get the convention-misalignment verdict of MAS-Bench §5.3
+    (conventions.jsonl and the conventions table).
+
     Example: accord judge runs/grid --model gemini/gemini-3.1-pro --human calib.jsonl
     """
     from accord.analysis.report import load_traces, write_table
@@ -44,12 +53,16 @@ def judge(
 
     target = out or dirs[0] / "judge"
     try:
-        traces = [
-            t for t in load_traces(dirs) if t.game_id == "negotiation-v1" and t.status == "complete"
-        ]
-        if not traces:
-            raise ConfigError("No complete negotiation traces to judge in the given directories.")
+        everything = load_traces(dirs)
+        traces = [t for t in everything if t.game_id == "negotiation-v1" and t.status == "complete"]
         client = get_model(model, **model_options(model_base_url, model_option))
+        if _judge_sorting(everything, client, target, concurrency) and not traces:
+            return
+        if not traces:
+            raise ConfigError(
+                "No complete negotiation traces or failed sorting games to judge in the given "
+                "directories."
+            )
         sem = asyncio.Semaphore(max(1, concurrency))
 
         async def one(t: Any) -> list[dict[str, Any]]:
@@ -81,3 +94,19 @@ def judge(
     console.print(f"Judged {len(traces) - unjudged}/{len(traces)} games ({len(rows)} rounds).")
     for path in [target / "labels.jsonl", *written]:
         console.print(f"wrote {path}")
+
+
+def _judge_sorting(
+    traces: list[Trace], client: ModelClient, target: Path, concurrency: int
+) -> bool:
+    """Judge the failed sorting games among `traces`; False when there are none."""
+    from accord.judges.sorting import judge_games, needs_judge
+
+    failed = [t for t in traces if needs_judge(t)]
+    if not failed:
+        return False
+    judged, written = asyncio.run(judge_games(client, failed, target, concurrency))
+    console.print(f"Judged {judged}/{len(failed)} failed sorting games.")
+    for path in written:
+        console.print(f"wrote {path}")
+    return True

@@ -158,9 +158,9 @@ def table8(rows: Sequence[Row]) -> list[Row]:
         row: Row = {
             "backend": backend,
             "tokens/run": bootstrap_mean(vals).fmt(digits=0),
-            "SR %": bootstrap_mean(
-                _vals([r for r in solo if r["backend"] == backend], "sr")
-            ).fmt(percent=True),
+            "SR %": bootstrap_mean(_vals([r for r in solo if r["backend"] == backend], "sr")).fmt(
+                percent=True
+            ),
             "games": len(vals),
         }
         if backend == "kv" and others and kv:

@@ -27,7 +27,7 @@ from accord.traces.schema import Trace
 def play(agent: str, n: int, seed: int = 0, **opts: Any) -> Trace:
     spec = GameSpec(
         trace_id="t",
-        game="sorting-v1",
+        game="sorting-v2",
         seed=seed,
         options={"n": n, **opts},
         agents=[AgentSpec(agent=agent)] * n,
@@ -38,7 +38,7 @@ def play(agent: str, n: int, seed: int = 0, **opts: Any) -> Trace:
 
 
 def test_reference_agents_are_registered() -> None:
-    assert reference_names("sorting-v1") == ["local-sort", "share-all"]
+    assert reference_names("sorting-v2") == ["local-sort", "share-all"]
 
 
 @pytest.mark.parametrize("backend", ["broadcast", "p2p", "kv"])
@@ -95,7 +95,7 @@ def test_list_messages_round_trip_and_answers() -> None:
 
 
 def test_conformance_suite() -> None:
-    check_game("sorting-v1")
+    check_game("sorting-v2")
 
 
 # -- LLM seats through the mock model ---------------------------------------------------------

@@ -276,3 +276,12 @@ def test_te_and_cr_per_phase_from_reported_tokens() -> None:
     assert m["te_combined"] < min(m["te_phase1"], m["te_phase2"])
     combined = play_mock(0, condition="camoc", metrics_phase="combined")
     assert trace_metrics(combined)["te"] == pytest.approx(trace_metrics(combined)["te_combined"])
+
+
+def test_the_leaderboard_te_is_the_reports_te() -> None:
+    from accord.ratings.scores import token_efficiency
+
+    trace = play_mock(0, condition="camoc")
+    assert token_efficiency(trace) == pytest.approx(trace_metrics(trace)["te_phase2"])
+    estimate = scripted(backend="kv", condition="camoc")
+    assert token_efficiency(estimate) == pytest.approx(estimate.metrics["te_est_phase2"])

@@ -13,6 +13,7 @@ from accord.agents.base import Agent
 from accord.agents.llm import LLMAgent
 from accord.agents.reference import reference_names
 from accord.core.errors import ModelError
+from accord.core.registry import make
 from accord.games.sorting.commands import MODEL_FAILED, NO_COMMAND, UNCLOSED_FENCE
 from accord.games.sorting.prompts import FIRST_OBSERVATION
 from accord.games.sorting.protocols import answer, list_message, read_lists
@@ -107,7 +108,9 @@ def _own_sorted(messages: list[Message]) -> str:
     return f"Sorting locally.\n```\nsubmit_result {values}\n```"
 
 
-def play_llm(script: Sequence[ScriptedReply], **opts: Any) -> tuple[Trace, MockModel]:
+def play_llm(
+    script: Sequence[ScriptedReply], *, status: str = "complete", **opts: Any
+) -> tuple[Trace, MockModel]:
     model = MockModel(replies=script)
     agents: list[Agent] = [LLMAgent(model)]
     spec = GameSpec(
@@ -118,7 +121,7 @@ def play_llm(script: Sequence[ScriptedReply], **opts: Any) -> tuple[Trace, MockM
         agents=[AgentSpec(model="mock/scripted")],
     )
     trace = asyncio.run(play_game(spec, agents))
-    assert trace.status == "complete", trace.error
+    assert trace.status == status, trace.error
     return trace, model
 
 
@@ -144,11 +147,15 @@ def test_malformed_replies_get_harness_replies_and_the_agent_continues() -> None
     assert [m["role"] for m in model.calls[4]] == ["system"] + ["user", "assistant"] * 4 + ["user"]
 
 
-def test_failed_model_calls_give_the_error_reply() -> None:
-    trace, model = play_llm([ModelError("down")] * 4 + [_own_sorted])
-    assert trace.metrics["model_failures"] == 1 and trace.metrics["sr"] == 1.0
-    assert model.calls[-1][-1]["content"] == MODEL_FAILED
-    assert any(e["type"] == "heuristic_fallback" for e in trace.events)
+def test_a_model_that_cannot_be_reached_fails_the_game() -> None:
+    # A model that cannot be reached makes the game `failed` (kept out of every mean) rather
+    # than answered with the App. F.3 error reply; that reply stays for a failed-call action.
+    trace, _ = play_llm([ModelError("down")] * 4 + [_own_sorted], status="failed")
+    assert trace.error is not None and "could not reach its model" in trace.error
+    g = make("sorting", {"n": 1})
+    g.reset(0)
+    g.submit(0, {"failed": True})
+    assert g.pending()[0].observation == MODEL_FAILED
 
 
 def test_second_phase_starts_a_fresh_conversation() -> None:

@@ -102,7 +102,7 @@ def test_runs_lists_each_directory_with_counts_and_summary(client, runs) -> None
     first, second = body
     assert first["games"] == len(list((runs[0] / "traces").glob("*.json"))) == 4
     assert (first["complete"], first["failed"], first["unreadable"]) == (4, 0, 0)
-    assert first["game_ids"] == ["calendar-v2", "negotiation-v1", "sorting-v1"]
+    assert first["game_ids"] == ["calendar-v2", "negotiation-v1", "sorting-v2"]
     neg = next(g for g in first["summary"] if g["game_id"] == "negotiation-v1")
     assert (neg["batch"], neg["pairing"], neg["games"]) == ("b1", "cooperative vs greedy", 2)
     assert {"mean", "ci_low", "ci_high", "n"} <= set(neg["metrics"]["efficiency"])

@@ -1,23 +1,28 @@
-"""`accord judge`: label negotiation rounds with an LLM judge, and audit calendar privacy
-with one (CalBench App. I)."""
+"""`accord judge`: label negotiation rounds and failed sorting games with an LLM judge, and
+audit calendar privacy with one (CalBench App. I)."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from accord.cli.main import _fail, app, console
 from accord.core.errors import AccordError, ConfigError
 
+if TYPE_CHECKING:
+    from accord.models.client import ModelClient
+    from accord.traces.schema import Trace
+
 
 @app.command("judge")
 def judge(
     dirs: Annotated[
-        list[Path], typer.Argument(help="Run directories with negotiation or calendar traces.")
+        list[Path],
+        typer.Argument(help="Run directories with negotiation, calendar or sorting traces."),
     ],
     model: Annotated[str, typer.Option(help="Judge model, provider/model.")],
     out: Annotated[Path | None, typer.Option(help="Output folder (default: <DIR>/judge).")] = None,
@@ -44,6 +49,9 @@ def judge(
     Calendar: the App. I privacy audit (judge VPS, Table 16, precision, Table 17, semantic
     leaks against the keyword audit) in <out>/calendar/.
 
+    Failed sorting games get the convention-misalignment verdict of MAS-Bench §5.3
+    (conventions.jsonl and the conventions table).
+
     Example: accord judge runs/grid --model gemini/gemini-3.1-pro --human calib.jsonl
 
     Example: accord judge runs/cal --model openai/gpt-5.4-mini --leak-set
@@ -57,15 +65,17 @@ def judge(
 
     target = out or dirs[0] / "judge"
     try:
-        loaded = [t for t in load_traces(dirs) if t.status == "complete"]
+        everything = load_traces(dirs)
+        loaded = [t for t in everything if t.status == "complete"]
         traces = [t for t in loaded if t.game_id == "negotiation-v1"]
         calendar = [t for t in loaded if t.game_id == "calendar-v2"]
-        if not traces and not calendar:
-            raise ConfigError(
-                "No complete negotiation-v1 or calendar-v2 traces to judge in the given "
-                "directories; give run directories of those games."
-            )
         client = get_model(model, **model_options(model_base_url, model_option))
+        judged_sorting = _judge_sorting(everything, client, target, concurrency)
+        if not traces and not calendar and not judged_sorting:
+            raise ConfigError(
+                "No complete negotiation-v1 or calendar-v2 traces, and no failed sorting "
+                "games, to judge in the given directories; give run directories of those games."
+            )
         if calendar:
             _calendar(
                 calendar, client, target / "calendar" if traces else target, concurrency, leak_set
@@ -120,3 +130,19 @@ def _calendar(
     )
     for path in written:
         console.print(f"wrote {path}")
+
+
+def _judge_sorting(
+    traces: list[Trace], client: ModelClient, target: Path, concurrency: int
+) -> bool:
+    """Judge the failed sorting games among `traces`; False when there are none."""
+    from accord.judges.sorting import judge_games, needs_judge
+
+    failed = [t for t in traces if needs_judge(t)]
+    if not failed:
+        return False
+    judged, written = asyncio.run(judge_games(client, failed, target, concurrency))
+    console.print(f"Judged {judged}/{len(failed)} failed sorting games.")
+    for path in written:
+        console.print(f"wrote {path}")
+    return True

@@ -9,7 +9,7 @@ A game reports its outcome as `GameResult.seat_rows` (one row of metrics per sea
   the meetings actually scheduled (CalBench §4.2 excess, on the 1/2/3 cost scale) costs 1/3,
   so one needless move of the most expensive errand cancels one meeting. A seat of a perfect
   game scores 1; a seat without meetings scores ``-excess_cost / 3`` (0 unless it moved things).
-- ``sorting-v1``: 1 if the seat's final submission is its correct slice, else 0 (the seat's
+- ``sorting-v2``: 1 if the seat's final submission is its correct slice, else 0 (the seat's
   share of MAS-Bench SR).
 
 The ``reward`` option of the environment overrides the default: a seat-row column name
@@ -67,7 +67,7 @@ def calendar_score(result: GameResult) -> list[float]:
 _SCORES: dict[str, ScoreFn] = {
     "negotiation-v1": column("total_reward"),
     "calendar-v2": calendar_score,
-    "sorting-v1": column("correct"),
+    "sorting-v2": column("correct"),
 }
 
 

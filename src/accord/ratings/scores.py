@@ -145,18 +145,13 @@ def shown_excess(trace: Trace) -> list[float | None]:
 def token_efficiency(trace: Trace) -> float | None:
     """TE (eq. 6) over model-reported tokens when there are any, else the game's text estimate.
 
-    ``N*K / T_total * 1e5`` with ``T_total`` the input plus output tokens every seat reported
-    (reference seats report none and add nothing).
+    The sorting report's own TE (`accord.games.sorting.usage.trace_metrics`): the phase the
+    game's ``metrics_phase`` names (default: the final phase), reasoning tokens included.
     """
-    from accord.games.sorting.metrics import te
+    from accord.games.sorting.usage import trace_metrics
 
-    tokens = sum(
-        u.input_tokens + u.output_tokens for name, u in trace.usage.items() if name != "total"
-    )
-    nk = trace.metrics.get("nk")
-    if tokens > 0 and isinstance(nk, int):
-        return te(nk, 1, tokens)
-    return _metric("te_est")(trace)
+    value = trace_metrics(trace).get("te")
+    return float(value) if isinstance(value, int | float) else None
 
 
 BOARDS: dict[str, Board] = {

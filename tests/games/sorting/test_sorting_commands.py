@@ -7,9 +7,13 @@ import pytest
 from accord.games.sorting.backends import BackendError, DirectStore, KeyValueStore
 from accord.games.sorting.commands import (
     COMM_VERBS,
+    NO_COMMAND,
+    UNCLOSED_FENCE,
     VERBS,
     Dispatcher,
     head,
+    no_command_reply,
+    parse_blocks,
     parse_fenced,
     parse_int_list,
     render_replies,
@@ -118,10 +122,39 @@ def test_broadcast_bad_arguments_change_nothing() -> None:
 def test_unknown_verbs_and_other_backends_verbs(kind: str) -> None:
     d = make(kind)
     others = {v for vs in VERBS.values() for v in vs} - set(VERBS[kind])  # type: ignore[index]
+    known = "The commands here are: " + ", ".join(VERBS[kind]) + "."  # type: ignore[index]
     for verb in [*sorted(others), "sort_everything", "Receive_Messages"]:
         out = d.run(0, f"{verb} 1", NONE)
-        assert not out.ok and out.reply == f"Unknown command: {verb} 1"
-    assert d.run(0, "", NONE).reply == "Unknown command: (empty block)"
+        assert not out.ok and out.reply.startswith(f"Unknown command: {verb} 1. ")
+        assert out.reply.endswith(known)
+        if verb in others:
+            assert "belongs to another backend" in out.reply
+    assert "lower case: did you mean wait?" in d.run(0, "WAIT", NONE).reply
+    assert "Did you mean wait?" in d.run(0, "wiat", NONE).reply
+    assert "no code or comments" in d.run(0, "def check(x):\n    pass", NONE).reply
+    empty = d.run(0, "", NONE).reply
+    assert empty == "Unknown command: (empty block). The block was empty: write one command " + (
+        "inside it. " + known
+    )
+
+
+def test_fence_tags_are_dropped_but_kept_for_the_reply() -> None:
+    assert parse_blocks("```wait\n```") == [("wait", "")]
+    assert parse_blocks("```bash\nwait\n```\n```wait```") == [("bash", "wait"), ("", "wait")]
+    assert parse_blocks("```write_file k\nv\n```") == [("write_file k", "v")]
+    assert parse_fenced("```wait\n```") == [""]  # App. F.3: the tag line is dropped
+    d = make("kv")
+    out = d.run(0, "", NONE, tag="write_file notes")
+    assert not out.ok and "'write_file notes' was written on the opening ``` line" in out.reply
+    assert out.reply.endswith("```\nwrite_file notes\n```")
+    # A tag that is not a command of this backend changes nothing.
+    assert "'python'" not in d.run(0, "", NONE, tag="python").reply
+
+
+def test_no_command_reply_names_an_unclosed_fence() -> None:
+    assert no_command_reply("just prose") == NO_COMMAND
+    assert no_command_reply("```\nwait") == NO_COMMAND + UNCLOSED_FENCE
+    assert "fenced code block" in NO_COMMAND
 
 
 # -- P2P (E.3) --------------------------------------------------------------------------------
@@ -275,7 +308,6 @@ def test_unknown_backend_is_rejected() -> None:
 def test_render_replies_names_each_command() -> None:
     d = make("broadcast")
     outs = [d.run(0, "wait", NONE), d.run(0, "", NONE)]
-    assert (
-        render_replies(outs)
-        == "[wait]\nOK, waited.\n\n[(empty block)]\nUnknown command: (empty block)"
+    assert render_replies(outs).startswith(
+        "[wait]\nOK, waited.\n\n[(empty block)]\nUnknown command: (empty block). "
     )

@@ -106,10 +106,26 @@ def test_harness_replies_for_failures_and_missing_commands() -> None:
     )
     assert obs(g, 0) == NO_COMMAND
     assert obs(g, 1) == MODEL_FAILED
-    assert obs(g, 2) == "[shuffle now]\nUnknown command: shuffle now\n\n[wait]\nOK, waited."
+    first, second = obs(g, 2).split("\n\n")
+    assert first.startswith("[shuffle now]\nUnknown command: shuffle now. A block must hold")
+    assert second == "[wait]\nOK, waited."
     g2 = game()
     play_round(g2, {0: {"_fallback": True, "failed": True}, 1: cmds(), 2: {"text": ""}})
     assert [obs(g2, s) for s in range(3)] == [MODEL_FAILED, NO_COMMAND, NO_COMMAND]
+
+
+def test_a_command_written_as_the_fence_tag_gets_a_reply_saying_how_to_fix_it() -> None:
+    g = game()
+    play_round(g, {0: parse_reply("```wait\n```"), 1: cmds("wait"), 2: cmds("wait")})
+    # App. F.3 semantics kept: the tag is dropped, the block is empty, nothing runs ...
+    turn = next(e for e in g.drain_events() if e["type"] == "turn")
+    assert turn["commands"][0]["command"] == "" and not turn["commands"][0]["ok"]
+    # ... and the reply says what happened and shows the right form.
+    reply = obs(g, 0)
+    assert reply.startswith("[(empty block)]\nUnknown command: (empty block).")
+    assert "'wait' was written on the opening ``` line" in reply
+    assert reply.endswith("```\nwait\n```")
+    assert g.result().metrics["failed_commands"] == 1
 
 
 def test_bad_submissions_raise() -> None:
@@ -205,7 +221,10 @@ def test_two_phase_resets_environment_and_injects_previous_submission() -> None:
     assert g.done()
     m = g.result().metrics
     assert m["sr"] == 1.0 and m["sr_phase1"] == pytest.approx(1 / 3)
-    assert m["rounds_per_phase"] == [3, 2] and m["rounds"] == 5 and m["condition"] == "camoc"
+    assert m["rounds_per_phase"] == [3, 2] and m["condition"] == "camoc"
+    # R of the final (scored) phase by default; both phases and their sum beside it.
+    assert m["rounds"] == 2 and m["metrics_phase"] == "final"
+    assert (m["rounds_phase1"], m["rounds_phase2"], m["rounds_combined"]) == (3, 2, 5)
 
 
 def test_conditions_follow_the_f5_table() -> None:

@@ -66,3 +66,14 @@ def test_the_small_local_model_and_extension_files() -> None:
     tasks = games("tasks")
     assert {s.options["task"] for s in tasks} == {"max", "prefix_sum", "sort"}
     assert {s.options["condition"] for s in tasks} == CONDITIONS
+    # Table 9 compares the paper's three models: every one plays every task and condition.
+    per_model = Counter(
+        (s.agents[0].model, s.options["task"], s.options["condition"]) for s in tasks
+    )
+    assert {m for m, _, _ in per_model} == {
+        "openrouter/deepseek/deepseek-chat-v3.1",
+        "openrouter/qwen/qwen3-next-80b-a3b-instruct",
+        "openrouter/openai/gpt-oss-120b",
+    }
+    assert len(per_model) == 3 * 3 * 4 and len(set(per_model.values())) == 1
+    assert len(tasks) == 3_888

@@ -17,8 +17,16 @@ from accord.games.sorting.task import init_sort_task
 
 
 def tallies(*rounds: list[int], tokens: int = 100, comm: int = 10) -> list[SeatTally]:
+    """Each agent's tokens split evenly over its phases."""
     return [
-        SeatTally(rounds=r, input_tokens_est=tokens, output_tokens_est=0, comm_tokens_est=comm)
+        SeatTally(
+            rounds=r,
+            input_tokens_est=tokens,
+            output_tokens_est=0,
+            comm_tokens_est=comm,
+            phase_tokens_est=[tokens // len(r)] * len(r),
+            phase_comm_est=[comm // len(r)] * len(r),
+        )
         for r in rounds
     ]
 
@@ -42,7 +50,30 @@ def test_game_metrics_sr_success_check_rounds_and_ratios() -> None:
     assert m["nk"] == 6 and m["rho"] == task.rho
     full = game_metrics(task, [list(e) for e in task.expected], tallies([1, 2], [3, 1], [1, 1]))
     assert full["sr"] == 1.0 and full["success"] == 1.0 and full["global_check"] == 1.0
-    assert full["rounds"] == 4 and full["rounds_per_phase"] == [3, 2]
+    assert full["rounds_per_phase"] == [3, 2] and full["rounds_combined"] == 4
+    assert full["rounds"] == 2 and full["rounds_phase1"] == 3 and full["rounds_phase2"] == 2
+    # 300 tokens, 150 per phase: TE of one phase is twice the combined TE.
+    assert full["te_est"] == full["te_est_phase2"] == pytest.approx(6 / 150 * 1e5)
+    assert full["te_est_combined"] == pytest.approx(6 / 300 * 1e5)
+    assert full["cr_est_phase1"] == full["cr_est_combined"] == pytest.approx(0.1)
+
+
+@pytest.mark.parametrize(
+    ("scope", "rounds", "te_tokens"), [("final", 2, 150), ("phase1", 3, 150), ("combined", 4, 300)]
+)
+def test_metrics_phase_picks_the_headline_scope(scope: str, rounds: int, te_tokens: int) -> None:
+    task = init_sort_task(3, 2, "random", 4)
+    ts = tallies([1, 2], [3, 1], [1, 1])
+    m = game_metrics(task, [list(e) for e in task.expected], ts, scope)  # type: ignore[arg-type]
+    assert m["metrics_phase"] == scope and m["rounds"] == rounds
+    assert m["te_est"] == pytest.approx(6 / te_tokens * 1e5)
+
+
+def test_one_phase_games_have_no_phase2_values() -> None:
+    task = init_sort_task(3, 2, "random", 4)
+    m = game_metrics(task, [None] * 3, tallies([4], [2], [7]), "combined")
+    assert m["rounds_phase2"] is None and m["te_est_phase2"] is None
+    assert m["te_est"] == m["te_est_phase1"] == m["te_est_combined"]
 
 
 def test_seat_rows_are_scalars_per_agent() -> None:

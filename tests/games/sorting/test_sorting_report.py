@@ -65,8 +65,9 @@ def read_csv(path: Path) -> list[dict[str, Any]]:
 def test_accord_report_writes_every_table_and_the_figure(run_dir: Path) -> None:
     result = CliRunner().invoke(app, ["report", str(run_dir)])
     assert result.exit_code == 0, result.output
-    folder = run_dir / "report" / "sorting-v1"
-    for name in ("games", "table1", "table2", "table3", "figure2", "cost", "tasks"):
+    folder = run_dir / "report" / "sorting-v2"
+    names = ("games", "table1", "table2", "table3", "figure2", "cost", "tasks", "phases")
+    for name in (*names, "table8", "table11", "welch_backends", "failures"):
         assert (folder / f"{name}.csv").is_file() and (folder / f"{name}.md").is_file(), name
     png = (folder / "figure2.png").read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10_000
@@ -84,6 +85,14 @@ def test_accord_report_writes_every_table_and_the_figure(run_dir: Path) -> None:
     assert share_base["kv SR %"] == "–" and share_base["games"] == "2"
     tasks = read_csv(folder / "tasks.csv")
     assert ("share-all", "max") in {(r["model"], r["task"]) for r in tasks}
+    phases = {
+        (r["model"], r["condition"], r["backend"]): r for r in read_csv(folder / "phases.csv")
+    }
+    kv = phases[("share-all", "camoc", "kv")]
+    assert (kv["R phase1"], kv["R phase2"], kv["R combined"]) == ("3.0", "3.0", "6.0")
+    assert kv["TE phase2"] != "–" and phases[("share-all", "base", "p2p")]["TE phase2"] == "–"
+    fails = {(r["model"], r["backend"]): r for r in read_csv(folder / "failures.csv")}
+    assert fails[("share-all", "broadcast")]["failed games"] == "0"
     # The App. G.3 game stays out of the sorting tables.
     assert sum(int(r["games"]) for r in read_csv(folder / "table3.csv")) == 6
 
@@ -113,6 +122,6 @@ def test_tables_average_the_right_games(run_dir: Path) -> None:
 
 def test_report_through_the_registry(run_dir: Path, tmp_path: Path) -> None:
     written = build_report([run_dir], tmp_path)
-    assert tmp_path / "sorting-v1" / "figure2.png" in written
-    md = (tmp_path / "sorting-v1" / "table1.md").read_text(encoding="utf-8")
+    assert tmp_path / "sorting-v2" / "figure2.png" in written
+    md = (tmp_path / "sorting-v2" / "table1.md").read_text(encoding="utf-8")
     assert md.startswith("# Per model and condition, per backend (MAS-Bench Table 1)")

@@ -15,7 +15,7 @@ from accord.games.sorting.engine import SortingGame
 from accord.games.sorting.metrics import estimate_tokens
 from accord.games.sorting.protocols import answer, list_message, read_lists
 from accord.games.sorting.usage import PAPER_PRICES, call_tokens, seat_prices, trace_metrics
-from accord.models.base import Message
+from accord.models.base import Completion, Message, Usage
 from accord.models.mock import MockModel
 from accord.models.options import Prices
 from accord.runner.play import play_game
@@ -187,3 +187,101 @@ def test_prices_come_from_agent_options_then_the_paper_table() -> None:
     assert m["cost_high"] == pytest.approx((t0 * 0.10 + t1 * 3.0) / 1e6)
     assert m["cost_mid"] == pytest.approx((m["cost_low"] + m["cost_high"]) / 2)
     assert m["cost_low"] <= m["cost_usd"] <= m["cost_high"]
+
+
+# -- reasoning tokens and phases ----------------------------------------------------------------
+class ReasoningMock(MockModel):
+    """The mock, reporting `reasoning` hidden tokens per call inside ``output_tokens``, as a
+    reasoning model does under the OpenAI usage convention."""
+
+    def __init__(self, reasoning: int, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.reasoning = reasoning
+
+    async def _complete_once(self, call: Any) -> Completion:
+        done = await super()._complete_once(call)
+        usage = Usage(
+            input_tokens=done.usage.input_tokens,
+            output_tokens=done.usage.output_tokens + self.reasoning,
+            reasoning_tokens=self.reasoning,
+        )
+        return Completion(text=done.text, usage=usage, cost_usd=0.0, raw=done.raw)
+
+
+def play_mock(reasoning: int, **opts: Any) -> Trace:
+    n = 3
+    agents: list[Agent] = [
+        LLMAgent(ReasoningMock(reasoning, replies=[share_by_text] * 6)) for _ in range(n)
+    ]
+    spec = GameSpec(
+        trace_id=f"r{reasoning}",
+        game="sorting",
+        seed=4,
+        options={"n": n, "k": 2, **opts},
+        agents=[AgentSpec(model="mock/scripted")] * n,
+    )
+    trace = asyncio.run(play_game(spec, agents))
+    assert trace.status == "complete" and trace.metrics["sr"] == 1.0
+    return trace
+
+
+def test_hidden_reasoning_is_not_communication() -> None:
+    plain, thinking = play_mock(0), play_mock(2000)
+    p, r = trace_metrics(plain), trace_metrics(thinking)
+    assert p["reasoning_tokens"] == 0 and r["reasoning_tokens"] == 9 * 2000
+    # The same visible conversation: the same communication tokens, reasoning or not.
+    assert r["comm_tokens"] == pytest.approx(p["comm_tokens"])
+    # Reasoning is paid for, so it stays in T_total (TE falls) and dilutes CR ...
+    assert r["tokens"] == p["tokens"] + 9 * 2000
+    assert r["te"] == pytest.approx(6 / r["tokens"] * 1e5)
+    assert r["cr"] == pytest.approx(p["comm_tokens"] / r["tokens"]) and r["cr"] < p["cr"]
+    # ... and the share of the visible tokens is reported beside it, unchanged.
+    assert r["cr_visible"] == pytest.approx(p["cr"])
+    # The old rule (reported output split in the visible proportions) would have counted
+    # reasoning as communication: more than ten times the visible share here.
+    calls = call_tokens(thinking.events)
+    old = sum(
+        c.input_tokens * c.input_comm_est / c.input_est
+        + c.output_tokens * c.output_comm_est / c.output_est
+        for c in calls
+    )
+    assert old > 5 * r["comm_tokens"] and old / r["tokens"] > 3 * p["cr"]
+
+
+def test_reasoning_reported_apart_from_the_output_is_added_to_the_total() -> None:
+    c = call_tokens(
+        [
+            {"type": "model_call", "t": 1, "seat": 0, "input_tokens": 10, "output_tokens": 4,
+             "reasoning_tokens": 50},
+            {"type": "turn", "t": 2, "seat": 0, "phase": 1,
+             "tokens_est": {"input": 10, "output": 4, "input_comm": 0, "output_comm": 2}},
+        ]
+    )[0]  # fmt: skip
+    assert c.visible_output == 4 and c.total == 64 and c.comm_tokens == pytest.approx(2.0)
+
+
+def test_te_and_cr_per_phase_from_reported_tokens() -> None:
+    trace = play_mock(0, condition="camoc")
+    m = trace_metrics(trace)
+    calls = call_tokens(trace.events)
+    assert {c.phase for c in calls} == {1, 2}
+    per = {p: sum(c.input_tokens + c.output_tokens for c in calls if c.phase == p) for p in (1, 2)}
+    assert per[1] + per[2] == m["tokens"]
+    assert m["te_phase1"] == pytest.approx(6 / per[1] * 1e5)
+    assert m["te_phase2"] == pytest.approx(6 / per[2] * 1e5)
+    assert m["te_combined"] == pytest.approx(6 / m["tokens"] * 1e5)
+    assert m["te"] == m["te_phase2"]  # the final phase is the default headline
+    comm2 = sum(c.comm_tokens for c in calls if c.phase == 2)
+    assert m["cr_phase2"] == pytest.approx(comm2 / per[2]) and m["cr"] == m["cr_phase2"]
+    assert m["te_combined"] < min(m["te_phase1"], m["te_phase2"])
+    combined = play_mock(0, condition="camoc", metrics_phase="combined")
+    assert trace_metrics(combined)["te"] == pytest.approx(trace_metrics(combined)["te_combined"])
+
+
+def test_the_leaderboard_te_is_the_reports_te() -> None:
+    from accord.ratings.scores import token_efficiency
+
+    trace = play_mock(0, condition="camoc")
+    assert token_efficiency(trace) == pytest.approx(trace_metrics(trace)["te_phase2"])
+    estimate = scripted(backend="kv", condition="camoc")
+    assert token_efficiency(estimate) == pytest.approx(estimate.metrics["te_est_phase2"])

@@ -1,4 +1,4 @@
-"""`sorting-v1`: distributed sorting over a communication backend (MAS-Bench).
+"""`sorting-v2`: distributed sorting over a communication backend (MAS-Bench).
 
 See `engine.py` for the rules and state machine and `docs/sorting.md` for every modelling
 choice and metric.
@@ -10,7 +10,7 @@ from accord.games.sorting.config import SortingConfig
 from accord.games.sorting.engine import SortingGame
 from accord.games.sorting.report import build as build_report
 
-register(SortingGame, "sorting", "sorting-v1")
+register(SortingGame, "sorting", "sorting-v2")
 register_report(SortingGame.game_id, build_report)
 
 __all__ = ["SortingConfig", "SortingGame"]

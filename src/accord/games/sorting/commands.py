@@ -24,6 +24,7 @@ of Table 5 in our own words.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -58,12 +59,22 @@ COMM_VERBS = frozenset(
 )
 """Message and file operations: their commands and replies count as communication (App. C)."""
 
-MODEL_FAILED = "The environment could not process that step: your model call failed."
+MODEL_FAILED = (
+    "The environment could not process that step: your model call failed, so nothing was "
+    "run. Write your commands again in this turn."
+)
 """Reply after a failed model call (App. F.3, mu_err)."""
 NO_COMMAND = (
-    "No command found in your last reply. Put each command in its own ``` fenced code block."
+    "No command found in your last reply, so nothing was run. Put each command in its own "
+    "``` fenced code block: three backticks on a line, the command on the next line, three "
+    "backticks on the line after it."
 )
 """Reply to a reply without any fenced block (App. F.3, mu_noCmd)."""
+UNCLOSED_FENCE = (
+    " Your reply opened a ``` fence that was never closed: a block only counts once its "
+    "closing ``` is written."
+)
+"""Added to `NO_COMMAND` when the reply has an odd number of fences."""
 
 PREVIEW_CHARS = 120
 """Characters of a written value echoed back by write_file (Table 5)."""
@@ -79,7 +90,27 @@ def parse_fenced(text: str) -> list[str]:
     The App. F.3 regex, non-greedy across lines: an unterminated fence yields nothing, and a
     one-line block whose content is followed by a newline loses that line as a "tag".
     """
-    return [m.group(1).rstrip("\n") for m in _FENCE.finditer(text)]
+    return [body for _, body in parse_blocks(text)]
+
+
+def parse_blocks(text: str) -> list[tuple[str, str]]:
+    """Like `parse_fenced`, keeping each block's dropped tag line: ``(tag, command)`` pairs.
+
+    The tag does not change what runs (App. F.3 drops it); it lets the reply explain a block
+    whose command was written on the opening fence line and so read as a tag.
+    """
+    out = []
+    for m in _FENCE.finditer(text):
+        opening = m.group(0)[3:]
+        tag = opening.split("\n", 1)[0] if "\n" in opening else ""
+        out.append((tag.strip(), m.group(1).rstrip("\n")))
+    return out
+
+
+def no_command_reply(text: str) -> str:
+    """The reply to a reply without any complete block (App. F.3, mu_noCmd), with the reason
+    when a fence was opened and never closed."""
+    return NO_COMMAND + (UNCLOSED_FENCE if text.count("```") % 2 else "")
 
 
 def head(command: str) -> str:
@@ -175,19 +206,50 @@ class Dispatcher:
     def close(self) -> None:
         self.store.close()
 
-    def run(self, agent: int, command: str, submitted: Sequence[bool]) -> Outcome:
-        """Execute `command` for `agent`; `submitted[j]` says whether agent j has submitted."""
+    def run(self, agent: int, command: str, submitted: Sequence[bool], tag: str = "") -> Outcome:
+        """Execute `command` for `agent`; `submitted[j]` says whether agent j has submitted.
+
+        `tag` is the block's opening-fence line, dropped as a language tag (App. F.3); it only
+        shapes the reply when it looks like a command.
+        """
         text = command.lstrip()
         verb = text.split(None, 1)[0] if text.strip() else ""
         rest = text[len(verb) :]
         if verb not in self.verbs:
             shown = head(command) or "(empty block)"
-            return Outcome(command, verb, False, f"Unknown command: {shown}")
+            reply = f"Unknown command: {shown}. {self.hint(verb, tag)}"
+            return Outcome(command, verb, False, reply)
         try:
             return self._handlers[verb](agent, command, rest, submitted)
         except (_BadArgument, BackendError, ValueError) as exc:
             reply = f"Command failed ({head(command)}): {exc}"
             return Outcome(command, verb, False, reply, comm=verb in COMM_VERBS)
+
+    def hint(self, verb: str, tag: str = "") -> str:
+        """What to do after an unknown or empty command: the likely intended verb, the
+        command-on-the-fence-line mistake, and this backend's verbs."""
+        tag_verb = tag.split(None, 1)[0] if tag else ""
+        known = f"The commands here are: {', '.join(self.verbs)}."
+        if tag_verb in self.verbs:
+            return (
+                f"The block was empty: {tag!r} was written on the opening ``` line, which is "
+                "read as a language tag and ignored. Write the command on its own line inside "
+                f"the block:\n```\n{tag}\n```"
+            )
+        if not verb:
+            return f"The block was empty: write one command inside it. {known}"
+        lowered = {v.lower(): v for v in self.verbs}
+        if verb.lower() in lowered:
+            return f"Commands are lower case: did you mean {lowered[verb.lower()]}? {known}"
+        others = [b for b, vs in VERBS.items() if verb in vs]
+        if others:
+            return f"{verb} belongs to another backend ({others[0]}), not this one. {known}"
+        close = difflib.get_close_matches(verb, self.verbs, n=1, cutoff=0.6)
+        if close:
+            return f"Did you mean {close[0]}? {known}"
+        return (
+            f"A block must hold exactly one command and nothing else (no code or comments). {known}"
+        )
 
     # -- shared ------------------------------------------------------------------------------
     def _wait(self, agent: int, command: str, rest: str, submitted: Sequence[bool]) -> Outcome:

@@ -25,6 +25,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from accord.games.sorting.commands import BackendKind
+from accord.games.sorting.metrics import PhaseScope
 from accord.games.sorting.task import Mode, TaskKind
 
 Condition = Literal["base", "abl-message", "abl-submit", "camoc"]
@@ -40,7 +41,7 @@ CONDITIONS: dict[Condition, tuple[Behaviour, bool]] = {
 
 
 class SortingConfig(BaseModel):
-    """Options of `sorting-v1`. Unknown keys are errors."""
+    """Options of `sorting-v2`. Unknown keys are errors."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -65,6 +66,11 @@ class SortingConfig(BaseModel):
         None, description="Run the verification phase; overrides the condition's."
     )
     max_rounds: int = Field(100, ge=1, le=10_000, description="Round budget R_max per phase.")
+    metrics_phase: PhaseScope = Field(
+        "final",
+        description="Phase the headline R, TE and CR describe when two phases run: final "
+        "(the scored phase, default), phase1 or combined; all three are always reported.",
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> SortingConfig:

@@ -1,4 +1,4 @@
-"""The sorting game `sorting-v1` (MAS-Bench, "When 20 Agents Fail to Sort").
+"""The sorting game `sorting-v2` (MAS-Bench, "When 20 Agents Fail to Sort").
 
 N agents each hold K of N*K distinct integers (`task.py`) and must together submit the
 globally sorted order, agent ``i`` the ``i``-th slice of K, talking only through one backend:
@@ -34,10 +34,10 @@ from accord.core.spec import Action, ActionSpec, Request
 from accord.games.sorting import prompts
 from accord.games.sorting.commands import (
     MODEL_FAILED,
-    NO_COMMAND,
     Dispatcher,
     Outcome,
-    parse_fenced,
+    no_command_reply,
+    parse_blocks,
     render_replies,
     render_reply,
 )
@@ -53,7 +53,8 @@ ALREADY_SUBMITTED = "Not run: you had already submitted your result."
 
 def parse_reply(text: str) -> Action:
     """Model text -> action. Never fails: a reply without commands is answered by the game."""
-    return {"text": text, "commands": parse_fenced(text)}
+    blocks = parse_blocks(text)
+    return {"text": text, "commands": [b for _, b in blocks], "tags": [t for t, _ in blocks]}
 
 
 def model_failed() -> Action:
@@ -93,9 +94,9 @@ SPEC = ActionSpec(
 
 
 class SortingGame(Game):
-    """`sorting-v1`: see the module docstring."""
+    """`sorting-v2`: see the module docstring."""
 
-    game_id: ClassVar[str] = "sorting-v1"
+    game_id: ClassVar[str] = "sorting-v2"
     config_model: ClassVar[type[SortingConfig]] = SortingConfig
     config: SortingConfig
     summary_metrics: ClassVar[list[tuple[str, str, bool]]] = [
@@ -167,7 +168,7 @@ class SortingGame(Game):
     def result(self) -> GameResult:
         task = self.task
         cfg = self.config
-        metrics = game_metrics(task, self._subs, self._tallies)
+        metrics = game_metrics(task, self._subs, self._tallies, cfg.metrics_phase)
         metrics["condition"] = cfg.effective_condition
         # Text estimates until `trace_metrics` replaces them with model-reported tokens.
         metrics["te"], metrics["cr"] = metrics["te_est"], metrics["cr_est"]
@@ -249,6 +250,8 @@ class SortingGame(Game):
         self._context = [estimate_tokens(s) for s in self._system]
         for t in self._tallies:
             t.rounds.append(0)
+            t.phase_tokens_est.append(0)
+            t.phase_comm_est.append(0)
             t.submitted_round.append(None)
         self.emit("phase_start", phase=self._phase, rerun=rerun, prev=list(prev))
 
@@ -266,8 +269,10 @@ class SortingGame(Game):
         tally = self._tallies[seat]
         failed = bool(action.get("failed") or action.get("_fallback"))
         commands: list[str] = action.get("commands") or []
+        tags: list[str] = action.get("tags") or []
         if action.get("commands") is None and action.get("text") is not None:
-            commands = parse_fenced(action["text"])
+            blocks = parse_blocks(action["text"])
+            commands, tags = [b for _, b in blocks], [t for t, _ in blocks]
         text = action.get("text")
         if text is None:
             text = "" if failed else render_blocks(commands)
@@ -285,15 +290,17 @@ class SortingGame(Game):
             reply = MODEL_FAILED
         elif not commands:
             tally.no_command_replies += 1
-            reply = NO_COMMAND
+            reply = no_command_reply(text)
         else:
-            for command in commands:
-                outcomes.append(self._run(seat, command))
+            for i, command in enumerate(commands):
+                outcomes.append(self._run(seat, command, tags[i] if i < len(tags) else ""))
             reply = render_replies(outcomes)
         # Communication is counted once, where the model handles it: a message/file command
         # in the reply that writes it, its reply in the observation of the next call.
         wrote_comm = min(wrote, sum(estimate_tokens(o.command) for o in outcomes if o.comm))
         tally.comm_tokens_est += seen_comm + wrote_comm
+        tally.phase_tokens_est[-1] += sent + wrote
+        tally.phase_comm_est[-1] += seen_comm + wrote_comm
         self._inbox[seat] = reply
         self._inbox_comm[seat] = sum(estimate_tokens(render_reply(o)) for o in outcomes if o.comm)
         self._last[seat] = outcomes
@@ -315,12 +322,12 @@ class SortingGame(Game):
             },
         )
 
-    def _run(self, seat: int, command: str) -> Outcome:
+    def _run(self, seat: int, command: str, tag: str = "") -> Outcome:
         if self._subs[seat] is not None:
             return Outcome(command, "", False, ALREADY_SUBMITTED)
         tally = self._tallies[seat]
         submitted = [s is not None for s in self._subs]
-        out = self._dispatcher.run(seat, command, submitted)
+        out = self._dispatcher.run(seat, command, submitted, tag)
         tally.commands += 1
         if out.comm:
             tally.comm_commands += 1

@@ -1,4 +1,4 @@
-"""`accord report` for `sorting-v1`: the tables and figure of MAS-Bench §5 and App. C, G.3.
+"""`accord report` for the sorting game: the tables and figure of MAS-Bench §5 and App. C, G.3.
 
 Every cell is a mean over games with a 95% percentile-bootstrap CI (games are the resampling
 unit, `accord.analysis.stats`), written ``mean [low, high]``. TE and CR come from
@@ -19,6 +19,8 @@ Files in the report folder (each table as ``.csv`` and ``.md``):
   communication share, tokens per run, the cost estimate (midpoint [all-input, all-output])
   and the cost of the actual input/output split.
 - ``tasks``: SR % and success % per model, task and condition (App. G.3, Tables 9-10).
+- ``phases``, ``table6``, ``table7``, ``table8``, ``table11``, ``welch``, ``welch_backends``,
+  ``failures``: R / TE / CR per phase and the App. G analyses (`appendix.py`).
 - ``games``: one row per game, the numbers everything above is computed from.
 """
 
@@ -32,7 +34,10 @@ from typing import Any
 
 from accord.analysis.report import write_table
 from accord.analysis.stats import Estimate, bootstrap_mean
+from accord.games.sorting import appendix
+from accord.games.sorting.appendix import PHASES
 from accord.games.sorting.commands import BACKENDS
+from accord.games.sorting.failures import classify, mode_counts
 from accord.games.sorting.task import MODES, TASKS
 from accord.games.sorting.usage import PAPER_PRICES, trace_metrics
 from accord.models.options import Prices
@@ -82,15 +87,21 @@ def game_row(trace: Trace, prices: Mapping[str, Prices] = PAPER_PRICES) -> Row:
         "rounds": m.get("rounds"),
         "te": u["te"],
         "cr": u["cr"],
+        "metrics_phase": cfg.get("metrics_phase", "final"),
+        **{f"rounds_{p}": m.get(f"rounds_{p}") for p in PHASES},
+        **{f"{k}_{p}": u.get(f"{k}_{p}") for k in ("te", "cr") for p in PHASES},
         "tokens": u["token_source"],
         "total_tokens": u["tokens"],
         "input_tokens": u["input_tokens"],
         "output_tokens": u["output_tokens"],
+        "reasoning_tokens": u["reasoning_tokens"],
         "comm_tokens": u["comm_tokens"],
+        "cr_visible": u["cr_visible"],
         "cost_usd": u["cost_usd"],
         "cost_mid": u["cost_mid"],
         "cost_low": u["cost_low"],
         "cost_high": u["cost_high"],
+        **{f"fail_{mode}": n for mode, n in mode_counts(classify(trace).values()).items()},
     }
 
 
@@ -299,4 +310,12 @@ def build(
         written.append(plot_figure2(data, out / "figure2.png"))
     table("cost", cost_table, rows, "Tokens and cost (MAS-Bench App. C, Table 4)")
     table("tasks", tasks_table, rows, "SR per task (MAS-Bench App. G.3)")
+    table("phases", appendix.phases_table, sort_rows, "R, TE and CR % per phase (§3.4, Table 1)")
+    table("table6", appendix.table6, sort_rows, "Tokens per run, CAMOC vs Base/Abl. (Table 6)")
+    table("table7", appendix.table7, sort_rows, "Tokens per correct instance, K-V (Table 7)")
+    table("table8", appendix.table8, sort_rows, "Tokens per run at N = 1 (Table 8)")
+    table("table11", appendix.table11, sort_rows, "SR per condition, Welch's test (Table 11)")
+    table("welch", appendix.welch_table, sort_rows, "Each condition vs Base, Welch's t-tests")
+    table("welch_backends", appendix.welch_backends, sort_rows, "SR between backends, Welch")
+    table("failures", appendix.failures_table, sort_rows, "Failure modes by rule (§5.3)")
     return written

@@ -10,11 +10,26 @@ answer carries those estimates (``tokens_est``): the whole input the call re-sen
 its output (``output``), the message/file replies newly shown in its observation
 (``input_comm``) and the message/file commands in its reply (``output_comm``). Then
 
-    comm = input_tokens * input_comm / input + output_tokens * output_comm / output
+    comm = input_tokens * input_comm / input + visible_output * output_comm / output
 
 Each piece of communication counts once, in the call where the model first reads or writes
 it, at that call's own tokens-per-character rate; with reported counts equal to the estimates
 this is exactly the game's ``comm_tokens_est``.
+
+**Reasoning tokens.** A reasoning model's reported ``output_tokens`` include its hidden
+reasoning (``reasoning_tokens``, the OpenAI usage convention the providers follow), which no
+other agent ever sees and the game's estimate (the visible reply) does not contain. The
+output share is therefore taken over the visible output only,
+``visible_output = output_tokens - reasoning_tokens``; a provider reporting more reasoning
+than output tokens is taken to count reasoning apart, and its whole output is visible.
+Reasoning tokens stay in T_total (they are paid for and produced by the agent, eq. 6) and are
+reported on their own (``reasoning_tokens``), with ``cr_visible`` = comm / (T_total -
+reasoning) beside CR.
+
+**Phases.** Each call belongs to the phase its ``turn`` was played in, so TE and CR are also
+given per phase and combined (``te_phase1``, ``te_phase2``, ``te_combined``, and the same for
+``cr``); ``te`` and ``cr`` are the scope named by the trace's ``metrics_phase`` (default: the
+final, scored phase; `accord.games.sorting.metrics`).
 
 TE = N*K / T_total * 1e5 and CR = comm / T_total, T_total the reported input plus output
 tokens of every seat that made model calls; seats without model calls (reference agents,
@@ -37,11 +52,13 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from accord.games.sorting.metrics import cost_estimate, te
+from accord.games.sorting.metrics import cost_estimate, phase_values, scope_key
 from accord.models.options import Prices
 from accord.traces.schema import Trace
 
 TokenSource = Literal["model", "estimate"]
+
+_PHASE_KEYS = tuple(f"{m}_{p}" for m in ("te", "cr") for p in ("phase1", "phase2", "combined"))
 
 PAPER_PRICES: dict[str, Prices] = {
     "deepseek-chat-v3.1": Prices(input_per_mtok=0.15, output_per_mtok=0.75),
@@ -63,6 +80,21 @@ class CallTokens:
     output_est: int
     input_comm_est: int
     output_comm_est: int
+    reasoning_tokens: int = 0
+    phase: int = 1
+
+    @property
+    def visible_output(self) -> int:
+        """Output tokens other than hidden reasoning (the module's rule)."""
+        if 0 < self.reasoning_tokens <= self.output_tokens:
+            return self.output_tokens - self.reasoning_tokens
+        return self.output_tokens
+
+    @property
+    def total(self) -> int:
+        """Every token of the call: input, visible output and reasoning."""
+        extra = self.reasoning_tokens if self.reasoning_tokens > self.output_tokens else 0
+        return self.input_tokens + self.output_tokens + extra
 
     @property
     def comm_tokens(self) -> float:
@@ -71,7 +103,7 @@ class CallTokens:
         if self.input_est > 0:
             comm += self.input_tokens * self.input_comm_est / self.input_est
         if self.output_est > 0:
-            comm += self.output_tokens * self.output_comm_est / self.output_est
+            comm += self.visible_output * self.output_comm_est / self.output_est
         return comm
 
 
@@ -80,12 +112,14 @@ def call_tokens(events: Iterable[Mapping[str, Any]]) -> list[CallTokens]:
 
     A seat's calls for one request come before the game applies its answer (the ``turn``),
     and its next request comes after, so each seat's calls and turns pair up in step order.
-    A call without a turn (a game that failed mid-round) keeps its tokens and no estimates.
+    A call without a turn (a game that failed mid-round) keeps its tokens and no estimates,
+    in the phase being played when it was made.
     """
     waiting: dict[int, list[Mapping[str, Any]]] = {}
     out: list[CallTokens] = []
+    current = 1
 
-    def close(seat: int, est: Mapping[str, Any]) -> None:
+    def close(seat: int, est: Mapping[str, Any], phase: int) -> None:
         for call in waiting.pop(seat, []):
             out.append(
                 CallTokens(
@@ -96,17 +130,21 @@ def call_tokens(events: Iterable[Mapping[str, Any]]) -> list[CallTokens]:
                     output_est=int(est.get("output", 0)),
                     input_comm_est=int(est.get("input_comm", 0)),
                     output_comm_est=int(est.get("output_comm", 0)),
+                    reasoning_tokens=int(call.get("reasoning_tokens") or 0),
+                    phase=phase,
                 )
             )
 
-    for event in sorted(events, key=lambda e: int(e.get("t", 0))):
+    for event in sorted(events, key=lambda e: float(e.get("t", 0))):
         kind = event.get("type")
-        if kind == "model_call" and "seat" in event:
+        if kind == "phase_start":
+            current = int(event.get("phase", current))
+        elif kind == "model_call" and "seat" in event:
             waiting.setdefault(int(event["seat"]), []).append(event)
         elif kind == "turn":
-            close(int(event["seat"]), event.get("tokens_est") or {})
+            close(int(event["seat"]), event.get("tokens_est") or {}, int(event.get("phase", 1)))
     for seat in sorted(waiting):
-        close(seat, {})
+        close(seat, {}, current)
     return out
 
 
@@ -132,43 +170,69 @@ def seat_prices(
     return table.get(model.lower()) or table.get(_model_key(model))
 
 
+def _scope(trace: Trace) -> str:
+    phases = len(trace.metrics.get("rounds_per_phase") or [1])
+    return scope_key(trace.config.get("metrics_phase", "final"), phases)
+
+
 def trace_metrics(trace: Trace, prices: Mapping[str, Prices] = PAPER_PRICES) -> dict[str, Any]:
     """TE, CR, tokens and cost of one sorting trace (see the module docstring).
 
     Keys: ``token_source`` (``model`` or ``estimate``), ``tokens``, ``input_tokens``,
-    ``output_tokens``, ``comm_tokens``, ``te``, ``cr``, ``cost_usd``, ``cost_mid``,
-    ``cost_low``, ``cost_high`` (cost keys are ``None`` when unknown or without models).
+    ``output_tokens``, ``reasoning_tokens``, ``comm_tokens``, ``te``, ``cr``,
+    ``cr_visible``, the per-phase ``te_phase1``, ``te_phase2``, ``te_combined`` (and ``cr_``
+    the same), ``cost_usd``, ``cost_mid``, ``cost_low``, ``cost_high`` (cost keys are
+    ``None`` when unknown or without models).
     """
     m = trace.metrics
     nk = int(m.get("nk", 0))
+    key = _scope(trace)
     by_name = {s.name: s.seat for s in trace.seats}
     used = {by_name[name]: u for name, u in trace.usage.items() if name in by_name and u.calls > 0}
     none: dict[str, Any] = dict.fromkeys(("cost_usd", "cost_mid", "cost_low", "cost_high"), None)
     if not used:
         rows = trace.seat_rows
+        phases = {k: m.get(f"{k[:2]}_est{k[2:]}") for k in _PHASE_KEYS}
         return {
             "token_source": "estimate",
             "tokens": int(m.get("tokens_est", 0)),
             "input_tokens": sum(int(r.get("input_tokens_est", 0)) for r in rows),
             "output_tokens": sum(int(r.get("output_tokens_est", 0)) for r in rows),
+            "reasoning_tokens": 0,
             "comm_tokens": float(m.get("comm_tokens_est", 0)),
             "te": m.get("te_est"),
             "cr": m.get("cr_est"),
+            "cr_visible": m.get("cr_est"),
+            **phases,
             **none,
         }
     calls = [c for c in call_tokens(trace.events) if c.seat in used]
     tin = sum(u.input_tokens for u in used.values())
     tout = sum(u.output_tokens for u in used.values())
-    total = tin + tout
+    reasoning = sum(u.reasoning_tokens for u in used.values())
+    # Reasoning reported apart from the output (more of it than output) is added to T_total.
+    apart = sum(c.reasoning_tokens for c in calls if c.reasoning_tokens > c.output_tokens)
+    total = tin + tout + apart
     comm = sum(c.comm_tokens for c in calls)
+    nphases = max([c.phase for c in calls] + [len(m.get("rounds_per_phase") or [1])])
+    p_tokens = [float(sum(c.total for c in calls if c.phase == p)) for p in range(1, nphases + 1)]
+    p_comm = [sum(c.comm_tokens for c in calls if c.phase == p) for p in range(1, nphases + 1)]
+    # Usage the calls do not account for (none in a normal trace) counts in the last phase.
+    if p_tokens:
+        p_tokens[-1] += total - sum(p_tokens)
+    phases = phase_values(nk, p_tokens, p_comm)
+    visible = total - reasoning
     out: dict[str, Any] = {
         "token_source": "model",
         "tokens": total,
         "input_tokens": tin,
         "output_tokens": tout,
+        "reasoning_tokens": reasoning,
         "comm_tokens": comm,
-        "te": te(nk, 1, total),
-        "cr": comm / total if total else None,
+        "te": phases[f"te_{key}"],
+        "cr": phases[f"cr_{key}"],
+        "cr_visible": comm / visible if visible > 0 else None,
+        **phases,
         **none,
     }
     seat_prices_ = {s: seat_prices(trace, s, prices) for s in used}

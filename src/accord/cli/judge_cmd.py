@@ -37,6 +37,7 @@ def judge(
     """
     from accord.analysis.report import load_traces, write_table
     from accord.cli.options import model_options
+    from accord.games.negotiation.config import TRACE_GAME_IDS
     from accord.judges.agreement import agreement, prevalence
     from accord.judges.negotiation import judge_trace, verdict_rows
     from accord.models import get_model
@@ -45,7 +46,7 @@ def judge(
     target = out or dirs[0] / "judge"
     try:
         traces = [
-            t for t in load_traces(dirs) if t.game_id == "negotiation-v1" and t.status == "complete"
+            t for t in load_traces(dirs) if t.game_id in TRACE_GAME_IDS and t.status == "complete"
         ]
         if not traces:
             raise ConfigError("No complete negotiation traces to judge in the given directories.")

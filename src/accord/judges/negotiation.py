@@ -18,6 +18,7 @@ from typing import Any
 from accord.agents.llm import LLMAgent
 from accord.core.errors import ActionError
 from accord.core.spec import Action, ActionSpec, JSONSchema, Request
+from accord.games.negotiation.config import TRACE_GAME_IDS
 from accord.judges.taxonomy import AGENT_NAMES, AUX_KEYS, AUXILIARY, CORE, CORE_KEYS, Label
 from accord.models.client import ModelClient
 from accord.traces.schema import Trace
@@ -189,7 +190,7 @@ def parse_verdict(text: str, rounds: int) -> list[RoundLabels]:
 async def judge_trace(client: ModelClient, trace: Trace, *, seed: int = 0) -> list[RoundLabels]:
     """Label every round of one negotiation trace; empty if the judge never answers validly."""
     rounds = len(trace.final_state.get("rounds", []))
-    if trace.game_id != "negotiation-v1" or rounds == 0:
+    if trace.game_id not in TRACE_GAME_IDS or rounds == 0:
         return []
     holder: dict[str, list[RoundLabels]] = {}
 

@@ -34,7 +34,7 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     run_sync(specs, run)
     out = tmp_path_factory.mktemp("report")
     build_report([run], out)
-    return run, out / "negotiation-v1"
+    return run, out / "negotiation-v2"
 
 
 def rows(path: Path) -> list[dict[str, str]]:
@@ -112,6 +112,6 @@ def test_estimates_hold_the_numbers_behind_the_tables(report: tuple[Path, Path])
 def test_report_without_no_talk_or_transparency_skips_those(tmp_path: Path) -> None:
     run_sync([spec("only", "cooperative", "greedy", 1)], tmp_path / "run")
     build_report([tmp_path / "run"], tmp_path / "out")
-    names = {p.name for p in (tmp_path / "out" / "negotiation-v1").iterdir()}
+    names = {p.name for p in (tmp_path / "out" / "negotiation-v2").iterdir()}
     assert "table3.md" in names and "figure2.png" in names
     assert not {"table9.md", "table10.md", "figure3.png"} & names

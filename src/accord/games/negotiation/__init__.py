@@ -1,4 +1,4 @@
-"""`negotiation-v1`: iterated two-agent resource negotiation with private projects (seed 004).
+"""`negotiation-v2`: iterated two-agent resource negotiation with private projects (seed 004).
 
 See `engine.py` for the rules and state machine, `docs/negotiation.md` for every modelling
 choice and metric.
@@ -10,7 +10,7 @@ from accord.games.negotiation import report  # noqa: F401  (registers the report
 from accord.games.negotiation.config import NegotiationConfig
 from accord.games.negotiation.engine import NegotiationGame
 
-register(NegotiationGame, "negotiation", "negotiation-v1")
+register(NegotiationGame, "negotiation", "negotiation-v2")
 
 __all__ = ["NegotiationConfig", "NegotiationGame"]
 

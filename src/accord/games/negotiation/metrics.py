@@ -64,8 +64,8 @@ def analysed(records: Sequence[RoundRecord]) -> list[RoundRecord]:
 
 
 def is_round_optimal(r: RoundRecord) -> bool:
-    """Not annulled and the joint reward reaches ``M``."""
-    return not r.annulled and oracle.is_optimal(r.joint_reward, r.oracle_max)
+    """Not annulled, ``M > 0`` and the joint reward reaches ``M``."""
+    return not r.annulled and r.oracle_max > 0 and oracle.is_optimal(r.joint_reward, r.oracle_max)
 
 
 def allocation(r: RoundRecord) -> Allocation:
@@ -105,8 +105,12 @@ def allocation_efficiency(records: Sequence[RoundRecord]) -> Rate:
 
 
 def optimum_rate(records: Sequence[RoundRecord]) -> Rate:
-    """Optimal rounds / analysed rounds. Paper: Table 3, 21.9-91.3%."""
-    return _rate(is_round_optimal(r) for r in analysed(records))
+    """Optimal rounds / analysed rounds with ``M > 0``. Paper: Table 3, 21.9-91.3%.
+
+    A round whose joint optimum is 0 has no optimum to reach: it is left out, so a game (or
+    market) with ``M = 0`` everywhere has an undefined rate, not 100%.
+    """
+    return _rate(is_round_optimal(r) for r in analysed(records) if r.oracle_max > 0)
 
 
 def early_decision_rate(records: Sequence[RoundRecord]) -> Rate:
@@ -127,34 +131,46 @@ def _leader(r: RoundRecord) -> int:
 
 
 def _flip(a: RoundRecord, b: RoundRecord) -> bool:
+    """App. E exactly: ``1[(rA_t > rB_t) != (rA_t+1 > rB_t+1)]`` (a tie reads as "A does not
+    lead", so 5-5 then 10-5 is a flip)."""
+    return (a.rewards[0] > a.rewards[1]) != (b.rewards[0] > b.rewards[1])
+
+
+def _strict_flip(a: RoundRecord, b: RoundRecord) -> bool:
+    """A strict leader in both rounds, and a different one (ties never flip)."""
     return _leader(a) != 0 and _leader(b) != 0 and _leader(a) != _leader(b)
 
 
-def payoff_alternation(records: Sequence[RoundRecord], *, rotating: bool) -> Rate:
-    """2-round payoff alternation: consecutive pairs whose strict leader flips / pairs.
+def payoff_alternation(
+    records: Sequence[RoundRecord], *, rotating: bool, strict: bool = False
+) -> Rate:
+    """2-round payoff alternation: consecutive pairs that flip / pairs (App. E).
 
-    App. E writes the flip as ``1[(rA_t > rB_t) != (rA_t+1 > rB_t+1)]``, which silently folds
-    a tie into "seat B leads". Here a flip needs a strict leader in both rounds and a change
-    of leader; a pair with a tie on either side (including annulled rounds) counts as no flip
-    but stays in the denominator. Non-rotating games only (empty otherwise). Paper: 16.3%.
+    A flip is App. E's indicator (`_flip`); ``strict`` uses `_strict_flip` instead (reported
+    as ``payoff_alternation_strict``, the v1 definition). Non-rotating games only (empty
+    otherwise). Paper: 16.3%.
     """
     if rotating:
         return Rate()
-    return _rate(_flip(a, b) for a, b in _pairs(records))
+    flip = _strict_flip if strict else _flip
+    return _rate(flip(a, b) for a, b in _pairs(records))
 
 
-def full_alternation(records: Sequence[RoundRecord], *, rotating: bool) -> Rate:
-    """Game-level: 1/1 when every consecutive pair of the game flips, 0/1 otherwise.
+def full_alternation(
+    records: Sequence[RoundRecord], *, rotating: bool, strict: bool = False
+) -> Rate:
+    """Game-level: 1/1 when every consecutive pair of the game flips (App. E's indicator, or
+    the strict one), 0/1 otherwise: the paper's "4-round rate" for 4-round games.
 
     Eligible (denominator 1) only for non-rotating games with at least two rounds and no
-    excluded round, so that "every pair" really covers the whole game (4 rounds in the
-    paper). Paper: 2.2% of games.
+    excluded round, so that "every pair" really covers the whole game. Paper: 2.2% of games.
     """
     kept = analysed(records)
     if rotating or len(kept) < 2 or len(kept) != len(records):
         return Rate()
     pairs = _pairs(records)
-    return Rate(int(len(pairs) == len(kept) - 1 and all(_flip(a, b) for a, b in pairs)), 1)
+    flip = _strict_flip if strict else _flip
+    return Rate(int(len(pairs) == len(kept) - 1 and all(flip(a, b) for a, b in pairs)), 1)
 
 
 def win_stay(records: Sequence[RoundRecord], *, rotating: bool) -> Rate:
@@ -183,29 +199,71 @@ def lose_shift(records: Sequence[RoundRecord], *, rotating: bool) -> Rate:
 # -- perfunctory fairness (§5.4) -----------------------------------------------------------
 
 
-def is_equal_split(r: RoundRecord) -> bool:
-    """Both seats bought the same positive quantity of at least one resource."""
+def is_equal_split(r: RoundRecord, supply: Mapping[str, int] | None = None) -> bool:
+    """§5.4: both seats bought the same positive quantity of at least one resource.
+
+    With `supply` (the stricter variant) that quantity must also be exactly half the
+    resource's supply: the two split the pool of that resource evenly ("5/5 stone").
+    """
     p0, p1 = r.purchases[0], r.purchases[1]
-    return any(p0.get(res, 0) == p1.get(res, 0) > 0 for res in RESOURCES)
+    return any(
+        p0.get(res, 0) == p1.get(res, 0) > 0
+        and (supply is None or 2 * p0.get(res, 0) == supply.get(res, -1))
+        for res in RESOURCES
+    )
 
 
-def equal_split_rate(records: Sequence[RoundRecord]) -> Rate:
+def equal_split_rate(
+    records: Sequence[RoundRecord], supply: Mapping[str, int] | None = None
+) -> Rate:
     """Equal-split rounds / analysed rounds. Paper: 12.5%."""
-    return _rate(is_equal_split(r) for r in analysed(records))
+    return _rate(is_equal_split(r, supply) for r in analysed(records))
 
 
-def perfunctory_fairness(records: Sequence[RoundRecord]) -> Rate:
-    """Rounds that are an equal split and non-optimal / analysed rounds. Paper: 6.1%.
+def perfunctory_fairness(
+    records: Sequence[RoundRecord], supply: Mapping[str, int] | None = None
+) -> Rate:
+    """§5.4: rounds that are an equal split and non-optimal / analysed rounds. Paper: 6.1%.
 
     Non-optimal includes annulled rounds (an equal split of one resource can still overdraw
     another). The share among equal splits is `perfunctory_share` (paper: 48.8%).
     """
-    return _rate(is_equal_split(r) and not is_round_optimal(r) for r in analysed(records))
+    return _rate(is_equal_split(r, supply) and not is_round_optimal(r) for r in analysed(records))
 
 
-def perfunctory_share(records: Sequence[RoundRecord]) -> Rate:
+def perfunctory_share(
+    records: Sequence[RoundRecord], supply: Mapping[str, int] | None = None
+) -> Rate:
     """Non-optimal equal splits / equal splits."""
-    return _rate(not is_round_optimal(r) for r in analysed(records) if is_equal_split(r))
+    return _rate(not is_round_optimal(r) for r in analysed(records) if is_equal_split(r, supply))
+
+
+# -- §5 headline figures -------------------------------------------------------------------
+
+
+def any_optimum(records: Sequence[RoundRecord]) -> Rate:
+    """Game-level: 1/1 if some analysed round is jointly optimal, 0/1 otherwise (0/0 when no
+    analysed round has ``M > 0``). Paper §5: 81.7% of games."""
+    rounds = [r for r in analysed(records) if r.oracle_max > 0]
+    return Rate(int(any(is_round_optimal(r) for r in rounds)), 1) if rounds else Rate()
+
+
+def first_optimum_round(records: Sequence[RoundRecord], *, shifting: bool) -> Rate:
+    """Mean round of the first optimum, as (round, 1) per stable game that reaches one.
+
+    Stable-partner games only, as in §5 ("after an average of 1.6 rounds"); pooled, the
+    rate is the mean over games.
+    """
+    if shifting:
+        return Rate()
+    first = next((r.round for r in analysed(records) if is_round_optimal(r)), None)
+    return Rate(first, 1) if first is not None else Rate()
+
+
+def positive_after_overdraw(records: Sequence[RoundRecord]) -> Rate:
+    """Rounds right after an annulled round whose joint reward is positive / such rounds.
+    Paper §5: 83.3%."""
+    return _rate(b.joint_reward > 0 for a, b in _pairs(records) if a.annulled)
 
 
 # -- anchoring (§5.5) ----------------------------------------------------------------------
@@ -424,10 +482,12 @@ def failure_buckets(records: Sequence[RoundRecord]) -> dict[str, Rate]:
 class GameMetrics:
     """Every metric of one game, as counts that add across games (`aggregate`).
 
-    `rates` keys: overdraw, optimum, early_decision, payoff_alternation, full_alternation,
-    win_stay, lose_shift, equal_split, perfunctory_fairness, perfunctory_share, repeat,
-    repeat_after_overdraw, stubborn_anchoring, proposal, deference, deference_optimal,
-    deference_suboptimal, deference_round1, coherence and ``bucket_<name>`` for `BUCKETS`.
+    `rates` keys: overdraw, optimum, early_decision, payoff_alternation, full_alternation
+    (and their ``_strict`` variants), win_stay, lose_shift, equal_split, perfunctory_fairness,
+    perfunctory_share, equal_split_half, perfunctory_fairness_half, any_optimum,
+    first_optimum_round, positive_after_overdraw, repeat, repeat_after_overdraw,
+    stubborn_anchoring, proposal, deference, deference_optimal, deference_suboptimal,
+    deference_round1, coherence and ``bucket_<name>`` for `BUCKETS`.
     """
 
     rounds: int
@@ -442,11 +502,16 @@ class GameMetrics:
 
 
 def game_metrics(
-    records: Sequence[RoundRecord], *, rotating: bool, shifting: bool = False
+    records: Sequence[RoundRecord],
+    *,
+    rotating: bool,
+    shifting: bool = False,
+    supply: Mapping[str, int] | None = None,
 ) -> GameMetrics:
-    """All metrics of one game. `shifting` changes no formula; callers group games by it."""
-    del shifting  # in the signature so callers state the whole condition explicitly
+    """All metrics of one game. `shifting` only restricts `first_optimum_round` to stable
+    games; `supply` (the market's) enables the strict equal-split variant."""
     kept = analysed(records)
+    half = supply if supply is not None else {"r1": 10, "r2": 10, "r3": 6}
     d = first_proposal_deference(records, rotating=rotating)
     rates = {
         "overdraw": overdraw_rate(records),
@@ -454,11 +519,18 @@ def game_metrics(
         "early_decision": early_decision_rate(records),
         "payoff_alternation": payoff_alternation(records, rotating=rotating),
         "full_alternation": full_alternation(records, rotating=rotating),
+        "payoff_alternation_strict": payoff_alternation(records, rotating=rotating, strict=True),
+        "full_alternation_strict": full_alternation(records, rotating=rotating, strict=True),
         "win_stay": win_stay(records, rotating=rotating),
         "lose_shift": lose_shift(records, rotating=rotating),
         "equal_split": equal_split_rate(records),
         "perfunctory_fairness": perfunctory_fairness(records),
         "perfunctory_share": perfunctory_share(records),
+        "equal_split_half": equal_split_rate(records, half),
+        "perfunctory_fairness_half": perfunctory_fairness(records, half),
+        "any_optimum": any_optimum(records),
+        "first_optimum_round": first_optimum_round(records, shifting=shifting),
+        "positive_after_overdraw": positive_after_overdraw(records),
         "repeat": repeat_rate(records),
         "repeat_after_overdraw": repeat_after_overdraw(records),
         "stubborn_anchoring": stubborn_anchoring(records),

@@ -1,4 +1,4 @@
-"""`accord report` for `negotiation-v1`: the tables and figures of seed 004 §5 and App. F.
+"""`accord report` for `negotiation-v2`: the tables and figures of seed 004 §5 and App. F.
 
 Rates are pooled over rounds as in the paper (overdraw, optimum and early decision: hits /
 rounds; efficiency: mean of joint reward / M over rounds), computed by `metrics.game_metrics`
@@ -38,7 +38,7 @@ from typing import Any
 
 from accord.analysis.report import register_report, write_table
 from accord.analysis.value import bootstrap_ratio, value_of_communication
-from accord.games.negotiation.config import RATIOS
+from accord.games.negotiation.config import RATIOS, TRACE_GAME_IDS
 from accord.games.negotiation.metrics import GameMetrics, Rate, game_metrics
 from accord.games.negotiation.record import RoundRecord
 from accord.traces.schema import Trace
@@ -452,4 +452,5 @@ def _save(plt: Any, fig: Any, path: Path) -> Path:
     return path
 
 
-register_report("negotiation-v1", build)
+for _gid in TRACE_GAME_IDS:
+    register_report(_gid, build)

@@ -19,17 +19,16 @@ detection rule and the paper's value. Conventions:
 
 from __future__ import annotations
 
-import re
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from itertools import pairwise
 from typing import Any
 
 from accord.games.negotiation import oracle, rules
 from accord.games.negotiation.record import RoundRecord
 from accord.games.negotiation.scenario import RESOURCES
+from accord.games.negotiation.speech import proposals_to_partner, self_commitments
 
 Allocation = tuple[tuple[tuple[str, int], ...], ...]
 
@@ -301,76 +300,7 @@ def stubborn_anchoring(records: Sequence[RoundRecord]) -> Rate:
     )
 
 
-# -- speech parsing (§5.5, §5.6) -----------------------------------------------------------
-
-_WORDS = "zero one two three four five six seven eight nine ten"
-_NUMBER_WORDS: dict[str, int] = {w: i for i, w in enumerate(_WORDS.split(" "))}
-_NUM = r"(?<![\w$.\-–])(\d+|" + "|".join(_NUMBER_WORDS) + r")(?![\d.]|\s*[-–]\s*\d)"
-# Cues that open a clause about the partner's (or one's own) quantities; ' matches ’ too.
-_OTHER_CUE = re.compile(
-    r"\byou(?:'ll)?\s+(?:(?:could|can|should|would|will|might|then|just|instead|only"
-    r"|go ahead and)\s+)?(?:take|get|buy|have|keep|purchase|grab)\b"
-    r"|\bfor you\b\s*[:=\-–,]?|\byou\s*:"
-    r"|\b(?:leave|leaves|leaving|give|gives|giving)\s+you(?:\s+with)?\b".replace("'", "['’]"),
-    re.IGNORECASE,
-)
-_SELF_CUE = re.compile(
-    r"\bI(?:'ll| will| shall|'m going to| am going to|'m| am)?"
-    r"(?:\s+(?:plan|planning|intend|intending) to)?"
-    r"\s+(?:(?:just|then|only|instead|now|also|definitely)\s+)?(?:take|buy|get|purchase|grab)\b"
-    r"|\bI(?:'m| am)(?:\s+(?:just|only|now|also))?\s+(?:taking|buying|getting|purchasing"
-    r"|grabbing)\b|\bI'll be (?:taking|buying|getting)\b".replace("'", "['’]"),
-    re.IGNORECASE,
-)
-# Where such a clause ends: sentence end, or the other party coming into it.
-_END = r"[.!?;\n](?!\d)"
-_OTHER_END = re.compile(_END + r"|\b(?:I|I['’]\w+|me|my|mine)\b", re.IGNORECASE)
-_SELF_END = re.compile(_END + r"|\b(?:you|your|yours)\b", re.IGNORECASE)
-
-
-@lru_cache(maxsize=256)
-def _resource_regex(names: tuple[tuple[str, str], ...]) -> tuple[re.Pattern[str], dict[str, str]]:
-    lookup: dict[str, str] = {}
-    alts: list[str] = []
-    for rid, name in names:
-        key = name.lower().replace(" ", "_")
-        lookup[key] = rid
-        alts.append(re.escape(key).replace("_", "[_ ]"))
-    res = "|".join(sorted(alts, key=len, reverse=True)) or r"(?!)"
-    qty_first = _NUM + r"\s*(?:x|×|\*)?\s*(?:units?\s+of\s+)?(" + res + r")(?:e?s)?\b"
-    name_first = r"\b(" + res + r")(?:e?s)?\s*(?:=|:|×|x|\*)\s*" + _NUM
-    return re.compile(f"{qty_first}|{name_first}", re.IGNORECASE), lookup
-
-
-def _quantities(text: str, names: Mapping[str, str]) -> dict[str, int]:
-    """``{resource id: units}`` for every "6 stone" / "stone=6" / "stone×6" in `text`."""
-    pattern, lookup = _resource_regex(tuple(sorted(names.items())))
-    out: dict[str, int] = {}
-    for m in pattern.finditer(text):
-        num, name = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
-        n = int(num) if num.isdigit() else _NUMBER_WORDS[num.lower()]
-        out[lookup[name.lower().replace(" ", "_")]] = n
-    return out
-
-
-def _directed(text: str, names: Mapping[str, str], *, other: bool) -> dict[str, int]:
-    """Quantities in the clauses introduced by a partner-directed (or self-directed) cue."""
-    cue, end = (_OTHER_CUE, _OTHER_END) if other else (_SELF_CUE, _SELF_END)
-    out: dict[str, int] = {}
-    for m in cue.finditer(text):
-        stop = end.search(text, m.end())
-        out.update(_quantities(text[m.end() : stop.start() if stop else len(text)], names))
-    return out
-
-
-def proposals_to_partner(text: str, names: Mapping[str, str]) -> dict[str, int]:
-    """Partner-directed quantities, e.g. "you take 4 stone" -> ``{"r2": 4}``."""
-    return _directed(text, names, other=True)
-
-
-def self_commitments(text: str, names: Mapping[str, str]) -> dict[str, int]:
-    """Self-directed quantities, e.g. "I'll take 6 stone" -> ``{"r2": 6}``."""
-    return _directed(text, names, other=False)
+# -- speech parsing (§5.5, §5.6): see `speech.py` -----------------------------------------
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ choice and metric.
 
 from accord.agents.reference import register_reference
 from accord.core.registry import register
-from accord.games.negotiation import report  # noqa: F401  (registers the report builder)
+from accord.games.negotiation import report_build  # noqa: F401  (registers the report)
 from accord.games.negotiation.config import NegotiationConfig
 from accord.games.negotiation.engine import NegotiationGame
 

@@ -379,8 +379,8 @@ def stated_vs_actual(records: Sequence[RoundRecord]) -> Rate:
 BUCKETS: tuple[str, ...] = ("no_prior_context", "failed_improvement", "repeated", "after_excluded")
 
 
-def failure_buckets(records: Sequence[RoundRecord]) -> dict[str, Rate]:
-    """Partition of non-optimal analysed rounds (denominator of every bucket).
+def bucket_labels(records: Sequence[RoundRecord]) -> dict[int, str]:
+    """Round number -> failure bucket of each non-optimal analysed round (Fig. 6):
 
     - no_prior_context: round 1 (no shared history yet);
     - failed_improvement: round 2+, joint allocation changed from the previous round;
@@ -389,19 +389,23 @@ def failure_buckets(records: Sequence[RoundRecord]) -> dict[str, Rate]:
       the buckets always add up).
     """
     by_round = {r.round: r for r in analysed(records)}
-    labels: list[str] = []
-    for r in analysed(records):
+    out: dict[int, str] = {}
+    for r in by_round.values():
         if is_round_optimal(r):
             continue
         prev = by_round.get(r.round - 1)
         if r.round <= 1:
-            labels.append("no_prior_context")
+            out[r.round] = "no_prior_context"
         elif prev is None:
-            labels.append("after_excluded")
-        elif allocation(prev) != allocation(r):
-            labels.append("failed_improvement")
+            out[r.round] = "after_excluded"
         else:
-            labels.append("repeated")
+            out[r.round] = "failed_improvement" if allocation(prev) != allocation(r) else "repeated"
+    return out
+
+
+def failure_buckets(records: Sequence[RoundRecord]) -> dict[str, Rate]:
+    """Share of each `bucket_labels` bucket among non-optimal analysed rounds."""
+    labels = list(bucket_labels(records).values())
     return {b: Rate(labels.count(b), len(labels)) for b in BUCKETS}
 
 

@@ -6,6 +6,7 @@ Each test here failed on `negotiation-v1`.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -177,3 +178,15 @@ def test_json_reminder_keyed_on_the_provider(
     answer(g, 0, env("a"))
     systems = {0: g._system[0], 1: g.pending()[0].system or ""}
     assert tuple("answer with one valid JSON object" in systems[s] for s in (0, 1)) == expected
+
+
+def test_unknown_scenario_fails_before_any_game(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from accord.cli.main import app
+
+    out = tmp_path / "run"
+    args = ["run", "negotiation", "--agents", "cooperative,greedy", "--out", str(out)]
+    result = CliRunner().invoke(app, [*args, "-o", "scenario=0.5/gen_999"])
+    assert result.exit_code == 2 and "unknown scenario '0.5/gen_999'" in result.output
+    assert not (out / "traces").exists()

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -178,7 +178,7 @@ def figure6(games: Sequence[Game], path: Path) -> Path | None:
     plt = _pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(11, 3.8), sharey=True)
     colors = plt.get_cmap("tab10")
-    panels = (
+    panels: tuple[tuple[str, list[str], Callable[[Game, int], str]], ...] = (
         ("by M/C", [f"{r:.1f}" for r in _ratios(games)], lambda g, rnd: f"{g.ratio:.1f}"),
         (
             "by round",
@@ -224,7 +224,8 @@ def enrichment(games: Sequence[Game], labels: Sequence[dict[str, Any]]) -> list[
             if row is not None and not any(r.fallback):
                 optimal = r.optimal and not r.annulled
                 info.append((row, r.annulled, optimal, buckets.get(r.round)))
-    contrasts = (
+    Pick = Callable[[bool, bool, str | None], bool]
+    contrasts: tuple[tuple[str, Pick, Pick], ...] = (
         (
             "failed improvement vs other non-optimal",
             lambda a, o, b: b == "failed_improvement",

@@ -190,3 +190,25 @@ def test_unknown_scenario_fails_before_any_game(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, [*args, "-o", "scenario=0.5/gen_999"])
     assert result.exit_code == 2 and "unknown scenario '0.5/gen_999'" in result.output
     assert not (out / "traces").exists()
+
+
+def test_process_metrics_reach_summary_json_with_cis(tmp_path: Path) -> None:
+    from accord.runner.run import run_sync
+    from accord.runner.specs import AgentSpec, GameSpec
+
+    specs = [
+        GameSpec(trace_id=f"g{s}", game="negotiation", options={"ratio": 0.5, "rounds": 3},
+                 seed=s, agents=[AgentSpec(agent="greedy"), AgentSpec(agent="equal-split")])
+        for s in range(3)
+    ]  # fmt: skip
+    run_sync(specs, tmp_path)
+    (group,) = json.loads((tmp_path / "summary.json").read_text())["groups"]
+    details = group["details"]
+    for key in ("payoff_alternation", "perfunctory_fairness", "stubborn_anchoring", "deference",
+                "coherence", "bucket_failed_improvement", "any_optimum"):  # fmt: skip
+        assert {"num", "den", "mean", "ci_low", "ci_high", "games"} <= set(details[key]), key
+    # Each pooled value is the sum of the per-trace counts.
+    traces = [json.loads(p.read_text()) for p in (tmp_path / "traces").glob("*.json")]
+    num = sum(t["metrics"]["detail"]["equal_split"]["num"] for t in traces)
+    den = sum(t["metrics"]["detail"]["equal_split"]["den"] for t in traces)
+    assert (details["equal_split"]["num"], details["equal_split"]["den"]) == (num, den) and den == 9

@@ -19,17 +19,9 @@ State machine (DESIGN principle 1), per round:
 
 After the last round, each seat is asked for a reflection (App. D.5; skipped without talk).
 
-Modelling choices the paper leaves open (all documented in docs/negotiation.md):
-- A speech sent together with a decision in the DECIDE phase is recorded but not delivered:
-  the round is over for both.
-- The shifting seat starts each round with a fresh conversation and a redacted system prompt
-  (App. D.8): one stand-alone round, no round counter, no earlier results. Its partner is told
-  that the opponent changes every round (companion code).
-- With rotating projects, each later round opens with the new list (App. D.2.3), the
-  partner's too under transparency, and by default the system prompt is rebuilt with the
-  round's projects (`rotating_system_prompt`).
-- Stated runs beyond what the purchase supplies are capped and leftovers fill further runs
-  (`rules.resolve_runs`, companion code); `runs: strict` makes them a validation error.
+Modelling choices the paper leaves open (speech with a forced decision, the shifting seat's
+redaction, rotating-project notices and system prompts, capped runs, the partner-decided
+notice, the provider JSON line) are listed with their sources in docs/negotiation.md.
 """
 
 from __future__ import annotations
@@ -44,15 +36,13 @@ from accord.core.spec import Action, ActionSpec, Request
 from accord.games.negotiation import actions, prompts, rules
 from accord.games.negotiation.config import RATIOS, NegotiationConfig
 from accord.games.negotiation.draw import draw_names, draw_scenarios
-from accord.games.negotiation.metrics import game_metrics
 from accord.games.negotiation.oracle import solve
 from accord.games.negotiation.record import RoundRecord, Utterance
+from accord.games.negotiation.result import SEAT_NAMES, game_result
 from accord.games.negotiation.scenario import Project
 
 if TYPE_CHECKING:
     from accord.traces.schema import Trace
-
-SEAT_NAMES = ("A", "B")
 
 
 class NegotiationGame(Game):
@@ -167,50 +157,7 @@ class NegotiationGame(Game):
         return self._phase == "done"
 
     def result(self) -> GameResult:
-        cfg = self.config
-        gm = game_metrics(
-            self._records,
-            rotating=cfg.projects == "rotating",
-            shifting=cfg.partner == "shifting",
-            supply=cfg.market.supply,
-        )
-        detail = gm.as_dict()
-        metrics: dict[str, Any] = {
-            "overdraw_rate": gm.rates["overdraw"].value,
-            "efficiency": gm.efficiency.value,
-            "optimum_rate": gm.rates["optimum"].value,
-            "early_decision_rate": gm.rates["early_decision"].value,
-            "joint_reward": sum(r.joint_reward for r in self._records),
-            "oracle_total": sum(r.oracle_max for r in self._records),
-            "fallback_rounds": gm.fallback_rounds,
-            "detail": detail,
-        }
-        final_state = {
-            "ratio": self._ratio,
-            "rounds": [r.model_dump() for r in self._records],
-            "totals": list(self._totals),
-            "reflections": list(self._reflections),
-        }
-        seat_rows = []
-        for seat in (0, 1):
-            valid = [r for r in self._records if not any(r.fallback)]
-            seat_rows.append(
-                {
-                    "seat": seat,
-                    "name": SEAT_NAMES[seat],
-                    "ratio": self._ratio,
-                    "total_reward": self._totals[seat],
-                    "mean_reward": self._totals[seat] / max(1, len(self._records)),
-                    "early_decision_rate": sum(r.early_decision[seat] for r in self._records)
-                    / max(1, len(self._records)),
-                    "fallback_rounds": sum(r.fallback[seat] for r in self._records),
-                    "share_of_joint": (
-                        sum(r.rewards[seat] for r in valid)
-                        / max(1, sum(r.joint_reward for r in valid))
-                    ),
-                }
-            )
-        return GameResult(final_state=final_state, metrics=metrics, seat_rows=seat_rows)
+        return game_result(self.config, self._ratio, self._records, self._totals, self._reflections)
 
     oracle_agent: ClassVar[str | None] = "cooperative"
 

@@ -7,8 +7,8 @@ detection rule and the paper's value. Conventions:
 
 - A round with any ``fallback`` seat is *excluded* from every metric (App. B) and only counted
   in ``fallback_rounds``.
-- *Optimal*: not annulled and joint reward reaches ``M`` (`oracle.is_optimal`). *Non-optimal*:
-  not optimal (annulled or below ``M``). *Suboptimal*: not annulled and below ``M``.
+- *Optimal*: not annulled, ``M > 0`` and joint reward reaches ``M``. *Non-optimal*: not
+  optimal. *Suboptimal*: not annulled and below ``M``.
 - A *joint allocation* is the pair of normalised purchases (seat 0, seat 1); two rounds share
   it only on an exact, seat-wise match.
 - A *consecutive pair* is two analysed rounds ``t`` and ``t+1`` of the same game; a pair with
@@ -104,11 +104,8 @@ def allocation_efficiency(records: Sequence[RoundRecord]) -> Rate:
 
 
 def optimum_rate(records: Sequence[RoundRecord]) -> Rate:
-    """Optimal rounds / analysed rounds with ``M > 0``. Paper: Table 3, 21.9-91.3%.
-
-    A round whose joint optimum is 0 has no optimum to reach: it is left out, so a game (or
-    market) with ``M = 0`` everywhere has an undefined rate, not 100%.
-    """
+    """Optimal rounds / analysed rounds with ``M > 0`` (Table 3: 21.9-91.3%). A round with
+    ``M = 0`` has no optimum to reach: with ``M = 0`` everywhere the rate is undefined."""
     return _rate(is_round_optimal(r) for r in analysed(records) if r.oracle_max > 0)
 
 
@@ -260,8 +257,7 @@ def first_optimum_round(records: Sequence[RoundRecord], *, shifting: bool) -> Ra
 
 
 def positive_after_overdraw(records: Sequence[RoundRecord]) -> Rate:
-    """Rounds right after an annulled round whose joint reward is positive / such rounds.
-    Paper §5: 83.3%."""
+    """Rounds after an annulled round with a positive joint reward / such rounds (§5: 83.3%)."""
     return _rate(b.joint_reward > 0 for a, b in _pairs(records) if a.annulled)
 
 
@@ -300,7 +296,7 @@ def stubborn_anchoring(records: Sequence[RoundRecord]) -> Rate:
     )
 
 
-# -- speech parsing (§5.5, §5.6): see `speech.py` -----------------------------------------
+# -- deference and coherence (§5.5, §5.6; speech detection in `speech.py`) ---------------
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import csv
 import json
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,15 @@ from typer.testing import CliRunner
 
 from accord.cli.main import app
 from accord.core.errors import ActionError
-from accord.judges import agreement, cohen_kappa, judge_trace, parse_verdict, prevalence
+from accord.judges import (
+    agreement,
+    cohen_kappa,
+    judge_game,
+    judge_trace,
+    parse_verdict,
+    prevalence,
+    system_prompt,
+)
 from accord.judges.negotiation import transcript, verdict_rows
 from accord.judges.taxonomy import AUX_KEYS, CORE_KEYS
 from accord.models.mock import MockModel
@@ -152,3 +161,76 @@ def test_judge_command_writes_labels_prevalence_and_agreement(
     assert len(labels) == 2
     agree = (run_dir / "judge" / "agreement.csv").read_text()
     assert "voluntary_project_disclosure" in agree
+
+
+def test_rubric_carries_definitions_rules_and_examples() -> None:
+    from accord.judges.taxonomy import AUXILIARY, CORE
+
+    prompt = system_prompt()
+    for label in (*CORE, *AUXILIARY):
+        assert label.examples and label.definition in prompt
+        for text in (*label.include, *label.exclude, *label.examples):
+            assert text in prompt
+
+
+def test_unjudged_games_say_why() -> None:
+    trace = coop_trace()
+    bad = asyncio.run(judge_game(MockModel(replies=['{"rounds": []}'] * 4), trace))
+    assert bad.labels == [] and bad.reason is not None
+    assert "no valid verdict" in bad.reason and "exactly one entry" in bad.reason
+    empty = trace.model_copy(update={"final_state": {**trace.final_state, "rounds": []}})
+    assert asyncio.run(judge_game(MockModel(replies=[verdict(2)]), empty)).reason == (
+        "the trace has no resolved rounds"
+    )
+
+
+def test_specialist_labels_replace_their_keys_and_kappa_is_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run_dir = tmp_path / "run"
+    specs = [
+        GameSpec(trace_id=f"g{i}", game="negotiation", options={"rounds": 2}, seed=i,
+                 agents=[AgentSpec(agent="cooperative")] * 2)
+        for i in range(2)
+    ]  # fmt: skip
+    run_sync(specs, run_dir)
+    import accord.models
+
+    judges = {
+        "mock/general": MockModel(replies=[verdict(2, withdraw=False)] * 2),
+        "mock/special": MockModel(replies=[verdict(2, withdraw=True, disclose=())] * 2),
+    }
+    monkeypatch.setattr(accord.models, "get_model", lambda spec: judges[spec])
+    args = ["judge", str(run_dir), "--model", "mock/general", "--specialist-model", "mock/special"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    merged = [json.loads(x) for x in (run_dir / "judge" / "labels.jsonl").read_text().splitlines()]
+    assert len(merged) == 4 and all(r["specialist"] for r in merged)
+    assert all(
+        r["coordination_withdrawal"] and not r["voluntary_project_disclosure"] for r in merged
+    )
+    assert all(r["voluntary_project_disclosure:agent_b"] is False for r in merged)
+    text = (run_dir / "judge" / "inter_judge.csv").read_text().splitlines()
+    kappa = {r["label"]: r for r in csv.DictReader(text)}
+    # The judges disagree on every round for these two labels and agree elsewhere.
+    assert kappa["coordination_withdrawal"]["general_pct"] == "0.0"
+    assert kappa["coordination_withdrawal"]["specialist_pct"] == "100.0"
+    assert kappa["fairness_appeal"]["kappa"] == ""  # both all-negative: undefined
+
+
+def test_judge_command_lists_unjudged_games_with_the_reason(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run_dir = tmp_path / "run"
+    spec = GameSpec(trace_id="g0", game="negotiation", options={"rounds": 2}, seed=1,
+                    agents=[AgentSpec(agent="cooperative")] * 2)  # fmt: skip
+    run_sync([spec], run_dir)
+    import accord.models
+
+    monkeypatch.setattr(accord.models, "get_model", lambda _s: MockModel(replies=["nope"] * 4))
+    result = CliRunner().invoke(app, ["judge", str(run_dir), "--model", "mock/x"])
+    assert result.exit_code == 0, result.output
+    assert "Judged 0/1 games" in result.output and "not judged g0" in result.output
+    assert "no valid verdict" in result.output
+    row = json.loads((run_dir / "judge" / "unjudged.jsonl").read_text())
+    assert row["trace_id"] == "g0" and "no valid verdict" in row["reason"]

@@ -44,7 +44,7 @@ def test_estimate_from_an_earlier_run(tmp_path: Path) -> None:
     cheap = {"model": "mock/schema", "options": {"prices": half}}
     assert estimate(_specs(6, [cheap, "greedy"]), history).usd == pytest.approx(spent)
     unknown = estimate(_specs(2, ["mock/echo", "greedy"]), history)
-    assert unknown.estimated_seats == 0 and "mock/echo in negotiation-v1" in unknown.describe()
+    assert unknown.estimated_seats == 0 and "mock/echo in negotiation-v2" in unknown.describe()
     assert "--estimate-from" in unknown.describe()
 
 

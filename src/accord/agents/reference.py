@@ -1,7 +1,7 @@
 """Registry of reference (non-LLM) agents per game, addressed by name in agent specs.
 
 A game package registers its reference agents at import:
-``register_reference("negotiation-v1", "greedy", GreedyAgent)``. Specs then say
+``register_reference("negotiation-v2", "greedy", GreedyAgent)``. Specs then say
 ``{agent: greedy}`` (YAML) or ``--agents greedy,local/smollm2`` (CLI).
 """
 

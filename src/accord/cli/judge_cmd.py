@@ -1,5 +1,5 @@
-"""`accord judge`: label negotiation rounds and failed sorting games with an LLM judge, and
-audit calendar privacy with one (CalBench App. I)."""
+"""`accord judge`: label negotiation rounds (seed 004 §5.8, App. G) and failed sorting games
+(MAS-Bench §5.3) with an LLM judge, and audit calendar privacy with one (CalBench App. I)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from rich.markup import escape
 
 from accord.cli.main import _fail, app, console
 from accord.core.errors import AccordError, ConfigError
@@ -25,12 +26,20 @@ def judge(
         typer.Argument(help="Run directories with negotiation, calendar or sorting traces."),
     ],
     model: Annotated[str, typer.Option(help="Judge model, provider/model.")],
+    specialist_model: Annotated[
+        str | None,
+        typer.Option(
+            help="Second judge whose labels replace the first's for coordination withdrawal, "
+            "misalignment recovery and project disclosure (App. G.2); their agreement is "
+            "written as inter_judge.csv. --model-base-url and -M apply to both judges."
+        ),
+    ] = None,
     out: Annotated[Path | None, typer.Option(help="Output folder (default: <DIR>/judge).")] = None,
     human: Annotated[
         Path | None,
         typer.Option(help="Human labels (JSONL: trace_id, round, one boolean per label)."),
     ] = None,
-    concurrency: Annotated[int, typer.Option(help="Games (calendar: cases) judged at once.")] = 4,
+    concurrency: Annotated[int, typer.Option(help="Games judged at once.")] = 4,
     model_base_url: Annotated[
         str | None, typer.Option(help="Server address of the judge model (…/v1).")
     ] = None,
@@ -47,19 +56,21 @@ def judge(
 ) -> None:
     """Negotiation: label every round with the App. G taxonomy; write labels and prevalence.
     Calendar: the App. I privacy audit (judge VPS, Table 16, precision, Table 17, semantic
-    leaks against the keyword audit) in <out>/calendar/.
+    leaks against the keyword audit) in <out>/calendar/. Failed sorting games get the
+    convention-misalignment verdict of MAS-Bench §5.3 (conventions.jsonl and the table).
 
-    Failed sorting games get the convention-misalignment verdict of MAS-Bench §5.3
-    (conventions.jsonl and the conventions table).
+    Negotiation games that get no labels are listed with the reason (also in unjudged.jsonl).
 
-    Example: accord judge runs/grid --model gemini/gemini-3.1-pro --human calib.jsonl
+    Example: accord judge runs/grid --model gemini/gemini-3.1-pro
+    --specialist-model anthropic/claude-opus-4-6 --human calib.jsonl
 
     Example: accord judge runs/cal --model openai/gpt-5.4-mini --leak-set
     """
     from accord.analysis.report import load_traces, write_table
     from accord.cli.options import model_options
-    from accord.judges.agreement import agreement, prevalence
-    from accord.judges.negotiation import judge_trace, verdict_rows
+    from accord.games.negotiation.config import TRACE_GAME_IDS
+    from accord.judges.agreement import agreement, inter_judge, prevalence
+    from accord.judges.negotiation import judge_game, merge, verdict_rows
     from accord.models import get_model
     from accord.traces.io import write_jsonl
 
@@ -67,41 +78,78 @@ def judge(
     try:
         everything = load_traces(dirs)
         loaded = [t for t in everything if t.status == "complete"]
-        traces = [t for t in loaded if t.game_id == "negotiation-v1"]
+        traces = [t for t in loaded if t.game_id in TRACE_GAME_IDS]
         calendar = [t for t in loaded if t.game_id == "calendar-v2"]
-        client = get_model(model, **model_options(model_base_url, model_option))
-        judged_sorting = _judge_sorting(everything, client, target, concurrency)
+        judged_sorting = _judge_sorting(
+            everything,
+            get_model(model, **model_options(model_base_url, model_option)),
+            target,
+            concurrency,
+        )
         if not traces and not calendar and not judged_sorting:
             raise ConfigError(
-                "No complete negotiation-v1 or calendar-v2 traces, and no failed sorting "
-                "games, to judge in the given directories; give run directories of those games."
+                "No complete negotiation or calendar-v2 traces, and no failed sorting games, to "
+                "judge in the given directories; give run directories of those games."
             )
         if calendar:
             _calendar(
-                calendar, client, target / "calendar" if traces else target, concurrency, leak_set
+                calendar,
+                get_model(model, **model_options(model_base_url, model_option)),
+                target / "calendar" if traces else target,
+                concurrency,
+                leak_set,
             )
         if not traces:
             return
+        human_rows = _read_human(human) if human is not None else None
         sem = asyncio.Semaphore(max(1, concurrency))
 
-        async def one(t: Any) -> list[dict[str, Any]]:
-            async with sem:
-                return verdict_rows(t, await judge_trace(client, t))
+        def run_judge(spec: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+            client = get_model(spec, **model_options(model_base_url, model_option))
 
-        async def all_games() -> list[list[dict[str, Any]]]:
-            return await asyncio.gather(*(one(t) for t in traces))
+            async def one(t: Any) -> tuple[list[dict[str, Any]], str | None]:
+                async with sem:
+                    res = await judge_game(client, t)
+                return verdict_rows(t, res.labels), res.reason
 
-        per_game = asyncio.run(all_games())
-        rows = [r for g in per_game for r in g]
+            async def all_games() -> list[tuple[list[dict[str, Any]], str | None]]:
+                return await asyncio.gather(*(one(t) for t in traces))
+
+            done = asyncio.run(all_games())
+            rows = [r for g, _ in done for r in g]
+            missing = [
+                {"trace_id": t.trace_id, "judge": spec, "reason": reason or "no rounds labelled"}
+                for t, (g, reason) in zip(traces, done, strict=True)
+                if not g
+            ]
+            return rows, missing
+
         target.mkdir(parents=True, exist_ok=True)
+        rows, unjudged = run_judge(model)
+        written: list[Path] = []
+        if specialist_model is not None:
+            special, missing = run_judge(specialist_model)
+            unjudged += missing
+            write_jsonl(target / "labels_general.jsonl", rows)
+            write_jsonl(target / "labels_specialist.jsonl", special)
+            written += [target / "labels_general.jsonl", target / "labels_specialist.jsonl"]
+            written += write_table(
+                inter_judge(rows, special),
+                target / "inter_judge",
+                title="General vs specialist judge (Cohen's kappa)",
+            )
+            if human_rows is not None:
+                for name, part in (("general", rows), ("specialist", special)):
+                    written += write_table(
+                        agreement(part, human_rows),
+                        target / f"agreement_{name}",
+                        title=f"{name.capitalize()} judge vs human (Cohen's kappa)",
+                    )
+            rows = merge(rows, special)
         write_jsonl(target / "labels.jsonl", rows)
-        written = write_table(prevalence(rows), target / "prevalence", title="Judge labels")
-        if human is not None:
-            try:
-                lines = human.read_text(encoding="utf-8").splitlines()
-                human_rows = [json.loads(x) for x in lines if x.strip()]
-            except (OSError, json.JSONDecodeError) as exc:
-                raise ConfigError(f"Cannot read human labels {human}: {exc}") from exc
+        write_jsonl(target / "unjudged.jsonl", unjudged)
+        written += write_table(prevalence(rows), target / "prevalence", title="Judge labels")
+        if human_rows is not None:
             written += write_table(
                 agreement(rows, human_rows),
                 target / "agreement",
@@ -109,10 +157,23 @@ def judge(
             )
     except AccordError as exc:
         raise _fail(exc) from exc
-    unjudged = sum(1 for g in per_game if not g)
-    console.print(f"Judged {len(traces) - unjudged}/{len(traces)} games ({len(rows)} rounds).")
-    for path in [target / "labels.jsonl", *written]:
-        console.print(f"wrote {path}")
+    judged = len({r["trace_id"] for r in rows})
+    console.print(f"Judged {judged}/{len(traces)} games ({len(rows)} rounds).")
+    for miss in unjudged:
+        console.print(
+            f"[yellow]not judged[/] {escape(miss['trace_id'])} by {escape(miss['judge'])}: "
+            f"{escape(miss['reason'])}"
+        )
+    for path in [target / "labels.jsonl", target / "unjudged.jsonl", *written]:
+        console.print(f"wrote {escape(str(path))}")
+
+
+def _read_human(path: Path) -> list[dict[str, Any]]:
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+        return [json.loads(x) for x in lines if x.strip()]
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ConfigError(f"Cannot read human labels {path}: {exc}") from exc
 
 
 def _calendar(

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from accord.cli.main import _fail, app, console
 from accord.core.errors import AccordError
@@ -20,6 +21,9 @@ def report(
 ) -> None:
     """Write each game's tables (CSV + Markdown) and figures (PNG) for the runs in DIR.
 
+    Each game's folder also gets skipped.txt, listing the paper's tables and figures the
+    traces cannot support and why (printed here too).
+
     Example: accord report runs/demo
     """
     from accord.analysis.report import build_report
@@ -30,4 +34,8 @@ def report(
     except AccordError as exc:
         raise _fail(exc) from exc
     for path in written:
-        console.print(f"wrote {path}")
+        console.print(f"wrote {escape(str(path))}")
+    for path in written:
+        if path.name == "skipped.txt":  # a game's list of tables and figures it could not make
+            for line in path.read_text(encoding="utf-8").splitlines():
+                console.print(f"[yellow]skipped[/] {escape(line)}")

@@ -21,6 +21,16 @@ def scenario(
     generate: Annotated[bool, typer.Option(help="Generate a new scenario instead.")] = False,
     ratio: Annotated[float, typer.Option(help="Target M/C for --generate.")] = 0.8,
     seed: Annotated[int, typer.Option(help="Seed for --generate.")] = 0,
+    filter_model: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Negotiation --generate: keep only a scenario this model solves alone with full "
+            "information in one attempt (§3.1 pass@1); repeat for several models. Candidates "
+            "come from seeds --seed, --seed+1, ... up to --filter-tries; the checks are "
+            "recorded in the scenario."
+        ),
+    ] = None,
+    filter_tries: Annotated[int, typer.Option(help="Candidates tried by --filter-model.")] = 5,
     agents: Annotated[int | None, typer.Option(help="Calendar: number of agents.")] = None,
     slots: Annotated[int | None, typer.Option(help="Calendar: slots per calendar.")] = None,
     meetings: Annotated[int | None, typer.Option(help="Calendar: incoming meetings.")] = None,
@@ -46,6 +56,8 @@ def scenario(
 
       accord scenario negotiation --generate --ratio 0.8 --seed 7 --json
 
+      accord scenario negotiation --generate --ratio 0.5 --filter-model openai/gpt-5-mini --json
+
       accord scenario calendar --seed 3 --agents 5 --slots 16 --meetings 5 --costs varied --json
 
       accord scenario calendar --seed 3 -o suite=canonical --json
@@ -67,12 +79,16 @@ def scenario(
                 "--agents/--slots/--meetings/--participants/--density/--blocked/--costs "
                 "describe calendar scenarios; use -o key=value for other games"
             )
-        if gid != "negotiation-v1":
+        if gid != "negotiation-v2":
             game_obj = make(gid, {**parse_options(option), **given})
             game_obj.reset(seed)
             typer.echo(json.dumps(game_obj.scenario(), indent=1))
             return
-        data = _negotiation(pool, scenario_id, generate, ratio, seed)
+        if filter_model and not generate:
+            raise ConfigError("--filter-model filters generated scenarios; add --generate")
+        if filter_tries < 1:
+            raise ConfigError("--filter-tries must be at least 1")
+        data = _negotiation(pool, scenario_id, generate, ratio, seed, filter_model, filter_tries)
     except AccordError as exc:
         raise _fail(exc) from exc
     if as_json:
@@ -88,7 +104,13 @@ def scenario(
 
 
 def _negotiation(
-    pool: str, scenario_id: str | None, generate: bool, ratio: float, seed: int
+    pool: str,
+    scenario_id: str | None,
+    generate: bool,
+    ratio: float,
+    seed: int,
+    filter_models: list[str] | None = None,
+    tries: int = 5,
 ) -> dict[str, Any] | list[dict[str, Any]]:
     from accord.games.negotiation.pool import get_scenario, load_pool, scenario_json
     from accord.games.negotiation.scenario import Market
@@ -99,9 +121,35 @@ def _negotiation(
 
         if ratio not in (0.5, 0.8, 1.0):
             raise ConfigError(f"--ratio must be 0.5, 0.8 or 1.0, got {ratio}")
+        if filter_models:
+            return scenario_json(_filtered(ratio, seed, market, filter_models, tries), market)
         return scenario_json(generate_scenario(ratio, seed, market), market)
     if scenario_id is not None:
         return scenario_json(get_scenario(scenario_id), market)
     if pool != "paper":
         raise ConfigError(f"unknown pool {pool!r}; the built-in pool is 'paper'")
     return [scenario_json(s, market) for s in load_pool(pool)]
+
+
+def _filtered(ratio: float, seed: int, market: Any, models: list[str], tries: int) -> Any:
+    """The first generated scenario (seeds seed, seed+1, ...) every model solves pass@1."""
+    import asyncio
+
+    from accord.games.negotiation.generate import generate_scenario
+    from accord.games.negotiation.solo import filter_scenario
+    from accord.models import get_model
+
+    clients = [get_model(m) for m in models]
+    failures = []
+    for s in range(seed, seed + tries):
+        checked = asyncio.run(filter_scenario(clients, generate_scenario(ratio, s, market), market))
+        if all(c.passed for c in checked.oracle_checks):
+            return checked
+        failures += [
+            f"seed {s}, {c.model}: {c.detail}" for c in checked.oracle_checks if not c.passed
+        ]
+    raise ConfigError(
+        f"no generated scenario passed the oracle filter in {tries} tries ("
+        + "; ".join(failures[:3])
+        + "); raise --filter-tries or try another --seed"
+    )

@@ -2,7 +2,7 @@
 
 A game never calls a model. The runner drives it:
 
-    game = registry.make("negotiation-v1", config)
+    game = registry.make("negotiation-v2", config)
     game.reset(seed)
     while not game.done():
         requests = game.pending()          # one or more seats to act now
@@ -17,7 +17,7 @@ runner interleaves them with agent events (retries, fallbacks) into the trace.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -99,6 +99,18 @@ class Game(ABC):
         """
         del options
         raise ConfigError(f"{cls.game_id} has no task suites (asked for {suite!r})")
+
+    @classmethod
+    def summary_details(cls, traces: Sequence[Trace]) -> dict[str, Any]:
+        """Extra per-group estimates for ``summary.json`` (``group["details"]``), computed from
+        the group's complete traces. Not printed in the results table. Default: none."""
+        del traces
+        return {}
+
+    def bind_models(self, models: list[str | None]) -> None:
+        """Told before `reset`: each seat's model id (``provider/model``), None for non-LLM
+        seats. Games whose prompts depend on the provider use it; default: ignored."""
+        del models
 
     def trace_metrics(self, trace: Trace) -> dict[str, Any]:
         """Metrics that need the finished trace (model-reported usage, per-call events).

@@ -1,6 +1,6 @@
 """Registry of versioned game ids (DESIGN principle 4).
 
-Games register themselves in their package `__init__`; `make("negotiation-v1", cfg)` builds one.
+Games register themselves in their package `__init__`; `make("negotiation-v2", cfg)` builds one.
 Importing `accord.games` registers every built-in game.
 """
 

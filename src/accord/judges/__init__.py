@@ -1,13 +1,25 @@
 """LLM-as-judge pipelines (seed 004 §5.8, App. G for negotiation)."""
 
-from accord.judges.agreement import agreement, cohen_kappa, prevalence
-from accord.judges.negotiation import RoundLabels, judge_trace, parse_verdict, system_prompt
+from accord.judges.agreement import agreement, cohen_kappa, inter_judge, prevalence
+from accord.judges.negotiation import (
+    Judged,
+    RoundLabels,
+    judge_game,
+    judge_trace,
+    merge,
+    parse_verdict,
+    system_prompt,
+)
 
 __all__ = [
+    "Judged",
     "RoundLabels",
     "agreement",
     "cohen_kappa",
+    "inter_judge",
+    "judge_game",
     "judge_trace",
+    "merge",
     "parse_verdict",
     "prevalence",
     "system_prompt",

@@ -74,3 +74,21 @@ def agreement(
             }
         )
     return table
+
+
+def inter_judge(
+    first: Sequence[dict[str, Any]], second: Sequence[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Per label: both judges' prevalence and Cohen's kappa over the rounds both labelled
+    (App. G.2 compares judges label by label)."""
+    table = agreement(first, second)
+    return [
+        {
+            "label": r["label"],
+            "rounds": r["rounds"],
+            "general_pct": r["judge_pct"],
+            "specialist_pct": r["human_pct"],
+            "kappa": r["kappa"],
+        }
+        for r in table
+    ]

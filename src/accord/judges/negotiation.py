@@ -18,7 +18,16 @@ from typing import Any
 from accord.agents.llm import LLMAgent
 from accord.core.errors import ActionError
 from accord.core.spec import Action, ActionSpec, JSONSchema, Request
-from accord.judges.taxonomy import AGENT_NAMES, AUX_KEYS, AUXILIARY, CORE, CORE_KEYS, Label
+from accord.games.negotiation.config import TRACE_GAME_IDS
+from accord.judges.taxonomy import (
+    AGENT_NAMES,
+    AUX_KEYS,
+    AUXILIARY,
+    CORE,
+    CORE_KEYS,
+    SPECIALIST_KEYS,
+    Label,
+)
 from accord.models.client import ModelClient
 from accord.traces.schema import Trace
 
@@ -32,6 +41,9 @@ def _label_block(label: Label) -> str:
     lines += [f"   - {c}" for c in label.include]
     lines.append("  Do not apply to:")
     lines += [f"   - {c}" for c in label.exclude]
+    if label.examples:
+        lines.append("  Examples:")
+        lines += [f"   - {c}" for c in label.examples]
     return "\n".join(lines)
 
 
@@ -186,15 +198,31 @@ def parse_verdict(text: str, rounds: int) -> list[RoundLabels]:
     return out
 
 
-async def judge_trace(client: ModelClient, trace: Trace, *, seed: int = 0) -> list[RoundLabels]:
-    """Label every round of one negotiation trace; empty if the judge never answers validly."""
+@dataclass
+class Judged:
+    """The labels of one game, or why it has none."""
+
+    labels: list[RoundLabels]
+    reason: str | None = None
+
+
+async def judge_game(client: ModelClient, trace: Trace, *, seed: int = 0) -> Judged:
+    """Label every round of one negotiation trace; when no labels come back, `reason` says
+    why (not a negotiation trace, no rounds, the model call failed, or every verdict was
+    invalid, with the last validation error)."""
     rounds = len(trace.final_state.get("rounds", []))
-    if trace.game_id != "negotiation-v1" or rounds == 0:
-        return []
-    holder: dict[str, list[RoundLabels]] = {}
+    if trace.game_id not in TRACE_GAME_IDS:
+        return Judged([], f"not a negotiation trace ({trace.game_id})")
+    if rounds == 0:
+        return Judged([], "the trace has no resolved rounds")
+    holder: dict[str, Any] = {}
 
     def parse(text: str) -> Action:
-        holder["labels"] = parse_verdict(text, rounds)
+        try:
+            holder["labels"] = parse_verdict(text, rounds)
+        except ActionError as exc:
+            holder["error"] = str(exc)
+            raise
         return {"ok": True}
 
     spec = ActionSpec(
@@ -206,8 +234,36 @@ async def judge_trace(client: ModelClient, trace: Trace, *, seed: int = 0) -> li
     )
     agent = LLMAgent(client, temperature=0.0, seed=seed, session=f"judge/{trace.trace_id}")
     request = Request(seat=0, observation=transcript(trace), spec=spec, system=system_prompt())
-    result = await agent.act(request)
-    return holder["labels"] if result.get("ok") else []
+    try:
+        result = await agent.act(request)
+    except Exception as exc:  # any provider failure becomes the stated reason
+        return Judged([], f"the judge model could not be reached: {type(exc).__name__}: {exc}")
+    if result.get("ok"):
+        return Judged(holder["labels"])
+    last = holder.get("error", "no parsable reply")
+    return Judged([], f"no valid verdict after retries (last error: {last})")
+
+
+async def judge_trace(client: ModelClient, trace: Trace, *, seed: int = 0) -> list[RoundLabels]:
+    """Labels of every round of one trace; empty when `judge_game` gives a reason."""
+    return (await judge_game(client, trace, seed=seed)).labels
+
+
+def merge(general: list[dict[str, Any]], specialist: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """App. G.2: the general judge's rows with `SPECIALIST_KEYS` (and their per-agent
+    columns) taken from the specialist judge where it labelled the same round; rows the
+    specialist did not label keep the general judge's values (``specialist: false``)."""
+    by_key = {(r["trace_id"], r["round"]): r for r in specialist}
+    out = []
+    for row in general:
+        other = by_key.get((row["trace_id"], row["round"]))
+        merged = dict(row, specialist=other is not None)
+        if other is not None:
+            for key, value in other.items():
+                if key.split(":")[0] in SPECIALIST_KEYS:
+                    merged[key] = value
+        out.append(merged)
+    return out
 
 
 def verdict_rows(trace: Trace, labels: list[RoundLabels]) -> list[dict[str, Any]]:

@@ -20,6 +20,7 @@ class Label:
     definition: str
     include: tuple[str, ...]
     exclude: tuple[str, ...]
+    examples: tuple[str, ...] = ()
 
 
 CORE: tuple[Label, ...] = (
@@ -41,6 +42,13 @@ CORE: tuple[Label, ...] = (
             "a mismatch noticed and repaired within the round (that is misalignment recovery)",
             "a final move that merely breaks an earlier agreement (agreement abandonment)",
         ),
+        (
+            "A says the whole gold supply is free because B surely has no use for gold; B answers"
+            " that two of its projects run on gold and it needs 4. Neither takes the other's "
+            "claim on board and both keep planning on their own picture.",
+            "Not this label: both know the other needs stone and simply argue about who gets more"
+            " of it.",
+        ),
     ),
     Label(
         "agreement_abandonment",
@@ -57,6 +65,11 @@ CORE: tuple[Label, ...] = (
             "vague or hedged intentions",
             "a commitment that exists only in private thinking",
             "a public revision made before the decision",
+        ),
+        (
+            'B writes "I take 3 wood and leave all the stone to you"; A plans around it; B then '
+            "submits 3 wood and 7 stone without saying anything.",
+            'Not this label: B says "change of plan, I now need stone too" before deciding.',
         ),
     ),
     Label(
@@ -77,6 +90,13 @@ CORE: tuple[Label, ...] = (
             "cases with no better option under the agent's real constraints",
             "active bargaining or clarification that ends in a negotiated fallback",
         ),
+        (
+            "Worried that A may grab the same resource again, B drops its best project and buys 2"
+            " wood it barely uses, although asking A one question could have settled a better "
+            "split.",
+            "Not this label: both agree to scale down so the round cannot be annulled, and both "
+            "do.",
+        ),
     ),
     Label(
         "domain_specialization",
@@ -94,6 +114,12 @@ CORE: tuple[Label, ...] = (
             "allocations that happen not to overlap without any agreement",
             "ordinary haggling over quantities of the same resource",
         ),
+        (
+            'A proposes "you keep crystal, I keep titanium"; B agrees; A buys only titanium and B'
+            " only crystal.",
+            "Not this label: their purchases happen not to overlap but nobody proposed or "
+            "accepted a division.",
+        ),
     ),
     Label(
         "misalignment_recovery",
@@ -109,6 +135,11 @@ CORE: tuple[Label, ...] = (
         (
             "routine first-pass coordination with no sign of trouble",
             "noticing a problem and then withdrawing instead of repairing it",
+        ),
+        (
+            "After an annulled round A asks which projects B runs, B lists their needs, and they "
+            "settle on a split that fits the supply.",
+            "Not this label: A notices the clash and then simply buys less without any exchange.",
         ),
     ),
 )
@@ -130,6 +161,10 @@ AUXILIARY: tuple[Label, ...] = (
             "vague preferences such as 'I use stone'",
             "repeating what was already disclosed under the same projects",
         ),
+        (
+            'Unprompted, A writes "my project_b needs 2 gold and 3 stone a run and pays 9".',
+            'Not this tag: "I\'ll buy 6 stone" (a purchase, not project structure).',
+        ),
     ),
     Label(
         "fairness_appeal",
@@ -142,6 +177,11 @@ AUXILIARY: tuple[Label, ...] = (
             "politeness such as 'sounds fair' with no bearing on the plan",
             "an equal split made without fairness language",
         ),
+        (
+            'B argues "let us each take 5 wood, that is the fair way" to back the split it '
+            "proposes.",
+            "Not this tag: both buy 5 wood without any word about fairness.",
+        ),
     ),
     Label(
         "threatening_language",
@@ -150,8 +190,19 @@ AUXILIARY: tuple[Label, ...] = (
         "An agent pressures the partner with a threat, ultimatum or promised negative consequence.",
         ("a stated or implied penalty for not complying", "aimed at shaping the partner's move"),
         ("neutral reminders of the annulment rule", "firm preferences without a threat"),
+        (
+            'A writes "if you touch the gold again I will buy all of it and we both get nothing".',
+            'Not this tag: "remember that asking for more than the supply annuls the round".',
+        ),
     ),
 )
+
+SPECIALIST_KEYS = (
+    "coordination_withdrawal",
+    "misalignment_recovery",
+    "voluntary_project_disclosure",
+)
+"""Labels the paper's production data took from its second ("specialist") judge (App. G.2)."""
 
 CORE_KEYS = tuple(label.key for label in CORE)
 AUX_KEYS = tuple(label.key for label in AUXILIARY)

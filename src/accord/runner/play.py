@@ -141,6 +141,7 @@ async def play_game(
     seats: list[Agent] = []
     try:
         seats = agents if agents is not None else build_agents(spec, game, cache, recorded)
+        game.bind_models([a.model for a in spec.agents])
         game.reset(spec.seed)
         while not game.done():
             requests = game.pending()

@@ -84,6 +84,7 @@ def summarize(traces: Sequence[Trace]) -> dict[str, Any]:
                 "fallbacks": fallbacks,
                 "fallback_rate": fallbacks / decisions if decisions else None,
                 "metrics": metrics,
+                "details": game_class(game_id).summary_details(complete),
             }
         )
     reasons = Counter(failure_reason(t) for t in traces if t.status != "complete")

@@ -65,12 +65,16 @@ def test_first_request_is_seat0_talk_with_rules_and_projects() -> None:
         (env(speech="  "), '"speech" is blank'),
         (env(action={"diamond": 1}), 'unknown resource "diamond"'),
         (env(action={"wood": -1}), "non-negative integer"),
-        (env(action={"stone": 2, "projects": {"project_a": 1}}), "short by"),
         (env(action={"stone": 3, "projects": {"project_z": 1}}), "unknown project"),
     ],
 )
 def test_invalid_replies_are_explained(text: str, needle: str) -> None:
     assert needle in parse_error(game(), text)
+
+
+def test_strict_runs_reject_runs_the_purchase_cannot_supply() -> None:
+    text = env(action={"stone": 2, "projects": {"project_a": 1}})
+    assert "short by" in parse_error(game(runs="strict"), text)
 
 
 def test_prose_around_json_is_a_warning_not_an_error() -> None:
@@ -142,8 +146,9 @@ def test_shifting_partner_resets_one_seat_with_redacted_prompt() -> None:
     answer(g, 0, env("again"))
     (r1,) = g.pending()
     assert r1.seat == 1 and r1.reset_context and "Round result" not in r1.observation
-    assert r1.system and "NEW opponent" in r1.system and "Nothing carries over" not in r1.system
+    assert r1.system and "stand-alone" in r1.system and "Nothing carries over" not in r1.system
     assert r0.system and "Nothing carries over" in r0.system
+    assert "DIFFERENT opponent in every round" in r0.system
 
 
 def test_rotating_projects_announced_each_round() -> None:
@@ -157,14 +162,17 @@ def test_rotating_projects_announced_each_round() -> None:
     assert "YOUR PROJECTS FOR THIS ROUND" in req.observation
 
 
-@pytest.mark.parametrize(("mode", "rewards"), [("full", False), ("joint", True)])
-def test_transparency_shows_partner_projects(mode: str, rewards: bool) -> None:
+@pytest.mark.parametrize(("mode", "joint"), [("full", False), ("joint", True)])
+def test_transparency_shows_partner_projects(mode: str, joint: bool) -> None:
+    """§5.7: complete specifications (requirements and rewards) in both modes; the joint
+    variant adds how each party is paid and the joint goal."""
     g = game(transparency=mode)
     system = g.pending()[0].system or ""
     assert "The other party's projects" in system
-    partner = system.split("The other party's projects")[1]
-    assert "gold×3" in partner
-    assert ("pays" in partner.split("##")[0]) is rewards
+    partner = system.split("The other party's projects")[1].split("##")[0]
+    assert "gold×3" in partner and "pays 1 per run" in partner
+    assert ("How each party is paid" in partner) is joint
+    assert ("JOINT reward" in system) is joint
 
 
 def test_no_thinking_format_plain_text_talks_json_decides() -> None:

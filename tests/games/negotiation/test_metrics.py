@@ -38,7 +38,7 @@ def rec(
         joint_reward=joint,
         oracle_max=m,
         optimal=not annulled and joint == m,
-        efficiency=joint / m,
+        efficiency=joint / m if m else 0.0,
         early_decision=list(early),
         fallback=list(fallback),
         stated_runs=[True, True],
@@ -65,8 +65,10 @@ def test_outcome_metrics() -> None:
 
 
 def test_strategy_taxonomy() -> None:
-    # Pairs: (1,2) tie->tie, (2,3) tie->seat 0, (3,4) seat 0->seat 1 (the only flip), (4,5).
-    assert mx.payoff_alternation(GAME_A, rotating=False) == Rate(1, 4)
+    # App. E's indicator 1[A leads]: F, F, T, F, F over rounds 1-5, so pairs (2,3) and (3,4)
+    # flip. The strict variant needs a strict leader on both sides: only (3,4).
+    assert mx.payoff_alternation(GAME_A, rotating=False) == Rate(2, 4)
+    assert mx.payoff_alternation(GAME_A, rotating=False, strict=True) == Rate(1, 4)
     assert mx.full_alternation(GAME_A, rotating=False) == Rate(0, 1)
     # Win-stay: pairs after non-annulled rounds (1,2), (3,4), (4,5); only (4,5) repeats (the
     # zero r3 and the key order of R5 do not matter).
@@ -81,15 +83,45 @@ def test_full_alternation_hit_and_tie_rule() -> None:
     game = [rec(i + 1, ({"r1": i}, {}), r) for i, r in enumerate([(10, 5), (5, 10), (10, 5)])]
     assert mx.payoff_alternation(game, rotating=False) == Rate(2, 2)
     assert mx.full_alternation(game, rotating=False) == Rate(1, 1)
-    # A tie breaks alternation even though App. E's literal formula would count 5-5 -> 10-5.
+    # App. E reads a tie as "A does not lead": 5-5 then 10-5 flips; the strict variant not.
     tied = [rec(1, ({}, {}), (5, 5)), rec(2, ({"r1": 1}, {}), (10, 5))]
-    assert mx.payoff_alternation(tied, rotating=False) == Rate(0, 1)
+    assert mx.payoff_alternation(tied, rotating=False) == Rate(1, 1)
+    assert mx.full_alternation(tied, rotating=False) == Rate(1, 1)
+    assert mx.payoff_alternation(tied, rotating=False, strict=True) == Rate(0, 1)
+    assert mx.full_alternation(tied, rotating=False, strict=True) == Rate(0, 1)
+    # Seat B leading twice is no flip either way.
+    b_leads = [rec(1, ({}, {}), (1, 5)), rec(2, ({"r1": 1}, {}), (2, 5))]
+    assert mx.payoff_alternation(b_leads, rotating=False) == Rate(0, 1)
 
 
 def test_perfunctory_fairness() -> None:
     assert mx.equal_split_rate(GAME_A) == Rate(3, 5)  # R1 wood 5/5, R4 and R5 stone 4/4
     assert mx.perfunctory_fairness(GAME_A) == Rate(1, 5)  # only R1 is also non-optimal
     assert mx.perfunctory_share(GAME_A) == Rate(1, 3)
+
+
+def test_equal_split_of_half_the_supply_is_the_stricter_variant() -> None:
+    supply = {"r1": 10, "r2": 10, "r3": 6}
+    # R1 wood 5/5 is half the supply; R4 and R5 stone 4/4 are not.
+    assert mx.equal_split_rate(GAME_A, supply) == Rate(1, 5)
+    assert mx.perfunctory_fairness(GAME_A, supply) == Rate(1, 5)
+
+
+def test_headline_figures() -> None:
+    assert mx.any_optimum(GAME_A) == Rate(1, 1)
+    assert mx.any_optimum(GAME_A[:2]) == Rate(0, 1)
+    assert mx.first_optimum_round(GAME_A, shifting=False) == Rate(3, 1)
+    assert mx.first_optimum_round(GAME_A, shifting=True) == Rate()
+    assert mx.first_optimum_round(GAME_A[:2], shifting=False) == Rate()
+    # Round 2 was annulled; round 3 earned 20.
+    assert mx.positive_after_overdraw(GAME_A) == Rate(1, 1)
+
+
+def test_no_optimum_when_m_is_zero() -> None:
+    zero = [rec(1, ({}, {}), (0, 0), m=0)]
+    assert mx.optimum_rate(zero) == Rate() and mx.optimum_rate(zero).value is None
+    assert mx.allocation_efficiency(zero).value is None
+    assert mx.any_optimum(zero) == Rate()
 
 
 def test_anchoring() -> None:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import csv
+import json
 from pathlib import Path
 
 import pytest
 
 from accord.analysis.report import build_report
+from accord.games.negotiation import metrics as mx
 from accord.games.negotiation.record import RoundRecord
 from accord.runner.run import run_sync
 from accord.runner.specs import AgentSpec, GameSpec
@@ -34,7 +36,7 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     run_sync(specs, run)
     out = tmp_path_factory.mktemp("report")
     build_report([run], out)
-    return run, out / "negotiation-v1"
+    return run, out / "negotiation-v2"
 
 
 def rows(path: Path) -> list[dict[str, str]]:
@@ -112,6 +114,79 @@ def test_estimates_hold_the_numbers_behind_the_tables(report: tuple[Path, Path])
 def test_report_without_no_talk_or_transparency_skips_those(tmp_path: Path) -> None:
     run_sync([spec("only", "cooperative", "greedy", 1)], tmp_path / "run")
     build_report([tmp_path / "run"], tmp_path / "out")
-    names = {p.name for p in (tmp_path / "out" / "negotiation-v1").iterdir()}
+    names = {p.name for p in (tmp_path / "out" / "negotiation-v2").iterdir()}
     assert "table3.md" in names and "figure2.png" in names
     assert not {"table9.md", "table10.md", "figure3.png"} & names
+    skipped = (tmp_path / "out" / "negotiation-v2" / "skipped.txt").read_text()
+    for name in ("Table 9", "Table 10", "Figure 3", "Figure 4", "Table 12", "Figure 7"):
+        assert f"{name}:" in skipped, name
+    assert "no-talk games" in skipped and "accord judge" in skipped
+
+
+def test_process_headline_and_figures_4_and_6(tmp_path: Path) -> None:
+    specs = [
+        spec(f"{p}-{a}-{s}", a, "equal-split", s, partner=p, rounds=3)
+        for p in ("stable", "shifting")
+        for a in ("greedy", "equal-split")
+        for s in (1, 2)
+    ]
+    run_sync(specs, tmp_path / "run")
+    build_report([tmp_path / "run"], tmp_path / "out")
+    out = tmp_path / "out" / "negotiation-v2"
+    for fig in ("figure4.png", "figure6.png"):
+        assert (out / fig).read_bytes().startswith(b"\x89PNG")
+    process = {r["key"]: r for r in rows(out / "process.csv")}
+    assert {"payoff_alternation", "perfunctory_fairness", "coherence", "bucket_repeated"} <= set(
+        process
+    )
+    # The cell is the pooled rate over the pair's round records.
+    recs = [
+        RoundRecord.model_validate(r)
+        for t in iter_traces(tmp_path / "run" / "traces")
+        if t.trace_id.split("-")[1:3] == ["equal", "split"]
+        for r in t.final_state["rounds"]
+    ]
+    expect = sum(mx.is_equal_split(r, {"r1": 10, "r2": 10, "r3": 6}) for r in recs) / len(recs)
+    assert len(recs) == 12 and process["equal_split_half"]["equal-split"] == f"{100 * expect:.1f}"
+    head = {r["games"]: r for r in rows(out / "headline.csv")}
+    assert head["all"]["n"] == "8"
+
+
+def test_figure7_reads_judge_labels(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    # Greedy dyads at M/C = 0.5 always overdraw; cooperative dyads never do.
+    run_sync(
+        [spec(f"{a}{s}", a, a, s, rounds=3) for a in ("greedy", "cooperative") for s in (1, 2)], run
+    )
+    labels = []
+    for t in iter_traces(run / "traces"):
+        for r in t.final_state["rounds"]:
+            flag = bool(r["annulled"])  # the judge saw abandonment exactly in overdrawn rounds
+            labels.append(
+                {
+                    "trace_id": t.trace_id,
+                    "round": r["round"],
+                    "agreement_abandonment": flag,
+                    "misaligned_mental_models": False,
+                }
+            )
+    (run / "judge").mkdir()
+    (run / "judge" / "labels.jsonl").write_text("\n".join(json.dumps(x) for x in labels) + "\n")
+    build_report([run], run / "report")
+    out = run / "report" / "negotiation-v2"
+    enrich = rows(out / "figure7_enrichment.csv")
+    over = next(r for r in enrich if r["contrast"].startswith("overdrawn")
+                and r["label"] == "agreement_abandonment")  # fmt: skip
+    assert (over["focal rounds"], over["comparison rounds"]) == ("6", "6")
+    assert float(over["difference (pp)"]) == pytest.approx(100.0)
+    assert (out / "figure7.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_table12_from_model_usage(tmp_path: Path) -> None:
+    echo = AgentSpec(model="mock/schema")
+    g = GameSpec(trace_id="m", game="negotiation", options={"ratio": 0.5, "rounds": 1}, seed=1,
+                 agents=[echo, AgentSpec(agent="greedy")])  # fmt: skip
+    run_sync([g], tmp_path / "run")
+    build_report([tmp_path / "run"], tmp_path / "out")
+    t12 = rows(tmp_path / "out" / "negotiation-v2" / "table12.csv")
+    assert [r["model"] for r in t12] == ["mock/schema"] and int(t12[0]["Prompt"]) > 0

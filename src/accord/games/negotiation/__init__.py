@@ -1,4 +1,4 @@
-"""`negotiation-v1`: iterated two-agent resource negotiation with private projects (seed 004).
+"""`negotiation-v2`: iterated two-agent resource negotiation with private projects (seed 004).
 
 See `engine.py` for the rules and state machine, `docs/negotiation.md` for every modelling
 choice and metric.
@@ -6,11 +6,11 @@ choice and metric.
 
 from accord.agents.reference import register_reference
 from accord.core.registry import register
-from accord.games.negotiation import report  # noqa: F401  (registers the report builder)
+from accord.games.negotiation import report_build  # noqa: F401  (registers the report)
 from accord.games.negotiation.config import NegotiationConfig
 from accord.games.negotiation.engine import NegotiationGame
 
-register(NegotiationGame, "negotiation", "negotiation-v1")
+register(NegotiationGame, "negotiation", "negotiation-v2")
 
 __all__ = ["NegotiationConfig", "NegotiationGame"]
 

@@ -115,9 +115,18 @@ REFLECTION_SCHEMA: JSONSchema = {
 
 
 def parse_decision(
-    obj: Any, names: Mapping[str, str], projects: Sequence[Project], market: Market
+    obj: Any,
+    names: Mapping[str, str],
+    projects: Sequence[Project],
+    market: Market,
+    *,
+    strict_runs: bool = False,
 ) -> dict[str, Any]:
-    """A decision object with themed names -> ``{"purchase", "runs"}`` with resource ids."""
+    """A decision object with themed names -> ``{"purchase", "runs"}`` with resource ids.
+
+    Runs must name the seat's projects; with `strict_runs` the purchase must also cover
+    them (otherwise the engine caps them, `rules.resolve_runs`).
+    """
     if not isinstance(obj, dict):
         raise ActionError(
             f'the decision must be a JSON object such as {{"{names["r1"]}": 3, "projects": '
@@ -141,10 +150,22 @@ def parse_decision(
         purchase[res] = value
     rules.check_purchase(market, purchase)
     purchase = rules.normalize_purchase(purchase)
-    if runs is not None:
+    return {"purchase": purchase, "runs": _checked_runs(projects, purchase, runs, strict_runs)}
+
+
+def _checked_runs(
+    projects: Sequence[Project],
+    purchase: Mapping[str, int],
+    runs: Mapping[str, Any] | None,
+    strict: bool,
+) -> dict[str, int] | None:
+    if runs is None:
+        return None
+    if strict:
         rules.check_runs(projects, purchase, runs)
-        runs = {n: int(k) for n, k in runs.items() if int(k) > 0}
-    return {"purchase": purchase, "runs": runs}
+    else:
+        rules.check_run_names(projects, runs)
+    return {n: int(k) for n, k in runs.items() if int(k) > 0}
 
 
 def parse_envelope(
@@ -154,6 +175,7 @@ def parse_envelope(
     projects: Sequence[Project],
     market: Market,
     must_decide: bool,
+    strict_runs: bool = False,
 ) -> Action:
     """Parse a thinking-format reply (App. D.1.4)."""
     obj, warnings = extract_json_object(text)
@@ -173,7 +195,7 @@ def parse_envelope(
         raise ActionError('"speech" is blank; every reply needs a message for the other party')
     decision = None
     if obj["action"] is not None:
-        decision = parse_decision(obj["action"], names, projects, market)
+        decision = parse_decision(obj["action"], names, projects, market, strict_runs=strict_runs)
     elif must_decide:
         raise ActionError(
             'this is the decision phase: "action" must be your decision object, not null'
@@ -193,6 +215,7 @@ def parse_plain(
     projects: Sequence[Project],
     market: Market,
     must_decide: bool,
+    strict_runs: bool = False,
 ) -> Action:
     """Parse a no-thinking reply (App. D.6): a bare JSON object decides, anything else talks."""
     stripped = text.strip()
@@ -203,7 +226,7 @@ def parse_plain(
             if must_decide:
                 raise
         else:
-            decision = parse_decision(obj, names, projects, market)
+            decision = parse_decision(obj, names, projects, market, strict_runs=strict_runs)
             return {"thinking": "", "speech": "", "decision": decision, "_warnings": warnings}
     if not stripped:
         raise ActionError("the message was empty; say something to the other party")
@@ -241,6 +264,7 @@ def turn_spec(
     *,
     thinking: bool,
     must_decide: bool,
+    strict_runs: bool = False,
 ) -> ActionSpec:
     """What a valid talk or decision reply is for one seat (D.1.4 envelope or D.6 plain)."""
     decision_schema = purchase_schema(names, projects, market)
@@ -250,7 +274,12 @@ def turn_spec(
 
         def parse(text: str) -> Action:
             return parse_envelope(
-                text, names=names, projects=projects, market=market, must_decide=must_decide
+                text,
+                names=names,
+                projects=projects,
+                market=market,
+                must_decide=must_decide,
+                strict_runs=strict_runs,
             )
 
         hint = 'Reply with one JSON object: {"thinking": "...", "speech": "...", "action": ...}.'
@@ -259,7 +288,12 @@ def turn_spec(
 
         def parse(text: str) -> Action:
             return parse_plain(
-                text, names=names, projects=projects, market=market, must_decide=must_decide
+                text,
+                names=names,
+                projects=projects,
+                market=market,
+                must_decide=must_decide,
+                strict_runs=strict_runs,
             )
 
         hint = "Reply with plain text to talk, or ONLY a JSON decision object to decide."
@@ -284,7 +318,7 @@ def reflection_spec() -> ActionSpec:
 
 
 def check_decision(
-    market: Market, projects: Sequence[Project], action: Action
+    market: Market, projects: Sequence[Project], action: Action, *, strict_runs: bool = False
 ) -> dict[str, Any] | None:
     """Validate the decision of an already-built action (reference agents, people).
 
@@ -298,8 +332,7 @@ def check_decision(
     purchase = dict(decision["purchase"])
     rules.check_purchase(market, purchase)
     purchase = rules.normalize_purchase(purchase)
-    runs = decision.get("runs")
-    if runs is not None:
-        rules.check_runs(projects, purchase, runs)
-        runs = {n: int(k) for n, k in runs.items() if int(k) > 0}
-    return {"purchase": purchase, "runs": runs}
+    return {
+        "purchase": purchase,
+        "runs": _checked_runs(projects, purchase, decision.get("runs"), strict_runs),
+    }

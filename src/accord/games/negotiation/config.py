@@ -9,14 +9,18 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from accord.core.errors import ConfigError
 from accord.games.negotiation.scenario import THEMES, Market
 
 RATIOS = (0.5, 0.8, 1.0)
 """Compatibility levels M/C of the paper's scenario pool (seed 004 §3.1)."""
 
+TRACE_GAME_IDS = ("negotiation-v1", "negotiation-v2")
+"""Game ids whose traces the analyses read: v2 is played; v1 traces (older runs) still load."""
+
 
 class NegotiationConfig(BaseModel):
-    """Options of `negotiation-v1`. Unknown keys are errors."""
+    """Options of `negotiation-v2`. Unknown keys are errors."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -51,8 +55,38 @@ class NegotiationConfig(BaseModel):
     )
     transparency: Literal["none", "full", "joint"] = Field(
         "none",
-        description="'full': both see both project lists (requirements); 'joint': rewards too "
-        "(§5.7).",
+        description="'full': each system prompt holds the partner's complete projects, "
+        "requirements and rewards per run (§5.7); 'joint': also how each party's reward is "
+        "computed, and by default the joint-goal instruction (the N=12 variant of §5.7).",
+    )
+    joint_goal: bool | None = Field(
+        None,
+        description="Tell both agents their goal is the joint reward of both parties. Unset: "
+        "on exactly under 'joint' transparency (as the companion code ran that cohort).",
+    )
+    runs: Literal["cap", "strict"] = Field(
+        "cap",
+        description="'cap' (companion code): stated runs the purchase cannot supply are cut to "
+        "what it supplies and leftover resources fill further runs in project order; "
+        "'strict': such a decision is a validation error the model must fix.",
+    )
+    rotating_system_prompt: Literal["current", "first"] = Field(
+        "current",
+        description="Rotating projects: 'current' rebuilds each seat's system prompt with the "
+        "round's projects (own and, under transparency, the partner's); 'first' keeps round "
+        "1's system prompt as the companion code does (the round notice still lists the new "
+        "projects).",
+    )
+    json_reminder: Literal["auto", "always", "never"] = Field(
+        "auto",
+        description="The extra 'reply with only the JSON object' line in the system prompt "
+        "(App. D.1.4): 'auto' adds it for seats whose model's provider is listed in "
+        "`json_reminder_providers`.",
+    )
+    json_reminder_providers: tuple[str, ...] = Field(
+        ("anthropic",),
+        description="Providers (the part before '/' of a model id) that get the JSON reminder "
+        "under json_reminder='auto'.",
     )
     intervention: Literal["none", "share_projects", "theory_of_mind"] = Field(
         "none", description="System-prompt interventions of App. D.1.5 / F.1."
@@ -94,4 +128,34 @@ class NegotiationConfig(BaseModel):
             )
         if self.scenario is not None and self.generate:
             raise ValueError("give either 'scenario' (a pool id) or 'generate: true', not both")
+        if self.scenario is not None:
+            level = _scenario_ratio(self.scenario, self.pool)
+            if self.ratio is not None and self.ratio != level:
+                raise ValueError(
+                    f"scenario {self.scenario!r} is a ratio-{level} scenario but ratio is "
+                    f"{self.ratio}; drop 'ratio' (the scenario sets it) or pick a ratio-"
+                    f"{self.ratio} scenario"
+                )
+            object.__setattr__(self, "ratio", level)  # the label follows the scenario
         return self
+
+    @property
+    def goal_is_joint(self) -> bool:
+        """Whether the joint-goal instruction is shown (see `joint_goal`)."""
+        return self.transparency == "joint" if self.joint_goal is None else self.joint_goal
+
+
+def _scenario_ratio(scenario_id: str, pool: str) -> float:
+    """The M/C level of a pool scenario; a ValueError naming valid ids for an unknown one."""
+    from accord.games.negotiation.pool import get_scenario, pool_ids
+
+    try:
+        level = get_scenario(scenario_id, pool).target_ratio
+    except ConfigError:
+        ids = pool_ids(pool)
+        raise ValueError(
+            f"unknown scenario {scenario_id!r}; the {pool!r} pool has {', '.join(ids)}"
+        ) from None
+    if level is None:
+        raise ValueError(f"scenario {scenario_id!r} has no target ratio; give 'ratio' instead")
+    return level

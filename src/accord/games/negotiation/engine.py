@@ -1,4 +1,4 @@
-"""The negotiation game `negotiation-v1` (seed 004 "Talk is Cheap, Communication is Hard").
+"""The negotiation game `negotiation-v2` (seed 004 "Talk is Cheap, Communication is Hard").
 
 Two agents share a pool of three resources. Each holds three private projects (resources per
 run, reward per run). Every round they talk in alternating messages (cheap talk, up to 5 each
@@ -19,18 +19,15 @@ State machine (DESIGN principle 1), per round:
 
 After the last round, each seat is asked for a reflection (App. D.5; skipped without talk).
 
-Modelling choices the paper leaves open (all documented in docs/negotiation.md):
-- A speech sent together with a decision in the DECIDE phase is recorded but not delivered:
-  the round is over for both.
-- The shifting seat starts each round with a fresh conversation and a redacted system prompt
-  (App. D.8); it is not told previous round results (it "meets a new opponent").
-- With rotating projects, the system prompt keeps the seat's first projects and each later
-  round opens with the new list (App. D.2.3).
+Modelling choices the paper leaves open (speech with a forced decision, the shifting seat's
+redaction, rotating-project notices and system prompts, capped runs, the partner-decided
+notice, the provider JSON line) are listed with their sources in docs/negotiation.md.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from accord.core.errors import ActionError
 from accord.core.game import Game, GameResult
@@ -39,18 +36,19 @@ from accord.core.spec import Action, ActionSpec, Request
 from accord.games.negotiation import actions, prompts, rules
 from accord.games.negotiation.config import RATIOS, NegotiationConfig
 from accord.games.negotiation.draw import draw_names, draw_scenarios
-from accord.games.negotiation.metrics import game_metrics
 from accord.games.negotiation.oracle import solve
 from accord.games.negotiation.record import RoundRecord, Utterance
+from accord.games.negotiation.result import SEAT_NAMES, game_result
 from accord.games.negotiation.scenario import Project
 
-SEAT_NAMES = ("A", "B")
+if TYPE_CHECKING:
+    from accord.traces.schema import Trace
 
 
 class NegotiationGame(Game):
-    """`negotiation-v1`: see the module docstring."""
+    """`negotiation-v2`: see the module docstring."""
 
-    game_id: ClassVar[str] = "negotiation-v1"
+    game_id: ClassVar[str] = "negotiation-v2"
     config_model: ClassVar[type[NegotiationConfig]] = NegotiationConfig
     config: NegotiationConfig
     summary_metrics: ClassVar[list[tuple[str, str, bool]]] = [
@@ -60,10 +58,22 @@ class NegotiationGame(Game):
         ("early_decision_rate", "early decision", True),
     ]
 
+    @classmethod
+    def summary_details(cls, traces: Sequence[Trace]) -> dict[str, Any]:
+        """Every process metric pooled over the group's games, with bootstrap CIs."""
+        from accord.games.negotiation.summary import pooled_process_metrics
+
+        return pooled_process_metrics(traces)
+
     def __init__(self, config: NegotiationConfig) -> None:
         super().__init__(config)
         self._seed = 0
         self._phase = "done"
+        self._models: list[str | None] = [None, None]
+
+    def bind_models(self, models: list[str | None]) -> None:
+        """Each seat's model id; used for the provider-keyed JSON reminder (App. D.1.4)."""
+        self._models = [*models, None, None][:2]
 
     # -- contract --------------------------------------------------------------------------
     @property
@@ -147,47 +157,7 @@ class NegotiationGame(Game):
         return self._phase == "done"
 
     def result(self) -> GameResult:
-        cfg = self.config
-        gm = game_metrics(
-            self._records, rotating=cfg.projects == "rotating", shifting=cfg.partner == "shifting"
-        )
-        detail = gm.as_dict()
-        metrics: dict[str, Any] = {
-            "overdraw_rate": gm.rates["overdraw"].value,
-            "efficiency": gm.efficiency.value,
-            "optimum_rate": gm.rates["optimum"].value,
-            "early_decision_rate": gm.rates["early_decision"].value,
-            "joint_reward": sum(r.joint_reward for r in self._records),
-            "oracle_total": sum(r.oracle_max for r in self._records),
-            "fallback_rounds": gm.fallback_rounds,
-            "detail": detail,
-        }
-        final_state = {
-            "ratio": self._ratio,
-            "rounds": [r.model_dump() for r in self._records],
-            "totals": list(self._totals),
-            "reflections": list(self._reflections),
-        }
-        seat_rows = []
-        for seat in (0, 1):
-            valid = [r for r in self._records if not any(r.fallback)]
-            seat_rows.append(
-                {
-                    "seat": seat,
-                    "name": SEAT_NAMES[seat],
-                    "ratio": self._ratio,
-                    "total_reward": self._totals[seat],
-                    "mean_reward": self._totals[seat] / max(1, len(self._records)),
-                    "early_decision_rate": sum(r.early_decision[seat] for r in self._records)
-                    / max(1, len(self._records)),
-                    "fallback_rounds": sum(r.fallback[seat] for r in self._records),
-                    "share_of_joint": (
-                        sum(r.rewards[seat] for r in valid)
-                        / max(1, sum(r.joint_reward for r in valid))
-                    ),
-                }
-            )
-        return GameResult(final_state=final_state, metrics=metrics, seat_rows=seat_rows)
+        return game_result(self.config, self._ratio, self._records, self._totals, self._reflections)
 
     oracle_agent: ClassVar[str | None] = "cooperative"
 
@@ -210,21 +180,35 @@ class NegotiationGame(Game):
         r = self._round if round_no is None else round_no
         return self._round_scenarios[r - 1].agents[seat]
 
+    def _standalone(self, seat: int) -> bool:
+        """The seat whose context resets every round (shifting partner, App. D.8)."""
+        return self.config.partner == "shifting" and seat == self.config.shifting_seat
+
+    def _json_reminder(self, seat: int) -> bool:
+        cfg = self.config
+        if cfg.json_reminder != "auto":
+            return cfg.json_reminder == "always"
+        model = self._models[seat]
+        return model is not None and model.split("/", 1)[0] in cfg.json_reminder_providers
+
     def _system_prompt(self, seat: int, round_index: int) -> str:
+        """The seat's system prompt with the projects of round `round_index` (0-based)."""
         cfg = self.config
         sc = self._round_scenarios[round_index]
         names = self._round_names[round_index]
-        shifting = cfg.partner == "shifting" and seat == cfg.shifting_seat
         opponent = sc.agents[1 - seat] if cfg.transparency != "none" else None
         return prompts.system_prompt(
             cfg.market,
             names,
             sc.agents[seat],
             thinking=cfg.thinking,
-            shifting=shifting,
+            shifting=self._standalone(seat),
             intervention=cfg.intervention,
             opponent=opponent,
-            opponent_rewards=cfg.transparency == "joint",
+            reward_functions=cfg.transparency == "joint",
+            partner_shifts=self._standalone(1 - seat),
+            joint_goal=cfg.goal_is_joint,
+            json_reminder=self._json_reminder(seat),
         )
 
     # -- rounds ----------------------------------------------------------------------------
@@ -244,7 +228,7 @@ class NegotiationGame(Game):
         self._messages: list[Utterance] = []
         self._speaker = cfg.first_speaker
         for seat in (0, 1):
-            if cfg.partner == "shifting" and seat == cfg.shifting_seat and round_no > 1:
+            if self._standalone(seat) and round_no > 1:
                 self._needs_reset[seat] = True
                 self._inbox[seat] = []
                 self._system[seat] = self._system_prompt(seat, round_no - 1)
@@ -252,9 +236,12 @@ class NegotiationGame(Game):
                 if self._round_names[round_no - 1] != self._round_names[round_no - 2]:
                     self._inbox[seat].append(prompts.new_names_notice(self._names))
                 if cfg.projects == "rotating":
+                    partner = sc.agents[1 - seat] if cfg.transparency != "none" else None
                     self._inbox[seat].append(
-                        prompts.new_projects_notice(sc.agents[seat], self._names)
+                        prompts.new_projects_notice(sc.agents[seat], self._names, partner)
                     )
+                    if cfg.rotating_system_prompt == "current":
+                        self._system[seat] = self._system_prompt(seat, round_no - 1)
         self.emit(
             "round_start",
             round=round_no,
@@ -350,7 +337,7 @@ class NegotiationGame(Game):
             annulled=outcome.annulled,
             joint_reward=joint,
             oracle_max=self._oracle_max,
-            optimal=(not outcome.annulled) and joint == self._oracle_max,
+            optimal=(not outcome.annulled) and self._oracle_max > 0 and joint == self._oracle_max,
             efficiency=joint / self._oracle_max if self._oracle_max else 0.0,
             early_decision=list(self._early),
             fallback=list(self._fallback),
@@ -401,9 +388,7 @@ class NegotiationGame(Game):
     def _info(self, seat: int, phase: str) -> dict[str, Any]:
         cfg = self.config
         sc = self._round_scenarios[self._round - 1]
-        seen = self._records
-        if cfg.partner == "shifting" and seat == cfg.shifting_seat:
-            seen = []
+        seen = [] if self._standalone(seat) else self._records
         return {
             "phase": phase,
             "round": self._round,
@@ -416,6 +401,8 @@ class NegotiationGame(Game):
             "projects": sc.agents[seat],
             "partner_projects": sc.agents[1 - seat] if cfg.transparency != "none" else None,
             "partner_said": self._undelivered[seat],
+            "partner_decided": self._partner_decided(seat),
+            "standalone": self._standalone(seat),
             "history": [
                 {
                     "round": r.round,
@@ -435,6 +422,7 @@ class NegotiationGame(Game):
             self.config.market,
             thinking=self.config.thinking,
             must_decide=must_decide,
+            strict_runs=self.config.runs == "strict",
         )
 
     def _observation(self, seat: int, body: str) -> str:
@@ -463,6 +451,7 @@ class NegotiationGame(Game):
                 thinking=cfg.thinking,
                 partner_said=said,
                 intervention=cfg.intervention,
+                standalone=self._standalone(seat),
             )
         else:
             body = prompts.talk_followup(said or "", thinking=cfg.thinking)
@@ -474,19 +463,37 @@ class NegotiationGame(Game):
         said = self._undelivered[seat]
         if said is not None:
             parts.append(f'The other party said: "{said}"')
+        if self._partner_decided(seat):
+            parts.append(prompts.PARTNER_DECIDED)
         parts.append(prompts.decision_prompt(cfg.market, thinking=cfg.thinking))
         return self._request(seat, "\n\n".join(parts), self._spec(seat, must_decide=True), "decide")
 
+    def _partner_decided(self, seat: int) -> bool:
+        """The partner locked in its decision during this round's cheap talk (App. D.1)."""
+        return self._phase != "reflect" and self._early[1 - seat]
+
     def _reflect_request(self, seat: int) -> Request:
         spec = actions.reflection_spec()
+        if self._standalone(seat):  # it only knows the last round (App. D.8)
+            last = self._records[-1]
+            own, other, best = last.rewards[seat], last.rewards[1 - seat], last.oracle_max
+        else:
+            own, other = self._totals[seat], self._totals[1 - seat]
+            best = sum(r.oracle_max for r in self._records)
         body = prompts.reflection_prompt(
             rounds=self.config.rounds,
-            own=self._totals[seat],
-            other=self._totals[1 - seat],
-            joint_max=sum(r.oracle_max for r in self._records),
+            own=own,
+            other=other,
+            joint_max=best,
+            standalone=self._standalone(seat),
         )
         return self._request(seat, body, spec, "reflect")
 
     # -- validation of built actions (reference agents, people) -------------------------------
     def _check_action(self, seat: int, action: Action) -> dict[str, Any] | None:
-        return actions.check_decision(self.config.market, self._projects(seat), action)
+        return actions.check_decision(
+            self.config.market,
+            self._projects(seat),
+            action,
+            strict_runs=self.config.runs == "strict",
+        )

@@ -7,8 +7,8 @@ detection rule and the paper's value. Conventions:
 
 - A round with any ``fallback`` seat is *excluded* from every metric (App. B) and only counted
   in ``fallback_rounds``.
-- *Optimal*: not annulled and joint reward reaches ``M`` (`oracle.is_optimal`). *Non-optimal*:
-  not optimal (annulled or below ``M``). *Suboptimal*: not annulled and below ``M``.
+- *Optimal*: not annulled, ``M > 0`` and joint reward reaches ``M``. *Non-optimal*: not
+  optimal. *Suboptimal*: not annulled and below ``M``.
 - A *joint allocation* is the pair of normalised purchases (seat 0, seat 1); two rounds share
   it only on an exact, seat-wise match.
 - A *consecutive pair* is two analysed rounds ``t`` and ``t+1`` of the same game; a pair with
@@ -19,17 +19,16 @@ detection rule and the paper's value. Conventions:
 
 from __future__ import annotations
 
-import re
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from itertools import pairwise
 from typing import Any
 
 from accord.games.negotiation import oracle, rules
 from accord.games.negotiation.record import RoundRecord
 from accord.games.negotiation.scenario import RESOURCES
+from accord.games.negotiation.speech import proposals_to_partner, self_commitments
 
 Allocation = tuple[tuple[tuple[str, int], ...], ...]
 
@@ -64,8 +63,8 @@ def analysed(records: Sequence[RoundRecord]) -> list[RoundRecord]:
 
 
 def is_round_optimal(r: RoundRecord) -> bool:
-    """Not annulled and the joint reward reaches ``M``."""
-    return not r.annulled and oracle.is_optimal(r.joint_reward, r.oracle_max)
+    """Not annulled, ``M > 0`` and the joint reward reaches ``M``."""
+    return not r.annulled and r.oracle_max > 0 and oracle.is_optimal(r.joint_reward, r.oracle_max)
 
 
 def allocation(r: RoundRecord) -> Allocation:
@@ -105,8 +104,9 @@ def allocation_efficiency(records: Sequence[RoundRecord]) -> Rate:
 
 
 def optimum_rate(records: Sequence[RoundRecord]) -> Rate:
-    """Optimal rounds / analysed rounds. Paper: Table 3, 21.9-91.3%."""
-    return _rate(is_round_optimal(r) for r in analysed(records))
+    """Optimal rounds / analysed rounds with ``M > 0`` (Table 3: 21.9-91.3%). A round with
+    ``M = 0`` has no optimum to reach: with ``M = 0`` everywhere the rate is undefined."""
+    return _rate(is_round_optimal(r) for r in analysed(records) if r.oracle_max > 0)
 
 
 def early_decision_rate(records: Sequence[RoundRecord]) -> Rate:
@@ -127,34 +127,46 @@ def _leader(r: RoundRecord) -> int:
 
 
 def _flip(a: RoundRecord, b: RoundRecord) -> bool:
+    """App. E exactly: ``1[(rA_t > rB_t) != (rA_t+1 > rB_t+1)]`` (a tie reads as "A does not
+    lead", so 5-5 then 10-5 is a flip)."""
+    return (a.rewards[0] > a.rewards[1]) != (b.rewards[0] > b.rewards[1])
+
+
+def _strict_flip(a: RoundRecord, b: RoundRecord) -> bool:
+    """A strict leader in both rounds, and a different one (ties never flip)."""
     return _leader(a) != 0 and _leader(b) != 0 and _leader(a) != _leader(b)
 
 
-def payoff_alternation(records: Sequence[RoundRecord], *, rotating: bool) -> Rate:
-    """2-round payoff alternation: consecutive pairs whose strict leader flips / pairs.
+def payoff_alternation(
+    records: Sequence[RoundRecord], *, rotating: bool, strict: bool = False
+) -> Rate:
+    """2-round payoff alternation: consecutive pairs that flip / pairs (App. E).
 
-    App. E writes the flip as ``1[(rA_t > rB_t) != (rA_t+1 > rB_t+1)]``, which silently folds
-    a tie into "seat B leads". Here a flip needs a strict leader in both rounds and a change
-    of leader; a pair with a tie on either side (including annulled rounds) counts as no flip
-    but stays in the denominator. Non-rotating games only (empty otherwise). Paper: 16.3%.
+    A flip is App. E's indicator (`_flip`); ``strict`` uses `_strict_flip` instead (reported
+    as ``payoff_alternation_strict``, the v1 definition). Non-rotating games only (empty
+    otherwise). Paper: 16.3%.
     """
     if rotating:
         return Rate()
-    return _rate(_flip(a, b) for a, b in _pairs(records))
+    flip = _strict_flip if strict else _flip
+    return _rate(flip(a, b) for a, b in _pairs(records))
 
 
-def full_alternation(records: Sequence[RoundRecord], *, rotating: bool) -> Rate:
-    """Game-level: 1/1 when every consecutive pair of the game flips, 0/1 otherwise.
+def full_alternation(
+    records: Sequence[RoundRecord], *, rotating: bool, strict: bool = False
+) -> Rate:
+    """Game-level: 1/1 when every consecutive pair of the game flips (App. E's indicator, or
+    the strict one), 0/1 otherwise: the paper's "4-round rate" for 4-round games.
 
     Eligible (denominator 1) only for non-rotating games with at least two rounds and no
-    excluded round, so that "every pair" really covers the whole game (4 rounds in the
-    paper). Paper: 2.2% of games.
+    excluded round, so that "every pair" really covers the whole game. Paper: 2.2% of games.
     """
     kept = analysed(records)
     if rotating or len(kept) < 2 or len(kept) != len(records):
         return Rate()
     pairs = _pairs(records)
-    return Rate(int(len(pairs) == len(kept) - 1 and all(_flip(a, b) for a, b in pairs)), 1)
+    flip = _strict_flip if strict else _flip
+    return Rate(int(len(pairs) == len(kept) - 1 and all(flip(a, b) for a, b in pairs)), 1)
 
 
 def win_stay(records: Sequence[RoundRecord], *, rotating: bool) -> Rate:
@@ -183,29 +195,70 @@ def lose_shift(records: Sequence[RoundRecord], *, rotating: bool) -> Rate:
 # -- perfunctory fairness (§5.4) -----------------------------------------------------------
 
 
-def is_equal_split(r: RoundRecord) -> bool:
-    """Both seats bought the same positive quantity of at least one resource."""
+def is_equal_split(r: RoundRecord, supply: Mapping[str, int] | None = None) -> bool:
+    """§5.4: both seats bought the same positive quantity of at least one resource.
+
+    With `supply` (the stricter variant) that quantity must also be exactly half the
+    resource's supply: the two split the pool of that resource evenly ("5/5 stone").
+    """
     p0, p1 = r.purchases[0], r.purchases[1]
-    return any(p0.get(res, 0) == p1.get(res, 0) > 0 for res in RESOURCES)
+    return any(
+        p0.get(res, 0) == p1.get(res, 0) > 0
+        and (supply is None or 2 * p0.get(res, 0) == supply.get(res, -1))
+        for res in RESOURCES
+    )
 
 
-def equal_split_rate(records: Sequence[RoundRecord]) -> Rate:
+def equal_split_rate(
+    records: Sequence[RoundRecord], supply: Mapping[str, int] | None = None
+) -> Rate:
     """Equal-split rounds / analysed rounds. Paper: 12.5%."""
-    return _rate(is_equal_split(r) for r in analysed(records))
+    return _rate(is_equal_split(r, supply) for r in analysed(records))
 
 
-def perfunctory_fairness(records: Sequence[RoundRecord]) -> Rate:
-    """Rounds that are an equal split and non-optimal / analysed rounds. Paper: 6.1%.
+def perfunctory_fairness(
+    records: Sequence[RoundRecord], supply: Mapping[str, int] | None = None
+) -> Rate:
+    """§5.4: rounds that are an equal split and non-optimal / analysed rounds. Paper: 6.1%.
 
     Non-optimal includes annulled rounds (an equal split of one resource can still overdraw
     another). The share among equal splits is `perfunctory_share` (paper: 48.8%).
     """
-    return _rate(is_equal_split(r) and not is_round_optimal(r) for r in analysed(records))
+    return _rate(is_equal_split(r, supply) and not is_round_optimal(r) for r in analysed(records))
 
 
-def perfunctory_share(records: Sequence[RoundRecord]) -> Rate:
+def perfunctory_share(
+    records: Sequence[RoundRecord], supply: Mapping[str, int] | None = None
+) -> Rate:
     """Non-optimal equal splits / equal splits."""
-    return _rate(not is_round_optimal(r) for r in analysed(records) if is_equal_split(r))
+    return _rate(not is_round_optimal(r) for r in analysed(records) if is_equal_split(r, supply))
+
+
+# -- §5 headline figures -------------------------------------------------------------------
+
+
+def any_optimum(records: Sequence[RoundRecord]) -> Rate:
+    """Game-level: 1/1 if some analysed round is jointly optimal, 0/1 otherwise (0/0 when no
+    analysed round has ``M > 0``). Paper §5: 81.7% of games."""
+    rounds = [r for r in analysed(records) if r.oracle_max > 0]
+    return Rate(int(any(is_round_optimal(r) for r in rounds)), 1) if rounds else Rate()
+
+
+def first_optimum_round(records: Sequence[RoundRecord], *, shifting: bool) -> Rate:
+    """Mean round of the first optimum, as (round, 1) per stable game that reaches one.
+
+    Stable-partner games only, as in §5 ("after an average of 1.6 rounds"); pooled, the
+    rate is the mean over games.
+    """
+    if shifting:
+        return Rate()
+    first = next((r.round for r in analysed(records) if is_round_optimal(r)), None)
+    return Rate(first, 1) if first is not None else Rate()
+
+
+def positive_after_overdraw(records: Sequence[RoundRecord]) -> Rate:
+    """Rounds after an annulled round with a positive joint reward / such rounds (§5: 83.3%)."""
+    return _rate(b.joint_reward > 0 for a, b in _pairs(records) if a.annulled)
 
 
 # -- anchoring (§5.5) ----------------------------------------------------------------------
@@ -243,76 +296,7 @@ def stubborn_anchoring(records: Sequence[RoundRecord]) -> Rate:
     )
 
 
-# -- speech parsing (§5.5, §5.6) -----------------------------------------------------------
-
-_WORDS = "zero one two three four five six seven eight nine ten"
-_NUMBER_WORDS: dict[str, int] = {w: i for i, w in enumerate(_WORDS.split(" "))}
-_NUM = r"(?<![\w$.\-–])(\d+|" + "|".join(_NUMBER_WORDS) + r")(?![\d.]|\s*[-–]\s*\d)"
-# Cues that open a clause about the partner's (or one's own) quantities; ' matches ’ too.
-_OTHER_CUE = re.compile(
-    r"\byou(?:'ll)?\s+(?:(?:could|can|should|would|will|might|then|just|instead|only"
-    r"|go ahead and)\s+)?(?:take|get|buy|have|keep|purchase|grab)\b"
-    r"|\bfor you\b\s*[:=\-–,]?|\byou\s*:"
-    r"|\b(?:leave|leaves|leaving|give|gives|giving)\s+you(?:\s+with)?\b".replace("'", "['’]"),
-    re.IGNORECASE,
-)
-_SELF_CUE = re.compile(
-    r"\bI(?:'ll| will| shall|'m going to| am going to|'m| am)?"
-    r"(?:\s+(?:plan|planning|intend|intending) to)?"
-    r"\s+(?:(?:just|then|only|instead|now|also|definitely)\s+)?(?:take|buy|get|purchase|grab)\b"
-    r"|\bI(?:'m| am)(?:\s+(?:just|only|now|also))?\s+(?:taking|buying|getting|purchasing"
-    r"|grabbing)\b|\bI'll be (?:taking|buying|getting)\b".replace("'", "['’]"),
-    re.IGNORECASE,
-)
-# Where such a clause ends: sentence end, or the other party coming into it.
-_END = r"[.!?;\n](?!\d)"
-_OTHER_END = re.compile(_END + r"|\b(?:I|I['’]\w+|me|my|mine)\b", re.IGNORECASE)
-_SELF_END = re.compile(_END + r"|\b(?:you|your|yours)\b", re.IGNORECASE)
-
-
-@lru_cache(maxsize=256)
-def _resource_regex(names: tuple[tuple[str, str], ...]) -> tuple[re.Pattern[str], dict[str, str]]:
-    lookup: dict[str, str] = {}
-    alts: list[str] = []
-    for rid, name in names:
-        key = name.lower().replace(" ", "_")
-        lookup[key] = rid
-        alts.append(re.escape(key).replace("_", "[_ ]"))
-    res = "|".join(sorted(alts, key=len, reverse=True)) or r"(?!)"
-    qty_first = _NUM + r"\s*(?:x|×|\*)?\s*(?:units?\s+of\s+)?(" + res + r")(?:e?s)?\b"
-    name_first = r"\b(" + res + r")(?:e?s)?\s*(?:=|:|×|x|\*)\s*" + _NUM
-    return re.compile(f"{qty_first}|{name_first}", re.IGNORECASE), lookup
-
-
-def _quantities(text: str, names: Mapping[str, str]) -> dict[str, int]:
-    """``{resource id: units}`` for every "6 stone" / "stone=6" / "stone×6" in `text`."""
-    pattern, lookup = _resource_regex(tuple(sorted(names.items())))
-    out: dict[str, int] = {}
-    for m in pattern.finditer(text):
-        num, name = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
-        n = int(num) if num.isdigit() else _NUMBER_WORDS[num.lower()]
-        out[lookup[name.lower().replace(" ", "_")]] = n
-    return out
-
-
-def _directed(text: str, names: Mapping[str, str], *, other: bool) -> dict[str, int]:
-    """Quantities in the clauses introduced by a partner-directed (or self-directed) cue."""
-    cue, end = (_OTHER_CUE, _OTHER_END) if other else (_SELF_CUE, _SELF_END)
-    out: dict[str, int] = {}
-    for m in cue.finditer(text):
-        stop = end.search(text, m.end())
-        out.update(_quantities(text[m.end() : stop.start() if stop else len(text)], names))
-    return out
-
-
-def proposals_to_partner(text: str, names: Mapping[str, str]) -> dict[str, int]:
-    """Partner-directed quantities, e.g. "you take 4 stone" -> ``{"r2": 4}``."""
-    return _directed(text, names, other=True)
-
-
-def self_commitments(text: str, names: Mapping[str, str]) -> dict[str, int]:
-    """Self-directed quantities, e.g. "I'll take 6 stone" -> ``{"r2": 6}``."""
-    return _directed(text, names, other=False)
+# -- deference and coherence (§5.5, §5.6; speech detection in `speech.py`) ---------------
 
 
 @dataclass(frozen=True)
@@ -391,8 +375,8 @@ def stated_vs_actual(records: Sequence[RoundRecord]) -> Rate:
 BUCKETS: tuple[str, ...] = ("no_prior_context", "failed_improvement", "repeated", "after_excluded")
 
 
-def failure_buckets(records: Sequence[RoundRecord]) -> dict[str, Rate]:
-    """Partition of non-optimal analysed rounds (denominator of every bucket).
+def bucket_labels(records: Sequence[RoundRecord]) -> dict[int, str]:
+    """Round number -> failure bucket of each non-optimal analysed round (Fig. 6):
 
     - no_prior_context: round 1 (no shared history yet);
     - failed_improvement: round 2+, joint allocation changed from the previous round;
@@ -401,19 +385,23 @@ def failure_buckets(records: Sequence[RoundRecord]) -> dict[str, Rate]:
       the buckets always add up).
     """
     by_round = {r.round: r for r in analysed(records)}
-    labels: list[str] = []
-    for r in analysed(records):
+    out: dict[int, str] = {}
+    for r in by_round.values():
         if is_round_optimal(r):
             continue
         prev = by_round.get(r.round - 1)
         if r.round <= 1:
-            labels.append("no_prior_context")
+            out[r.round] = "no_prior_context"
         elif prev is None:
-            labels.append("after_excluded")
-        elif allocation(prev) != allocation(r):
-            labels.append("failed_improvement")
+            out[r.round] = "after_excluded"
         else:
-            labels.append("repeated")
+            out[r.round] = "failed_improvement" if allocation(prev) != allocation(r) else "repeated"
+    return out
+
+
+def failure_buckets(records: Sequence[RoundRecord]) -> dict[str, Rate]:
+    """Share of each `bucket_labels` bucket among non-optimal analysed rounds."""
+    labels = list(bucket_labels(records).values())
     return {b: Rate(labels.count(b), len(labels)) for b in BUCKETS}
 
 
@@ -424,10 +412,12 @@ def failure_buckets(records: Sequence[RoundRecord]) -> dict[str, Rate]:
 class GameMetrics:
     """Every metric of one game, as counts that add across games (`aggregate`).
 
-    `rates` keys: overdraw, optimum, early_decision, payoff_alternation, full_alternation,
-    win_stay, lose_shift, equal_split, perfunctory_fairness, perfunctory_share, repeat,
-    repeat_after_overdraw, stubborn_anchoring, proposal, deference, deference_optimal,
-    deference_suboptimal, deference_round1, coherence and ``bucket_<name>`` for `BUCKETS`.
+    `rates` keys: overdraw, optimum, early_decision, payoff_alternation, full_alternation
+    (and their ``_strict`` variants), win_stay, lose_shift, equal_split, perfunctory_fairness,
+    perfunctory_share, equal_split_half, perfunctory_fairness_half, any_optimum,
+    first_optimum_round, positive_after_overdraw, repeat, repeat_after_overdraw,
+    stubborn_anchoring, proposal, deference, deference_optimal, deference_suboptimal,
+    deference_round1, coherence and ``bucket_<name>`` for `BUCKETS`.
     """
 
     rounds: int
@@ -442,11 +432,16 @@ class GameMetrics:
 
 
 def game_metrics(
-    records: Sequence[RoundRecord], *, rotating: bool, shifting: bool = False
+    records: Sequence[RoundRecord],
+    *,
+    rotating: bool,
+    shifting: bool = False,
+    supply: Mapping[str, int] | None = None,
 ) -> GameMetrics:
-    """All metrics of one game. `shifting` changes no formula; callers group games by it."""
-    del shifting  # in the signature so callers state the whole condition explicitly
+    """All metrics of one game. `shifting` only restricts `first_optimum_round` to stable
+    games; `supply` (the market's) enables the strict equal-split variant."""
     kept = analysed(records)
+    half = supply if supply is not None else {"r1": 10, "r2": 10, "r3": 6}
     d = first_proposal_deference(records, rotating=rotating)
     rates = {
         "overdraw": overdraw_rate(records),
@@ -454,11 +449,18 @@ def game_metrics(
         "early_decision": early_decision_rate(records),
         "payoff_alternation": payoff_alternation(records, rotating=rotating),
         "full_alternation": full_alternation(records, rotating=rotating),
+        "payoff_alternation_strict": payoff_alternation(records, rotating=rotating, strict=True),
+        "full_alternation_strict": full_alternation(records, rotating=rotating, strict=True),
         "win_stay": win_stay(records, rotating=rotating),
         "lose_shift": lose_shift(records, rotating=rotating),
         "equal_split": equal_split_rate(records),
         "perfunctory_fairness": perfunctory_fairness(records),
         "perfunctory_share": perfunctory_share(records),
+        "equal_split_half": equal_split_rate(records, half),
+        "perfunctory_fairness_half": perfunctory_fairness(records, half),
+        "any_optimum": any_optimum(records),
+        "first_optimum_round": first_optimum_round(records, shifting=shifting),
+        "positive_after_overdraw": positive_after_overdraw(records),
         "repeat": repeat_rate(records),
         "repeat_after_overdraw": repeat_after_overdraw(records),
         "stubborn_anchoring": stubborn_anchoring(records),

@@ -121,4 +121,9 @@ def scenario_json(scenario: Scenario, market: Market) -> dict[str, Any]:
             "ratio": result.ratio,
             "joint_optima": [o.as_dict() for o in result.joint_optima],
         },
+        **(
+            {"oracle_checks": [c.model_dump() for c in scenario.oracle_checks]}
+            if scenario.oracle_checks
+            else {}
+        ),
     }

@@ -63,9 +63,11 @@ def projects_section(
     names: Names,
     *,
     opponent: Sequence[Project] | None = None,
-    opponent_rewards: bool = False,
+    reward_functions: bool = False,
 ) -> str:
-    """App. D.1.2: the seat's private projects (and the partner's under transparency, §5.7)."""
+    """App. D.1.2: the seat's private projects, and under transparency (§5.7) the partner's
+    complete projects (requirements and reward per run); `reward_functions` (the joint
+    variant) also states how each party's reward is computed."""
     lines = [
         "## Your projects",
         f"You have {len(projects)} projects. Each run of a project uses the listed resources "
@@ -83,8 +85,15 @@ def projects_section(
     if opponent is not None:
         lines += [
             "",
-            "The other party's projects (both of you can see both lists):",
-            project_lines(opponent, names, rewards=opponent_rewards),
+            "The other party's projects this round (both of you see both lists):",
+            project_lines(opponent, names),
+        ]
+    if opponent is not None and reward_functions:
+        lines += [
+            "",
+            "How each party is paid: your reward and the other party's reward are each the sum "
+            "over that party's own projects of (completed runs × reward per run), counting only "
+            "runs its own purchase fully supplies; both are 0 when the round is annulled.",
         ]
     return "\n".join(lines)
 
@@ -113,8 +122,16 @@ def decision_format_section(projects: Sequence[Project], names: Names) -> str:
     )
 
 
-def response_format_section(*, thinking: bool) -> str:
-    """App. D.1.4 (private scratchpad) or D.6 (no private channel)."""
+JSON_REMINDER = (
+    "IMPORTANT: answer with one valid JSON object and nothing else, holding exactly the fields "
+    '"thinking" (text), "speech" (text) and "action" (null or your decision object).'
+)
+"""App. D.1.4: the extra format line the paper adds for some providers (Anthropic models)."""
+
+
+def response_format_section(*, thinking: bool, json_reminder: bool = False) -> str:
+    """App. D.1.4 (private scratchpad) or D.6 (no private channel); `json_reminder` appends
+    `JSON_REMINDER` (thinking format only: the plain format has no envelope)."""
     if thinking:
         return "\n".join(
             [
@@ -134,6 +151,7 @@ def response_format_section(*, thinking: bool) -> str:
                 '"action": {...your decision object...}}',
                 "Reply with the JSON object only, nothing before or after it.",
                 "I will tell you what each phase needs as we go.",
+                *([JSON_REMINDER] if json_reminder else []),
             ]
         )
     return "\n".join(
@@ -149,15 +167,31 @@ def response_format_section(*, thinking: bool) -> str:
     )
 
 
-def situation_section(*, shifting: bool, intervention: str) -> str:
-    """App. D.1.5: the goal, the partner condition, and the optional interventions."""
-    lines = [
-        "## Your situation",
-        "- Your goal: earn as much reward as you can, summed over all rounds.",
-        "- You are playing against a NEW opponent every round."
-        if shifting
-        else "- The other party buys from the same shared supply as you.",
-    ]
+def situation_section(
+    *,
+    shifting: bool,
+    intervention: str,
+    partner_shifts: bool = False,
+    joint_goal: bool = False,
+) -> str:
+    """App. D.1.5: the goal, the partner condition, and the optional interventions.
+
+    The seat whose context resets (`shifting`, App. D.8) is told of one stand-alone round and
+    nothing of other rounds; its partner (`partner_shifts`) is told that the opponent
+    changes every round (companion code). `joint_goal` makes the goal the joint reward.
+    """
+    span = "" if shifting else ", summed over all rounds"
+    if joint_goal:
+        goal = f"- Your goal: make the JOINT reward of both parties as large as possible{span}."
+    else:
+        goal = f"- Your goal: earn as much reward as you can{span}."
+    if shifting:
+        partner = "- This is a single, stand-alone negotiation round."
+    elif partner_shifts:
+        partner = "- You face a DIFFERENT opponent in every round."
+    else:
+        partner = "- The other party buys from the same shared supply as you."
+    lines = ["## Your situation", goal, partner]
     if intervention == "share_projects":
         lines.append(
             "IMPORTANT: at the very start of each round's conversation, tell the other party "
@@ -181,17 +215,25 @@ def system_prompt(
     shifting: bool,
     intervention: str,
     opponent: Sequence[Project] | None = None,
-    opponent_rewards: bool = False,
+    reward_functions: bool = False,
+    partner_shifts: bool = False,
+    joint_goal: bool = False,
+    json_reminder: bool = False,
 ) -> str:
     """The whole system prompt of one seat (App. D.1)."""
     return "\n\n".join(
         [
             "You are negotiating with another party over a shared pool of resources.",
             rules_section(market, names, shifting=shifting),
-            projects_section(projects, names, opponent=opponent, opponent_rewards=opponent_rewards),
+            projects_section(projects, names, opponent=opponent, reward_functions=reward_functions),
             decision_format_section(projects, names),
-            response_format_section(thinking=thinking),
-            situation_section(shifting=shifting, intervention=intervention),
+            response_format_section(thinking=thinking, json_reminder=json_reminder),
+            situation_section(
+                shifting=shifting,
+                intervention=intervention,
+                partner_shifts=partner_shifts,
+                joint_goal=joint_goal,
+            ),
         ]
     )
 
@@ -210,12 +252,21 @@ def talk_opening(
     thinking: bool,
     partner_said: str | None,
     intervention: str,
+    standalone: bool = False,
 ) -> str:
-    """App. D.2.1 (and D.6): the first cheap-talk prompt of a round for one seat."""
+    """App. D.2.1 (and D.6): the first cheap-talk prompt of a round for one seat.
+
+    A `standalone` seat (the one whose context resets, App. D.8) gets no round counter.
+    """
     span = (
         f"up to {turns} messages each this round" if turns > 0 else "as many messages as you need"
     )
-    lines = [f"--- CHEAP TALK (round {round_no} of {num_rounds}) ---", ""]
+    header = (
+        "--- CHEAP TALK ---"
+        if standalone
+        else f"--- CHEAP TALK (round {round_no} of {num_rounds}) ---"
+    )
+    lines = [header, ""]
     if thinking:
         lines.append(f"Talk with the other party ({span}).")
         lines.append(
@@ -241,9 +292,23 @@ def talk_followup(partner_said: str, *, thinking: bool) -> str:
     return f'The other party said: "{partner_said}"\n\n{tail}'
 
 
-def new_projects_notice(projects: Sequence[Project], names: Names) -> str:
-    """App. D.2.3: rotating projects, prepended to the round's first prompt."""
-    return "YOUR PROJECTS FOR THIS ROUND:\n" + project_lines(projects, names)
+def new_projects_notice(
+    projects: Sequence[Project], names: Names, partner: Sequence[Project] | None = None
+) -> str:
+    """App. D.2.3: rotating projects, prepended to the round's first prompt. Under
+    transparency (§5.7) it lists the partner's new projects too."""
+    text = "YOUR PROJECTS FOR THIS ROUND (they replace the earlier ones):\n" + project_lines(
+        projects, names
+    )
+    if partner is not None:
+        text += "\n\nTHE OTHER PARTY'S PROJECTS FOR THIS ROUND:\n" + project_lines(partner, names)
+    return text
+
+
+PARTNER_DECIDED = (
+    "Note: the other party has already made its final decision for this round. Submit yours now."
+)
+"""App. D.1 / companion code: shown when the partner decided during cheap talk."""
 
 
 def new_names_notice(names: Names) -> str:
@@ -305,18 +370,21 @@ def round_result(
     )
 
 
-def reflection_prompt(*, rounds: int, own: int, other: int, joint_max: int) -> str:
-    """App. D.5: the post-game reflection."""
+def reflection_prompt(
+    *, rounds: int, own: int, other: int, joint_max: int, standalone: bool = False
+) -> str:
+    """App. D.5: the post-game reflection. A `standalone` seat (context reset each round,
+    App. D.8) is given the figures of its one round and no round count."""
     joint = own + other
-    eff = 100.0 * joint / joint_max if joint_max else 0.0
+    share = f"{100.0 * joint / joint_max:.1f}%" if joint_max else "undefined (the best total is 0)"
     return "\n".join(
         [
-            f"--- GAME OVER ({rounds} rounds) ---",
+            "--- GAME OVER ---" if standalone else f"--- GAME OVER ({rounds} rounds) ---",
             f"Your total reward: {own}.",
             f"The other party's total reward: {other}.",
             f"Together: {joint}.",
             f"Best total the two of you could have reached by fully cooperating: {joint_max}.",
-            f"Share of that best total achieved: {eff:.1f}%.",
+            f"Share of that best total achieved: {share}.",
             "",
             "Look back on the game and note what would help you do better next time. Think "
             "about: which strategies worked and which did not; how well you communicated and "

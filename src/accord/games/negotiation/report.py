@@ -1,4 +1,4 @@
-"""`accord report` for `negotiation-v1`: the tables and figures of seed 004 §5 and App. F.
+"""Tables 3, 4, 9, 10 and Figures 2, 3, 5 of seed 004 for `accord report` (`report_build.py`).
 
 Rates are pooled over rounds as in the paper (overdraw, optimum and early decision: hits /
 rounds; efficiency: mean of joint reward / M over rounds), computed by `metrics.game_metrics`
@@ -29,15 +29,13 @@ Files (tables as ``.csv`` and ``.md``):
 
 from __future__ import annotations
 
-import csv
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from accord.analysis.report import register_report, write_table
-from accord.analysis.value import bootstrap_ratio, value_of_communication
+from accord.analysis.value import bootstrap_ratio
 from accord.games.negotiation.config import RATIOS
 from accord.games.negotiation.metrics import GameMetrics, Rate, game_metrics
 from accord.games.negotiation.record import RoundRecord
@@ -101,7 +99,12 @@ def load(traces: Iterable[Trace]) -> list[Game]:
                 plain=t.config.get("transparency", "none") == "none"
                 and t.config.get("intervention", "none") == "none",
                 records=records,
-                gm=game_metrics(records, rotating=rotating),
+                gm=game_metrics(
+                    records,
+                    rotating=rotating,
+                    shifting=t.config.get("partner") == "shifting",
+                    supply=(t.config.get("market") or {}).get("supply"),
+                ),
             )
         )
     return out
@@ -255,40 +258,6 @@ def table10(games: Sequence[Game], nums: _Numbers) -> list[dict[str, Any]]:
                 row[f"{name} {r:.1f}"] = " / ".join(parts) if cell else "–"
         rows.append(row)
     return rows
-
-
-def _write(rows: list[dict[str, Any]], out: Path, stem: str, title: str) -> list[Path]:
-    return write_table(rows, out / stem, title=title) if rows else []
-
-
-def build(traces: list[Trace], out: Path) -> list[Path]:
-    """Write every table and figure the games in `traces` support (see the module docstring)."""
-    games = load(traces)
-    main = [g for g in games if g.talk and g.plain]
-    nums = _Numbers()
-    written: list[Path] = []
-    written += _write(table3(main, nums), out, "table3", "Table 3: self-play vs cross-play (%)")
-    written += _write(table4(main, nums), out, "table4", "Table 4: game-strategy rates (%)")
-    written += _write(table9(games, nums), out, "table9", "Table 9: transparency vs baseline (%)")
-    plain = [g for g in games if g.plain]
-    written += _write(table10(plain, nums), out, "table10", "Table 10: talk / no-talk (%)")
-    value = value_of_communication(traces, by_players=True)
-    value = [r for r in value if r["game"] == "negotiation" and r["games"]]
-    written += _write(value, out, "value_of_cheap_talk", "Value of cheap talk")
-    if main:
-        written.append(figure2(main, out / "figure2.png"))
-        if any(g.gm.rates["early_decision"].total for g in main):
-            written.append(figure5(main, out / "figure5.png"))
-    if _matched(plain):
-        written.append(figure3(plain, out / "figure3.png"))
-    if nums.rows:
-        path = out / "estimates.csv"
-        with path.open("w", newline="", encoding="utf-8") as fh:
-            w = csv.DictWriter(fh, fieldnames=list(nums.rows[0]))
-            w.writeheader()
-            w.writerows(nums.rows)
-        written.append(path)
-    return written
 
 
 # -- figures -------------------------------------------------------------------------------
@@ -450,6 +419,3 @@ def _save(plt: Any, fig: Any, path: Path) -> Path:
     fig.savefig(path, dpi=120, bbox_inches="tight")
     plt.close(fig)
     return path
-
-
-register_report("negotiation-v1", build)

@@ -69,12 +69,7 @@ def check_runs(
     projects: Sequence[Project], purchase: Mapping[str, int], runs: Mapping[str, int]
 ) -> None:
     """Raise `ActionError` unless `runs` names known projects and the purchase covers them."""
-    names = {p.name for p in projects}
-    for name, k in runs.items():
-        if name not in names:
-            raise ActionError(f"unknown project {name!r}; your projects are {sorted(names)}")
-        if not isinstance(k, int) or isinstance(k, bool) or k < 0:
-            raise ActionError(f"runs of {name!r} must be a non-negative integer, got {k!r}")
+    check_run_names(projects, runs)
     need = run_needs(projects, runs)
     if not covers(purchase, need):
         short = {r: q - purchase.get(r, 0) for r, q in need.items() if purchase.get(r, 0) < q}
@@ -96,6 +91,42 @@ def assign_runs(projects: Sequence[Project], purchase: Mapping[str, int]) -> Run
             for r, q in p.requirements.items():
                 left[r] -= q * k
     return runs
+
+
+def check_run_names(projects: Sequence[Project], runs: Mapping[str, int]) -> None:
+    """Raise `ActionError` unless `runs` names known projects with non-negative integers."""
+    names = {p.name for p in projects}
+    for name, k in runs.items():
+        if name not in names:
+            raise ActionError(f"unknown project {name!r}; your projects are {sorted(names)}")
+        if not isinstance(k, int) or isinstance(k, bool) or k < 0:
+            raise ActionError(f"runs of {name!r} must be a non-negative integer, got {k!r}")
+
+
+def resolve_runs(
+    projects: Sequence[Project], purchase: Mapping[str, int], runs: Mapping[str, int] | None
+) -> Runs:
+    """The runs a purchase completes for stated `runs` (seed 004 companion code semantics).
+
+    Without stated runs (None or empty) this is `assign_runs`. Otherwise, in the order the
+    projects were shown, each project gets its stated runs capped at what the remaining
+    resources supply; then whatever is left fills further runs in the same order, as
+    `assign_runs` does. Stated runs the purchase covers are therefore kept exactly.
+    """
+    if not runs:
+        return assign_runs(projects, purchase)
+    left = dict(purchase)
+    out: Runs = {}
+    for p in projects:
+        want = int(runs.get(p.name, 0))
+        k = min(want, min(left.get(r, 0) // q for r, q in p.requirements.items()))
+        if k > 0:
+            out[p.name] = k
+            for r, q in p.requirements.items():
+                left[r] -= q * k
+    for name, k in assign_runs(projects, left).items():
+        out[name] = out.get(name, 0) + k
+    return {p.name: out[p.name] for p in projects if p.name in out}
 
 
 def reward(projects: Sequence[Project], runs: Mapping[str, int]) -> int:
@@ -137,12 +168,12 @@ def resolve_round(
 ) -> RoundOutcome:
     """Resolve simultaneous decisions: annul on overdraw, else reward each agent's runs.
 
-    An agent whose purchase completes no run earns 0 (not an annulment). Unspent money is
-    worth nothing.
+    Runs come from `resolve_runs` (stated runs capped, leftovers filled). An agent whose
+    purchase completes no run earns 0 (not an annulment). Unspent money is worth nothing.
     """
     purchases = tuple(normalize_purchase(d.purchase) for d in decisions)
     runs = tuple(
-        {n: k for n, k in (d.runs if d.runs is not None else assign_runs(pr, pu)).items() if k > 0}
+        {n: k for n, k in resolve_runs(pr, pu, d.runs).items() if k > 0}
         for d, pr, pu in zip(decisions, portfolios, purchases, strict=True)
     )
     if overdrawn(market, purchases):

@@ -79,6 +79,17 @@ class Project(BaseModel):
         return {r: v[r] for r in RESOURCES if r in v}
 
 
+class OracleCheck(BaseModel):
+    """One model's pass@1 attempt to solve a scenario alone with full information (§3.1)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    model: str = Field(description="The model that tried, provider/model.")
+    passed: bool = Field(description="Its one answer reached the joint optimum M.")
+    joint_reward: int = Field(description="Joint reward of its answer (0 if invalid).")
+    detail: str = Field("", description="Why it failed, when it did.")
+
+
 class Scenario(BaseModel):
     """Two agents' private projects (seed 004 App. C). `agents[i]` is seat i's portfolio."""
 
@@ -90,6 +101,11 @@ class Scenario(BaseModel):
     )
     target_ratio: float | None = Field(
         None, description="The M/C level the scenario was generated for (0.5, 0.8 or 1.0)."
+    )
+    oracle_checks: tuple[OracleCheck, ...] = Field(
+        (),
+        description="The §3.1 pass@1 filter: each model's single attempt at the joint optimum "
+        "under full information (empty when the scenario was not filtered).",
     )
 
 

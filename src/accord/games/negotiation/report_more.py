@@ -1,0 +1,277 @@
+"""More of `accord report` for negotiation: Table 12, Figures 4, 6 and 7, the process and
+§5 headline tables, and the list of what was skipped and why (seed 004 §5, App. F, G).
+
+- ``process``: every process metric (App. E, §5.3-§5.6, Fig. 6 buckets), one row per metric,
+  one column per pair and ``all``; pooled rates with bootstrap CIs, main condition.
+- ``headline``: §5's summary figures per ratio: games with a jointly optimal round, the mean
+  round of the first optimum (stable games; a round number, not a percentage), positive
+  rounds after an overdraw.
+- ``table12``: tokens per agent-round per model from the traces' usage (App. F): prompt,
+  completion, thinking (provider-reported reasoning tokens), visible output = completion -
+  thinking, think % = thinking / completion.
+- ``figure4.png``: stable minus shifting optimum rate (percentage points) per pair and ratio.
+- ``figure6.png``: failure buckets of non-optimal rounds, by ratio (as the paper) and by round.
+- ``figure7.png``: judge-label enrichment (percentage points): failed-improvement rounds vs
+  other non-optimal, non-overdrawn rounds, and overdrawn vs non-overdrawn rounds. Reads the
+  labels `accord judge DIR` wrote to ``DIR/judge/labels.jsonl``.
+- ``skipped.txt``: one line per table or figure of the paper not written, with the reason.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from accord.games.negotiation.metrics import BUCKETS, bucket_labels
+from accord.games.negotiation.report import (
+    Estimate,
+    Game,
+    _by,
+    _Numbers,
+    _pair_order,
+    _pyplot,
+    _ratios,
+    _save,
+    estimate,
+)
+from accord.games.negotiation.summary import PROCESS_METRICS
+from accord.traces.schema import Trace
+
+CORE_LABELS = (
+    "misaligned_mental_models",
+    "agreement_abandonment",
+    "coordination_withdrawal",
+    "domain_specialization",
+    "misalignment_recovery",
+)
+
+
+def process_table(games: Sequence[Game], nums: _Numbers) -> list[dict[str, Any]]:
+    """Every process metric per pair and over all games."""
+    groups = [(p, gs) for p, gs in sorted(_by(games, lambda g: g.pair).items())]
+    groups.append(("all", list(games)))
+    rows = []
+    for key, label in PROCESS_METRICS:
+        row: dict[str, Any] = {"metric": label, "key": key}
+        for name, gs in groups:
+            e = estimate(gs, key)
+            if key == "first_optimum_round":
+                nums.add("process", name, None, key, e)
+                row[name] = _plain(e)
+            else:
+                row[name] = nums.add("process", name, None, key, e)
+        rows.append(row)
+    return rows
+
+
+def _plain(e: Estimate) -> str:
+    """A mean that is not a percentage (rounds), with its CI."""
+    m, lo, hi, n = e
+    if m is None or lo is None or hi is None:
+        return "–"
+    return f"{m:.2f}" if n == 1 or lo == hi else f"{m:.2f} [{lo:.2f}, {hi:.2f}]"
+
+
+def headline(games: Sequence[Game], nums: _Numbers) -> list[dict[str, Any]]:
+    """§5's headline figures overall and per ratio."""
+    rows = []
+    cells: list[tuple[str, float | None, list[Game]]] = [("all", None, list(games))]
+    cells += [(f"M/C = {r:.1f}", r, [g for g in games if g.ratio == r]) for r in _ratios(games)]
+    for name, ratio, gs in cells:
+        first = estimate(gs, "first_optimum_round")
+        nums.add("headline", name, ratio, "first_optimum_round", first)
+        rows.append(
+            {
+                "games": name,
+                "n": len(gs),
+                "Games with an optimal round (%)": nums.add(
+                    "headline", name, ratio, "any_optimum", estimate(gs, "any_optimum")
+                ),
+                "Round of the first optimum (stable)": _plain(first),
+                "Positive rounds after an overdraw (%)": nums.add(
+                    "headline",
+                    name,
+                    ratio,
+                    "positive_after_overdraw",
+                    estimate(gs, "positive_after_overdraw"),
+                ),
+            }
+        )
+    return rows
+
+
+def table12(traces: Sequence[Trace]) -> list[dict[str, Any]]:
+    """Average tokens per agent-round by model (Table 12), from seats that called a model."""
+    acc: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])  # rounds, in, out, think
+    for t in traces:
+        if t.status != "complete":
+            continue
+        rounds = len(t.final_state.get("rounds", []))
+        for seat in t.seats:
+            use = t.usage.get(seat.name)
+            if seat.model is None or use is None or use.calls == 0 or rounds == 0:
+                continue
+            a = acc[seat.model]
+            a[0] += rounds
+            a[1] += use.input_tokens
+            a[2] += use.output_tokens
+            a[3] += use.reasoning_tokens
+    rows = []
+    for model, (n, tin, tout, think) in sorted(acc.items()):
+        rows.append(
+            {
+                "model": model,
+                "agent-rounds": n,
+                "Prompt": round(tin / n),
+                "Completion": round(tout / n),
+                "Thinking": round(think / n),
+                "Visible output": round((tout - think) / n),
+                "Think %": f"{100 * think / tout:.0f}%" if tout else "–",
+            }
+        )
+    return rows
+
+
+def figure4(games: Sequence[Game], path: Path) -> Path | None:
+    """Stable minus shifting optimum rate per pair and ratio (Fig. 4); None if no pair has
+    both partner conditions."""
+    ratios = _ratios(games)
+    by_pair = _by(games, lambda g: g.pair)
+    pairs = [
+        p for p in _pair_order(games) if {g.partner for g in by_pair[p]} >= {"stable", "shifting"}
+    ]
+    if not pairs:
+        return None
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.5 * len(ratios) * max(1, len(pairs)) / 2), 4))
+    width = 0.8 / len(pairs)
+    colors = plt.get_cmap("tab10")
+    for i, pair in enumerate(pairs):
+        gaps = []
+        for r in ratios:
+            cell = [g for g in by_pair[pair] if g.ratio == r]
+            st = estimate([g for g in cell if g.partner == "stable"], "optimum")[0]
+            sh = estimate([g for g in cell if g.partner == "shifting"], "optimum")[0]
+            gaps.append(100 * (st - sh) if st is not None and sh is not None else float("nan"))
+        xs = [j + (i - (len(pairs) - 1) / 2) * width for j in range(len(ratios))]
+        ax.bar(xs, gaps, width * 0.95, label=pair, color=colors(i % 10), edgecolor="black")
+    ax.axhline(0, color="black", linewidth=0.8)
+    ax.set_xticks(range(len(ratios)), [f"M/C = {r:.1f}" for r in ratios])
+    ax.set_ylabel("optimum rate, stable − shifting (pp)")
+    ax.set_title("Stable-shifting gap (positive: stable partner does better)")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    return _save(plt, fig, path)
+
+
+def _bucket_rounds(games: Sequence[Game]) -> list[tuple[Game, int, str]]:
+    return [(g, rnd, b) for g in games for rnd, b in bucket_labels(g.records).items()]
+
+
+def figure6(games: Sequence[Game], path: Path) -> Path | None:
+    """Failure buckets of non-optimal rounds by ratio and by round (Fig. 6)."""
+    labelled = _bucket_rounds(games)
+    if not labelled:
+        return None
+    plt = _pyplot()
+    fig, axes = plt.subplots(1, 2, figsize=(11, 3.8), sharey=True)
+    colors = plt.get_cmap("tab10")
+    panels: tuple[tuple[str, list[str], Callable[[Game, int], str]], ...] = (
+        ("by M/C", [f"{r:.1f}" for r in _ratios(games)], lambda g, rnd: f"{g.ratio:.1f}"),
+        (
+            "by round",
+            sorted({str(rnd) for _, rnd, _ in labelled}, key=int),
+            lambda g, rnd: str(rnd),
+        ),
+    )
+    for ax, (title, xs, key) in zip(axes, panels, strict=True):
+        counts = {x: {b: 0 for b in BUCKETS} for x in xs}
+        for g, rnd, b in labelled:
+            counts[key(g, rnd)][b] += 1
+        bottom = [0.0] * len(xs)
+        for i, b in enumerate(BUCKETS):
+            vals = [100 * counts[x][b] / max(1, sum(counts[x].values())) for x in xs]
+            ax.bar(xs, vals, bottom=bottom, color=colors(i), label=b.replace("_", " "))
+            bottom = [u + v for u, v in zip(bottom, vals, strict=True)]
+        for j, x in enumerate(xs):
+            ax.text(j, 101, f"n={sum(counts[x].values())}", ha="center", fontsize=8)
+        ax.set_title(f"Non-optimal rounds {title}")
+        ax.set_ylim(0, 110)
+    axes[0].set_ylabel("% of non-optimal rounds")
+    axes[1].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    return _save(plt, fig, path)
+
+
+def read_judge_labels(report_dir: Path) -> list[dict[str, Any]]:
+    """Rows of ``<run>/judge/labels.jsonl`` for a report written to ``<run>/report/<game>``."""
+    path = report_dir.parent.parent / "judge" / "labels.jsonl"
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+def enrichment(games: Sequence[Game], labels: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per core label: prevalence (%) in each focal set and its comparison set, and the
+    difference in percentage points (Fig. 7). Rounds without judge labels are left out."""
+    by_key = {(row["trace_id"], row["round"]): row for row in labels}
+    info: list[tuple[dict[str, Any], bool, bool, str | None]] = []
+    for g in games:
+        buckets = bucket_labels(g.records)
+        for r in g.records:
+            row = by_key.get((g.trace_id, r.round))
+            if row is not None and not any(r.fallback):
+                optimal = r.optimal and not r.annulled
+                info.append((row, r.annulled, optimal, buckets.get(r.round)))
+    Pick = Callable[[bool, bool, str | None], bool]
+    contrasts: tuple[tuple[str, Pick, Pick], ...] = (
+        (
+            "failed improvement vs other non-optimal",
+            lambda a, o, b: b == "failed_improvement",
+            lambda a, o, b: not a and not o and b != "failed_improvement",
+        ),
+        ("overdrawn vs not overdrawn", lambda a, o, b: a, lambda a, o, b: not a),
+    )
+    out = []
+    for name, focal, rest in contrasts:
+        f = [row for row, a, o, b in info if focal(a, o, b)]
+        c = [row for row, a, o, b in info if rest(a, o, b)]
+        for label in CORE_LABELS:
+            pf = 100 * sum(bool(x.get(label)) for x in f) / len(f) if f else None
+            pc = 100 * sum(bool(x.get(label)) for x in c) / len(c) if c else None
+            out.append(
+                {
+                    "contrast": name,
+                    "label": label,
+                    "focal rounds": len(f),
+                    "comparison rounds": len(c),
+                    "focal %": pf,
+                    "comparison %": pc,
+                    "difference (pp)": None if pf is None or pc is None else pf - pc,
+                }
+            )
+    return out
+
+
+def figure7(rows: Sequence[dict[str, Any]], path: Path) -> Path | None:
+    """Judge-label enrichment bars (Fig. 7); None when no contrast has both sets."""
+    usable = [r for r in rows if r["difference (pp)"] is not None]
+    if not usable:
+        return None
+    plt = _pyplot()
+    contrasts = list(dict.fromkeys(r["contrast"] for r in usable))
+    fig, axes = plt.subplots(1, len(contrasts), figsize=(5.5 * len(contrasts), 3.6), squeeze=False)
+    for ax, name in zip(axes[0], contrasts, strict=True):
+        part = [r for r in usable if r["contrast"] == name]
+        ys = [r["label"].replace("_", " ") for r in part]
+        vals = [r["difference (pp)"] for r in part]
+        ax.barh(ys, vals, color=["tab:red" if v > 0 else "tab:blue" for v in vals])
+        ax.axvline(0, color="black", linewidth=0.8)
+        n = part[0]
+        ax.set_title(
+            f"{name}\n({n['focal rounds']} vs {n['comparison rounds']} rounds)", fontsize=9
+        )
+        ax.set_xlabel("prevalence difference (pp)")
+    fig.suptitle("Judge-label enrichment in failure regions")
+    return _save(plt, fig, path)

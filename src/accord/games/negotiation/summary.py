@@ -1,0 +1,66 @@
+"""Process metrics of a group of negotiation games for ``summary.json`` (seed 004 §5, App. E).
+
+Each metric is pooled over the group's games as in the paper (hits / eligible rounds, pairs
+or games) with a percentile-bootstrap 95% CI that resamples games. The per-game counts come
+from the trace's ``metrics.detail`` (`metrics.aggregate` of one game).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from accord.analysis.value import bootstrap_ratio
+from accord.traces.schema import Trace
+
+PROCESS_METRICS: tuple[tuple[str, str], ...] = (
+    ("payoff_alternation", "payoff alternation, 2 rounds (App. E)"),
+    ("full_alternation", "payoff alternation, whole game (App. E)"),
+    ("payoff_alternation_strict", "payoff alternation, 2 rounds, ties never flip"),
+    ("full_alternation_strict", "payoff alternation, whole game, ties never flip"),
+    ("win_stay", "win-stay"),
+    ("lose_shift", "lose-shift"),
+    ("equal_split", "equal split (§5.4)"),
+    ("perfunctory_fairness", "perfunctory fairness (§5.4)"),
+    ("perfunctory_share", "non-optimal share of equal splits"),
+    ("equal_split_half", "equal split of half the supply (stricter)"),
+    ("perfunctory_fairness_half", "perfunctory fairness, half-supply splits (stricter)"),
+    ("repeat", "allocation repeat"),
+    ("repeat_after_overdraw", "repeat after overdraw"),
+    ("stubborn_anchoring", "stubborn anchoring"),
+    ("proposal", "rounds with a partner-directed proposal"),
+    ("deference", "first-proposal deference"),
+    ("deference_optimal", "deference and optimal"),
+    ("deference_suboptimal", "deference and not optimal"),
+    ("deference_round1", "deference in round 1 (non-rotating)"),
+    ("coherence", "stated-vs-actual coherence"),
+    ("any_optimum", "games with a jointly optimal round (§5)"),
+    ("first_optimum_round", "round of the first optimum, stable games (§5, a mean)"),
+    ("positive_after_overdraw", "positive rounds after an overdraw (§5)"),
+    ("bucket_no_prior_context", "failure bucket: no prior context (Fig. 6)"),
+    ("bucket_failed_improvement", "failure bucket: failed improvement (Fig. 6)"),
+    ("bucket_repeated", "failure bucket: repeated (Fig. 6)"),
+    ("bucket_after_excluded", "failure bucket: after an excluded round (Fig. 6)"),
+)
+
+
+def pooled_process_metrics(traces: Sequence[Trace]) -> dict[str, Any]:
+    """``{key: {"label", "num", "den", "mean", "ci_low", "ci_high", "games"}}`` for every
+    process metric; ``mean`` is None when no game was eligible."""
+    details = [t.metrics.get("detail") or {} for t in traces]
+    out: dict[str, Any] = {}
+    for key, label in PROCESS_METRICS:
+        cells = [d[key] for d in details if isinstance(d.get(key), dict)]
+        nums = [float(c["num"]) for c in cells]
+        dens = [float(c["den"]) for c in cells]
+        mean, lo, hi = bootstrap_ratio(nums, dens)
+        out[key] = {
+            "label": label,
+            "num": sum(nums),
+            "den": sum(dens),
+            "mean": mean,
+            "ci_low": lo,
+            "ci_high": hi,
+            "games": sum(d > 0 for d in dens),
+        }
+    return out

@@ -89,7 +89,7 @@ def test_game_page_shows_each_seats_transcript_beside_the_timeline(served, tmp_p
         # Seat A first: its first call shows the system prompt as stored, then the reply.
         first = column.locator(".call").first
         assert "call 1" in first.locator("summary").first.inner_text()
-        assert first.locator(".msg-system pre").inner_text() == system_a
+        assert first.locator(".msg-system pre").text_content() == system_a
         assert first.locator(".msg-assistant").count() == 1
         assert column.locator(".call").count() == trace.transcripts["A"].calls
         # The timeline is still there, side by side with the transcript.

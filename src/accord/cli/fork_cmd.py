@@ -18,7 +18,7 @@ from accord.runner.fork import fork_spec, parse_at, seat_index
 from accord.runner.play import play_game
 from accord.runner.replay import default_out, spec_from_trace
 from accord.runner.run import write_run_trace
-from accord.runner.specs import AgentSpec, parse_agent
+from accord.runner.specs import parse_agent
 from accord.traces.io import read_trace
 from accord.traces.schema import Trace
 
@@ -74,7 +74,9 @@ def fork(
         if model is not None:
             if "/" not in model:
                 raise ConfigError(f"--model {model!r} must look like provider/model")
-            new_player = AgentSpec(model=model, options=model_options(model_base_url, option))
+            new_player = parse_agent(
+                {"model": model, "options": model_options(model_base_url, option)}
+            )
         else:
             if option or model_base_url:
                 raise ConfigError("-M / --model-base-url set model options; they need --model")

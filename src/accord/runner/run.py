@@ -41,15 +41,18 @@ from pathlib import Path
 from typing import Any
 
 from accord.core.errors import ConfigError
+from accord.core.ids import check_id
 from accord.core.registry import resolve
 from accord.models.cache import CacheStats, scrub_secrets
 from accord.models.telemetry import observe
 from accord.runner.executors import Executor, make_executor
+from accord.runner.lock import RunLock
 from accord.runner.monitor import RunMonitor
 from accord.runner.play import failed_trace
 from accord.runner.results import write_outputs
 from accord.runner.specs import GameSpec
 from accord.traces.io import atomic_write_text, read_trace
+from accord.traces.limits import cap_trace
 from accord.traces.schema import Trace
 
 ProgressFn = Callable[[GameSpec, Trace], None]
@@ -82,7 +85,8 @@ class RunReport:
 
 def write_run_trace(directory: Path, trace: Trace) -> Path:
     """Write a trace atomically as ``directory/<trace_id>.json``, scrubbed of any secret."""
-    path = directory / f"{trace.trace_id}.json"
+    path = directory / f"{check_id(trace.trace_id)}.json"
+    trace = cap_trace(trace)  # a 50 MB reply must not be stored in full, twice
     atomic_write_text(path, scrub_secrets(trace.model_dump_json(indent=1)) + "\n")
     return path
 
@@ -198,8 +202,8 @@ async def run_specs(
     """
     if concurrency < 1:
         raise ConfigError("--concurrency must be at least 1")
-    if max_cost is not None and max_cost < 0:
-        raise ConfigError("--max-cost must be zero or more")
+    if max_cost is not None and not 0 <= max_cost < float("inf"):
+        raise ConfigError(f"--max-cost must be a number of dollars, zero or more (got {max_cost})")
     runner = make_executor(
         executor, address=address, cache_dir=cache, num_cpus=num_cpus, cpus_per_game=cpus_per_game
     )
@@ -208,7 +212,12 @@ async def run_specs(
             raise ConfigError("a person plays at this terminal: use the local executor")
         concurrency = 1  # a person can only sit at one table at a time
     check_seats(specs)
-    skip = prepare_out(out, specs, resume=resume, skip_failed=skip_failed)
+    lock = RunLock.acquire(out)  # released in the finally below, or when this process ends
+    try:
+        skip = prepare_out(out, specs, resume=resume, skip_failed=skip_failed)
+    except BaseException:
+        lock.release()
+        raise
     todo = [s for s in specs if s.trace_id not in skip]
     report = RunReport(
         out=out, planned=len(specs), skipped=len(specs) - len(todo), executor=runner.name
@@ -262,6 +271,7 @@ async def run_specs(
         await runner.close()
         # Even an interrupted run leaves consistent results for the games that finished.
         report.summary = write_outputs(out, [s.trace_id for s in specs])
+        lock.release()
     if cache is not None:
         report.cache = runner.cache_stats
     if report.not_launched:

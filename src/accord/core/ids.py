@@ -42,5 +42,5 @@ def check_id(value: object, *, what: str = "trace id") -> str:
 
 def slug(text: str, *, fallback: str = "batch") -> str:
     """`text` made safe as an id part: other characters become ``-``; leading dots go."""
-    out = re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-").lstrip(".").strip("-")
+    out = re.sub(r"[^A-Za-z0-9_.-]+", "-", text).lstrip(".-").rstrip("-")
     return out[:MAX_ID_LEN] or fallback

@@ -13,6 +13,7 @@ from accord.cli.main import _fail, app, console
 from accord.cli.options import model_options
 from accord.core.errors import AccordError, ConfigError
 from accord.core.registry import game_class
+from accord.core.secrets import scrub_secrets
 from accord.models.cache import ModelCache
 from accord.runner.fork import fork_spec, parse_at, seat_index
 from accord.runner.play import play_game
@@ -91,7 +92,7 @@ def fork(
         raise _fail(exc) from exc
     console.print(f"Forked {parent.trace_id} -> {path} ({forked.status})")
     if forked.error:
-        console.print(f"[yellow]{forked.error}[/yellow]", markup=False)
+        console.print(scrub_secrets(forked.error), style="yellow", markup=False)
     if model_cache is not None:
         stats = model_cache.stats
         console.print(f"Model cache: {stats.hits} hits, {stats.misses} new calls.")

@@ -248,7 +248,7 @@ async def run_specs(
             report.played += 1
             report.spent_usd += trace_cost(trace)
             if trace.status != "complete":
-                report.failed.append(f"{spec.trace_id}: {trace.error}")
+                report.failed.append(scrub_secrets(f"{spec.trace_id}: {trace.error}"))
             if on_done is not None:
                 on_done(spec, trace)
 

@@ -64,7 +64,10 @@ def echo_server() -> Iterator[str]:
 
 
 def _experiment(base: str) -> str:
-    seat = "{{model: openai-compatible/echo, options: {{base_url: '{url}', api_key_env: {var}, max_retries: 0}}}}"  # fmt: skip
+    seat = (
+        "{{model: openai-compatible/echo, "
+        "options: {{base_url: '{url}', api_key_env: {var}, max_retries: 0}}}}"
+    )
     return f"""
 name: leak
 defaults:

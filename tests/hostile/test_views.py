@@ -94,7 +94,7 @@ def client(run_dir: Path, tmp_path: Path) -> tuple[TestClient, Path]:
 
 
 def test_web_view_lists_every_file_and_never_answers_500(client) -> None:
-    http, run_dir = client
+    http, _run_dir = client
     runs = http.get("/api/runs")
     assert runs.status_code == 200
     (entry,) = runs.json()

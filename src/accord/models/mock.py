@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from collections import deque
 import json
 import random
+from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
 

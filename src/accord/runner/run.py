@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import signal
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -48,6 +47,7 @@ from accord.models.telemetry import observe
 from accord.runner.executors import Executor, make_executor
 from accord.runner.lock import RunLock
 from accord.runner.monitor import RunMonitor
+from accord.runner.plan_file import check_plan, write_plan
 from accord.runner.play import failed_trace
 from accord.runner.results import write_outputs
 from accord.runner.specs import GameSpec
@@ -146,28 +146,15 @@ def prepare_out(
             f"{out} already holds {len(existing)} traces. Use --resume to continue that run, "
             "or choose another --out directory."
         )
-    plan_path = out / "experiment.json"
-    # Scrubbed before the comparison, so a resumed run compares like with like.
-    plan_text = scrub_secrets(
-        json.dumps([s.model_dump(mode="json") for s in specs], indent=1, ensure_ascii=False)
-    )
-    plan = json.loads(plan_text)
-    if resume and plan_path.exists():
-        try:
-            previous = json.loads(plan_path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError):
-            previous = None
-        if previous is not None and previous != plan:
-            raise ConfigError(
-                f"{out} was started with a different experiment; --resume needs the same "
-                "config and options (or use another --out)."
-            )
+    # Written and compared one game at a time (`accord.runner.plan_file`): memory stays flat.
+    if resume:
+        check_plan(out / "experiment.json", specs)
     traces.mkdir(parents=True, exist_ok=True)
     if resume:
         # A kill during an atomic write leaves its temporary file behind; the game is replayed.
         for stale in [*traces.glob(".*.tmp"), *out.glob(".*.tmp")]:
             stale.unlink(missing_ok=True)
-    atomic_write_text(plan_path, plan_text + "\n")
+    write_plan(out / "experiment.json", specs, resume=False)
     return finished_ids(traces, include_failed=skip_failed) if resume else set()
 
 
@@ -261,7 +248,15 @@ async def run_specs(
                 pulse = asyncio.ensure_future(_pulse(*heartbeat))
             try:
                 await runner.start(todo)
-                await asyncio.gather(*(one(s) for s in todo))
+                # `concurrency` workers share one iterator: no task object per game, so memory
+                # does not grow with the size of the run (20,000 games, a task each, did).
+                pending = iter(todo)
+
+                async def worker() -> None:
+                    for spec in pending:
+                        await one(spec)
+
+                await asyncio.gather(*(worker() for _ in range(min(concurrency, len(todo)))))
             except asyncio.CancelledError:
                 # Ctrl-C (asyncio cancels the main task) or SIGTERM (`_stop_on_sigterm`).
                 report.interrupted = report.interrupted or "SIGINT"

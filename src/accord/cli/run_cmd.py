@@ -28,7 +28,7 @@ from accord.traces.schema import Trace
 def run(
     target: Annotated[str, typer.Argument(help="An experiment YAML file, or a game name.")],
     out: Annotated[Path | None, typer.Option("--out", help="Run directory.")] = None,
-    concurrency: Annotated[int, typer.Option(help="Games in flight at once.")] = 8,
+    concurrency: Annotated[int, typer.Option(min=1, help="Games in flight at once.")] = 8,
     resume: Annotated[bool, typer.Option(help="Skip games already finished in --out.")] = False,
     agents: Annotated[
         str | None, typer.Option(help="Comma-separated seat specs: models (a/b) or agent names.")

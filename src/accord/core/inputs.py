@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +92,7 @@ _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _m
 def load_yaml(text: str, *, source: str) -> Any:
     """Parse YAML strictly (see the module docstring); errors name `source`."""
     try:
+        _check_yaml_depth(text, source)
         data = yaml.load(text, Loader=_StrictLoader)
     except yaml.YAMLError as exc:
         raise ConfigError(f"{source} is not valid YAML: {_one_line(str(exc))}") from exc
@@ -102,6 +104,50 @@ def load_yaml(text: str, *, source: str) -> Any:
         ) from exc
     check_shape(data, source=source)
     return data
+
+
+def _check_yaml_depth(text: str, source: str) -> None:
+    """Refuse deep nesting from the event stream, before PyYAML's parser slows down on it
+    (5,000 nested brackets take it seconds before it fails) and its composer recurses."""
+    if _bracket_depth(text) > MAX_DEPTH:
+        raise ConfigError(f"{source} nests deeper than {MAX_DEPTH} levels; flatten it.")
+    depth = 0
+    for event in yaml.parse(text, Loader=_StrictLoader):
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise ConfigError(f"{source} nests deeper than {MAX_DEPTH} levels; flatten it.")
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+
+
+_SYNTAX = re.compile(r"""[\[\]{}'"#\n]""")
+
+
+def _bracket_depth(text: str) -> int:
+    """Deepest nesting of flow brackets outside quotes and comments (the scanner's worst case:
+    it reads a whole run of opening brackets before the parser sees the first)."""
+    depth = deepest = 0
+    quote: str | None = None
+    comment = False
+    for m in _SYNTAX.finditer(text):
+        ch = m.group()
+        if ch == "\n":
+            comment = False
+        elif comment:
+            continue
+        elif quote is not None:
+            quote = None if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "#":
+            comment = True
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        else:
+            depth = max(0, depth - 1)
+    return deepest
 
 
 def load_json(text: str | bytes, *, source: str) -> Any:

@@ -31,6 +31,7 @@ from typing import Any
 import duckdb
 import numpy as np
 
+from accord.analysis.sandbox import TZ_TYPE, check_read_only, lock_down, without_time_zones
 from accord.core.errors import ConfigError
 from accord.traces.schema import READABLE_VERSIONS, SCHEMA_VERSION
 
@@ -405,11 +406,18 @@ def _cached(directory: Path, files: Sequence[Path]) -> Path | None:
     return path
 
 
-def connect(dirs: Sequence[Path], *, cache: bool = True) -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB connection with the views `VIEWS` over the traces of `dirs`."""
+def connect(
+    dirs: Sequence[Path], *, cache: bool = True, lock: bool = True
+) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB connection with the views `VIEWS` over the traces of `dirs`,
+    locked down (`lock_down`) unless `lock` is False (for Accord's own export statements)."""
     if not dirs:
         raise ConfigError("Give at least one run directory.")
-    con = duckdb.connect()
+    # Extensions are never downloaded or loaded on demand (an http URL or sqlite_scan in a
+    # query must not reach the network); the core ones needed here are built in.
+    con = duckdb.connect(
+        config={"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+    )
     con.execute("SET TimeZone = 'UTC'")
     parts: dict[str, list[str]] = {v: [] for v in VIEWS}
     for i, directory in enumerate(dirs):
@@ -426,44 +434,13 @@ def connect(dirs: Sequence[Path], *, cache: bool = True) -> duckdb.DuckDBPyConne
             parts[v].append(f"SELECT '{label}' AS run_dir, * FROM {schema}.\"{v}\"")
     for v in VIEWS:
         con.execute(f'CREATE VIEW "{v}" AS ' + " UNION ALL BY NAME ".join(parts[v]))
+    if lock:
+        lock_down(con)
     return con
 
 
 def _quote(text: str) -> str:
     return text.replace("'", "''")
-
-
-# -- read-only statements ------------------------------------------------------------------
-
-_EXPLAIN = re.compile(r"^\s*EXPLAIN(\s+ANALY[SZ]E)?\b", re.IGNORECASE)
-
-
-def check_read_only(sql: str) -> str:
-    """Return the one statement in `sql` if it only reads; raise `ConfigError` otherwise.
-
-    Allowed: SELECT (also WITH, FROM-first, VALUES, DESCRIBE, SHOW, SUMMARIZE, which DuckDB
-    parses as SELECT) and EXPLAIN of such a statement. EXPLAIN ANALYZE runs its statement, so
-    the statement inside an EXPLAIN is checked too.
-    """
-    try:
-        statements = duckdb.extract_statements(sql)
-    except duckdb.Error as exc:
-        raise ConfigError(f"SQL does not parse: {exc}") from exc
-    if len(statements) != 1:
-        raise ConfigError(f"Give exactly one SQL statement (found {len(statements)}).")
-    (stmt,) = statements
-    kind = stmt.type
-    if kind == duckdb.StatementType.EXPLAIN:
-        inner = _EXPLAIN.sub("", stmt.query, count=1)
-        check_read_only(inner)
-        return sql
-    if kind != duckdb.StatementType.SELECT:
-        name = str(kind).rsplit(".", 1)[-1]
-        raise ConfigError(
-            f"accord query is read-only: {name} statements are not allowed. Use SELECT, WITH, "
-            "DESCRIBE, SHOW or EXPLAIN (to save results, use --format csv or accord export)."
-        )
-    return sql
 
 
 def run_query(
@@ -476,9 +453,12 @@ def run_query(
         cur = con.execute(sql)
         names = [d[0] for d in cur.description or []]
         types = [str(d[1]) for d in cur.description or []]
+        if TZ_TYPE in types:
+            cur = without_time_zones(con, sql, names, types)
+            types = [str(d[1]) for d in cur.description or []]
         return names, types, cur.fetchall()
     except duckdb.Error as exc:
-        raise ConfigError(f"Query failed: {exc}") from exc
+        raise ConfigError(f"Query failed: {' '.join(str(exc).split())}") from exc
     finally:
         con.close()
 
@@ -486,7 +466,7 @@ def run_query(
 def export_parquet(dirs: Sequence[Path], out: Path, *, cache: bool = True) -> list[Path]:
     """Write the four views as ``out/<view>.parquet``; return the paths."""
     out.mkdir(parents=True, exist_ok=True)
-    con = connect(dirs, cache=cache)
+    con = connect(dirs, cache=cache, lock=False)  # runs only the COPY statements below
     written = []
     try:
         for v in VIEWS:

@@ -36,6 +36,10 @@ class Estimate:
         return {"mean": self.mean, "ci_low": self.lo, "ci_high": self.hi, "n": self.n}
 
 
+_BLOCK = 1 << 20
+"""Indices drawn at once by `bootstrap_mean` (8 MB): memory stays flat in the sample size."""
+
+
 def bootstrap_mean(
     values: Sequence[float], *, level: float = 0.95, resamples: int = 2000, seed: int = 0
 ) -> Estimate:
@@ -48,8 +52,15 @@ def bootstrap_mean(
     if n == 1 or float(arr.min()) == float(arr.max()):
         return Estimate(mean, mean, mean, n)
     rng = np.random.default_rng(seed)
-    idx = rng.integers(0, n, size=(resamples, n))
-    means = arr[idx].mean(axis=1)
+    # Resamples are drawn in row blocks of about 1M indices: the same random stream as one
+    # (resamples x n) draw, so the same CI, without 16 KB of memory per value per resample.
+    block = max(1, _BLOCK // n)
+    means = np.concatenate(
+        [
+            arr[rng.integers(0, n, size=(min(block, resamples - start), n))].mean(axis=1)
+            for start in range(0, resamples, block)
+        ]
+    )
     alpha = (1.0 - level) / 2.0
     lo, hi = np.quantile(means, [alpha, 1.0 - alpha])
     return Estimate(mean, float(lo), float(hi), n)

@@ -13,12 +13,13 @@ from accord.cli.main import _fail, app, console
 from accord.cli.options import model_options
 from accord.core.errors import AccordError, ConfigError
 from accord.core.registry import game_class
+from accord.core.secrets import scrub_secrets
 from accord.models.cache import ModelCache
 from accord.runner.fork import fork_spec, parse_at, seat_index
 from accord.runner.play import play_game
 from accord.runner.replay import default_out, spec_from_trace
 from accord.runner.run import write_run_trace
-from accord.runner.specs import AgentSpec, parse_agent
+from accord.runner.specs import parse_agent
 from accord.traces.io import read_trace
 from accord.traces.schema import Trace
 
@@ -74,7 +75,9 @@ def fork(
         if model is not None:
             if "/" not in model:
                 raise ConfigError(f"--model {model!r} must look like provider/model")
-            new_player = AgentSpec(model=model, options=model_options(model_base_url, option))
+            new_player = parse_agent(
+                {"model": model, "options": model_options(model_base_url, option)}
+            )
         else:
             if option or model_base_url:
                 raise ConfigError("-M / --model-base-url set model options; they need --model")
@@ -89,7 +92,7 @@ def fork(
         raise _fail(exc) from exc
     console.print(f"Forked {parent.trace_id} -> {path} ({forked.status})")
     if forked.error:
-        console.print(f"[yellow]{forked.error}[/yellow]", markup=False)
+        console.print(scrub_secrets(forked.error), style="yellow", markup=False)
     if model_cache is not None:
         stats = model_cache.stats
         console.print(f"Model cache: {stats.hits} hits, {stats.misses} new calls.")

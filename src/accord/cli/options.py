@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
-import yaml
+import typer
 
 from accord.core.errors import ConfigError
+from accord.core.inputs import load_yaml
 
 
 def parse_options(pairs: list[str] | None, *, flag: str = "--option") -> dict[str, Any]:
@@ -21,12 +23,11 @@ def parse_options(pairs: list[str] | None, *, flag: str = "--option") -> dict[st
         if not sep or not key:
             example = "-M timeout_s=30" if flag == "-M" else "-o rounds=2"
             raise ConfigError(f"{flag} expects key=value (e.g. {example}), got {pair!r}")
-        try:
-            value = yaml.safe_load(raw) if raw.strip() else ""
-        except yaml.YAMLError as exc:
-            raise ConfigError(f"cannot read the value of {key!r}: {exc}") from exc
+        value = load_yaml(raw, source=f"the value of option {key!r}") if raw.strip() else ""
         node = out
         parts = key.split(".")
+        if not all(p.strip() for p in parts):
+            raise ConfigError(f"option name {key!r} has an empty part; write e.g. market.budget=20")
         for part in parts[:-1]:
             node = node.setdefault(part, {})
             if not isinstance(node, dict):
@@ -67,3 +68,10 @@ def with_model_options(agents: list[Any], options: dict[str, Any]) -> list[Any]:
     return [
         a.model_copy(update={"options": {**a.options, **options}}) if a.model else a for a in agents
     ]
+
+
+def dollars(value: float | None) -> float | None:
+    """A typer callback: an amount of US dollars must be a finite number, zero or more."""
+    if value is not None and not (math.isfinite(value) and value >= 0):
+        raise typer.BadParameter(f"give a number of dollars, zero or more (not {value})")
+    return value

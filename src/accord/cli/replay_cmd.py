@@ -64,6 +64,8 @@ def replay(
             play_game(spec, cache=model_cache, recorded=original if from_trace else None)
         )
         path = write_run_trace(out or default_out(trace_path, "replays"), fresh)
+        # Compared as written (secrets redacted, long replies capped), like the original.
+        fresh = read_trace(path)
     except AccordError as exc:
         raise _fail(exc) from exc
     console.print(f"Replayed {original.trace_id} -> {path} ({fresh.status})")

@@ -13,7 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColum
 from rich.text import Text
 
 from accord.cli.main import _fail, app, console
-from accord.cli.options import model_options, parse_options, with_model_options
+from accord.cli.options import dollars, model_options, parse_options, with_model_options
 from accord.core.errors import AccordError, ConfigError
 from accord.runner.config import Batch, Defaults, Experiment, expand, load_experiment
 from accord.runner.cost import estimate, measure, unpriced_models
@@ -28,14 +28,14 @@ from accord.traces.schema import Trace
 def run(
     target: Annotated[str, typer.Argument(help="An experiment YAML file, or a game name.")],
     out: Annotated[Path | None, typer.Option("--out", help="Run directory.")] = None,
-    concurrency: Annotated[int, typer.Option(help="Games in flight at once.")] = 8,
+    concurrency: Annotated[int, typer.Option(min=1, help="Games in flight at once.")] = 8,
     resume: Annotated[bool, typer.Option(help="Skip games already finished in --out.")] = False,
     agents: Annotated[
         str | None, typer.Option(help="Comma-separated seat specs: models (a/b) or agent names.")
     ] = None,
     model: Annotated[str | None, typer.Option(help="One model for every seat.")] = None,
     games: Annotated[
-        int, typer.Option(help="Games to play (quick form); with --suite, games per task.")
+        int, typer.Option(min=1, help="Games to play (quick form); with --suite, games per task.")
     ] = 1,
     task: Annotated[
         str | None,
@@ -73,7 +73,8 @@ def run(
         Path | None, typer.Option(help="Model-call cache directory to reuse and fill.")
     ] = None,
     max_cost: Annotated[
-        float | None, typer.Option(help="Launch no more games once the run cost this (USD).")
+        float | None,
+        typer.Option(callback=dollars, help="Launch no more games once the run cost this (USD)."),
     ] = None,
     estimate_from: Annotated[
         list[Path] | None,

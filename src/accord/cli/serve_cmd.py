@@ -23,7 +23,7 @@ def serve(
         str,
         typer.Option(help="Interface to bind; the default is reachable from this machine only."),
     ] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="TCP port.")] = 8765,
+    port: Annotated[int, typer.Option(min=1, max=65535, help="TCP port (1-65535).")] = 8765,
 ) -> None:
     """Browse runs in a web browser: summaries, sortable game tables and each game's timeline.
 

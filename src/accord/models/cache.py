@@ -23,42 +23,22 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from accord.core.errors import ModelError
+
+# Re-exported: callers have imported these from here since before `accord.core.secrets`.
+from accord.core.secrets import scrub_secrets as scrub_secrets
+from accord.core.secrets import secret_values as secret_values
 from accord.core.spec import JSONSchema
 from accord.models.base import Completion, Message, Usage
 from accord.models.client import Call, ModelClient, RetriesExhaustedError
 
 CACHE_VERSION = 1
-
-_SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL)", re.IGNORECASE)
-_MIN_SECRET_LEN = 8  # shorter values ("1", "true") would redact ordinary text
-
-
-def secret_values(extra_names: Iterable[str] = ()) -> dict[str, str]:
-    """Environment values that may be credentials, by variable name."""
-    names = {n for n in os.environ if _SECRET_NAME.search(n)} | set(extra_names)
-    return {
-        n: v for n in sorted(names) if len(v := os.environ.get(n, "").strip()) >= _MIN_SECRET_LEN
-    }
-
-
-def scrub_secrets(text: str, extra_names: Iterable[str] = ()) -> str:
-    """`text` with every secret-looking environment value replaced by ``[redacted:NAME]``.
-
-    A safety net, not the first line of defence: keys are never put into options or traces on
-    purpose, but a provider's error message may echo one back.
-    """
-    for name, value in secret_values(extra_names).items():
-        if value in text:
-            text = text.replace(value, f"[redacted:{name}]")
-    return text
 
 
 @dataclass

@@ -24,6 +24,7 @@ import asyncio
 import hashlib
 import json
 import random
+from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -46,6 +47,8 @@ _WORDS = (
     "slot", "meet", "value", "deal", "share", "items", "propose", "today", "works",
 )  # fmt: skip
 _DEFAULT_STRING_CAP = 40
+CALL_LOG = 1000
+"""Calls a `MockModel` remembers in `calls` (the most recent ones)."""
 _MAX_DEPTH = 32
 
 
@@ -101,7 +104,8 @@ class MockModel(ModelClient):
         self._script = list(replies or [])
         self._next_reply = 0
         self._seen: dict[str, int] = {}
-        self.calls: list[list[Message]] = []
+        # The last calls, for tests and demos; bounded, since one client serves a whole run.
+        self.calls: deque[list[Message]] = deque(maxlen=CALL_LOG)
         self.in_flight = 0
         self.max_in_flight = 0
 

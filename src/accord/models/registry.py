@@ -150,6 +150,9 @@ def _build_litellm(model: str, spec: str, opts: ModelOptions) -> ModelClient:
 
 
 def _require_key(provider: str, opts: ModelOptions, conventional: tuple[str, ...]) -> None:
+    from accord.core.secrets import register_secret_env
+
+    register_secret_env(opts.api_key_env)  # its value is redacted from every file written
     names = (opts.api_key_env,) if opts.api_key_env else conventional
     if names and not any(os.environ.get(name) for name in names):
         raise MissingAPIKeyError(provider, names[0])

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from accord.agents.base import Agent, Recorder, _no_record
 from accord.agents.llm import LLMAgent
 from accord.core.errors import ConfigError
+from accord.core.ids import MAX_ID_LEN, is_safe_id, slug
 from accord.core.spec import Action, Request
 from accord.runner.specs import AgentSpec, GameSpec
 from accord.traces.schema import SeatUsage, Trace
@@ -77,10 +78,15 @@ def fork_spec(
             f"{min(rounds)}..{max(rounds)}"
         )
     point = ForkPoint(parent=trace.trace_id, round=at[0], turn=at[1], seat=seat, agent=agent)
-    slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", agent.display).strip("-")
+    trace_id = f"{trace.trace_id}.fork-r{at[0]}t{at[1]}-s{seat}-{slug(agent.display, fallback='x')}"
+    if not is_safe_id(trace_id):
+        raise ConfigError(
+            f"the fork's trace id would be {len(trace_id)} characters, over {MAX_ID_LEN}; "
+            "give the new player a shorter label"
+        )
     return parent.model_copy(
         update={
-            "trace_id": f"{trace.trace_id}.fork-r{at[0]}t{at[1]}-s{seat}-{slug}",
+            "trace_id": trace_id,
             "labels": {**parent.labels, "fork": point.model_dump(mode="json", exclude_none=True)},
         }
     )

@@ -25,21 +25,51 @@ _TIMING = ("latency_s",)
 
 
 def spec_from_trace(trace: Trace) -> GameSpec:
-    """The `GameSpec` a trace was played from."""
+    """The `GameSpec` a trace was played from (a hand-edited trace is checked field by field)."""
+    from accord.runner.fork import ForkPoint
+
     try:
         agents = [AgentSpec.model_validate(a) for a in trace.agents_config]
     except ValidationError as exc:
-        raise ConfigError(f"{trace.trace_id}: the trace's agent specs are invalid: {exc}") from exc
+        raise ConfigError(
+            f"{trace.trace_id}: the trace's agent specs are invalid: {_short_error(exc)}"
+        ) from exc
     if any(a.is_human for a in agents):
         raise ConfigError(f"{trace.trace_id} has a seat played by a person; it cannot be replayed")
-    return GameSpec(
-        trace_id=trace.trace_id,
-        game=trace.game_id,
-        options=dict(trace.config),
-        seed=trace.seed,
-        agents=agents,
-        labels=dict(trace.run),
-    )
+    fork = trace.run.get("fork")
+    if fork:
+        try:
+            point = ForkPoint.model_validate(fork)
+        except ValidationError as exc:
+            raise ConfigError(
+                f"{trace.trace_id}: run.fork is not a valid fork point ({_short_error(exc)}); "
+                "remove it or restore it from the original trace"
+            ) from exc
+        if point.seat >= len(agents):
+            raise ConfigError(
+                f"{trace.trace_id}: run.fork.seat is {point.seat} but the game has "
+                f"{len(agents)} seats; fix or remove run.fork"
+            )
+    try:
+        return GameSpec(
+            trace_id=trace.trace_id,
+            game=trace.game_id,
+            options=dict(trace.config),
+            seed=trace.seed,
+            agents=agents,
+            labels=dict(trace.run),
+        )
+    except ValidationError as exc:
+        raise ConfigError(
+            f"{trace.trace_id}: cannot replay this trace: {_short_error(exc)}"
+        ) from exc
+
+
+def _short_error(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    loc = ".".join(str(p) for p in err["loc"])
+    msg = str(err["msg"]).removeprefix("Value error, ")
+    return f"{loc}: {msg}" if loc else msg
 
 
 def comparable(trace: Trace) -> dict[str, Any]:

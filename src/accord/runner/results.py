@@ -1,5 +1,7 @@
 """Results of a run: ``results.jsonl`` (one row per seat per game), ``summary.json`` and the
-printed table. Both files are rebuilt from the traces on disk, so they always agree with them.
+printed table. Both files are rebuilt from the traces on disk, so they always agree with them:
+one trace at a time, so memory stays flat in the number of games, and a file that is not a
+readable trace is listed under ``unreadable`` in the summary instead of stopping the rebuild.
 
 The summary groups games by batch and pairing. Each game class lists the metrics to
 summarise (`Game.summary_metrics`); each gets a mean over the *complete* games with a 95%
@@ -12,9 +14,10 @@ game: the share of decisions answered by the request's fallback is reported per 
 
 from __future__ import annotations
 
+import os
 import re
-from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,8 +25,10 @@ from rich.markup import escape
 from rich.table import Table
 
 from accord.analysis.stats import bootstrap_mean
+from accord.core.errors import ConfigError
+from accord.core.game import Game
 from accord.core.registry import game_class
-from accord.traces.io import atomic_write_json, iter_traces, write_jsonl
+from accord.traces.io import atomic_write_json, read_trace, write_jsonl
 from accord.traces.schema import Trace
 
 
@@ -53,48 +58,120 @@ def seat_rows(trace: Trace) -> list[dict[str, Any]]:
     return rows
 
 
-def summarize(traces: Sequence[Trace]) -> dict[str, Any]:
-    """Per (batch, pairing) group: counts and metric estimates with CIs."""
-    groups: dict[tuple[str, str, str], list[Trace]] = defaultdict(list)
-    for t in traces:
-        groups[(t.game_id, str(t.run.get("batch", "")), str(t.run.get("pairing", "")))].append(t)
-    out_groups = []
-    for (game_id, batch, pairing), ts in groups.items():
-        complete = [t for t in ts if t.status == "complete"]
-        metrics: dict[str, Any] = {}
-        for key, label, percent in game_class(game_id).summary_metrics:
-            values = [
-                float(v) for t in complete if isinstance(v := t.metrics.get(key), int | float)
-            ]
-            est = bootstrap_mean(values)
-            metrics[key] = {**est.as_dict(), "label": label, "percent": percent}
-        cost = sum(t.usage["total"].cost_usd for t in ts if "total" in t.usage)
-        decisions = sum(t.usage["total"].decisions for t in complete if "total" in t.usage)
-        fallbacks = sum(t.usage["total"].fallbacks for t in complete if "total" in t.usage)
-        out_groups.append(
-            {
-                "game_id": game_id,
-                "batch": batch,
-                "pairing": pairing,
-                "games": len(ts),
-                "complete": len(complete),
-                "failed": len(ts) - len(complete),
-                "cost_usd": cost,
-                "model_decisions": decisions,
-                "fallbacks": fallbacks,
-                "fallback_rate": fallbacks / decisions if decisions else None,
-                "metrics": metrics,
-                "details": game_class(game_id).summary_details(complete),
+class SummaryBuilder:
+    """`summarize`, one trace at a time: keeps only each game's summary metrics (floats), so
+    memory does not grow with the size of the traces."""
+
+    def __init__(self) -> None:
+        self._groups: dict[tuple[str, str, str], dict[str, Any]] = {}
+        self.games = 0
+        self.complete = 0
+        self._reasons: Counter[str] = Counter()
+
+    def add(self, t: Trace) -> None:
+        """Count one trace."""
+        key = (t.game_id, str(t.run.get("batch", "")), str(t.run.get("pairing", "")))
+        g = self._groups.get(key)
+        if g is None:
+            g = self._groups[key] = {
+                "games": 0,
+                "complete": 0,
+                "cost_usd": 0.0,
+                "decisions": 0,
+                "fallbacks": 0,
+                "values": {},
+                "slim": [],
             }
-        )
-    reasons = Counter(failure_reason(t) for t in traces if t.status != "complete")
-    return {
-        "games": len(traces),
-        "complete": sum(t.status == "complete" for t in traces),
-        "failed": sum(t.status != "complete" for t in traces),
-        "failures": [{"reason": r, "count": n} for r, n in reasons.most_common()],
-        "groups": out_groups,
-    }
+        g["games"] += 1
+        self.games += 1
+        if "total" in t.usage:
+            g["cost_usd"] += t.usage["total"].cost_usd
+        if t.status != "complete":
+            self._reasons[failure_reason(t)] += 1
+            return
+        g["complete"] += 1
+        self.complete += 1
+        if "total" in t.usage:
+            g["decisions"] += t.usage["total"].decisions
+            g["fallbacks"] += t.usage["total"].fallbacks
+        cls = game_class(t.game_id)
+        for key_, _, _ in cls.summary_metrics:
+            v = t.metrics.get(key_)
+            if isinstance(v, int | float):
+                g["values"].setdefault(key_, []).append(float(v))
+        if _has_details(cls):
+            # Games with pooled details (negotiation's process metrics) read only metrics: keep
+            # a copy with nothing else, so memory stays small per game.
+            g["slim"].append(_slim(t))
+
+    def result(self) -> dict[str, Any]:
+        """The summary of every trace added (the shape `summarize` returns)."""
+        out_groups = []
+        for (game_id, batch, pairing), g in self._groups.items():
+            metrics: dict[str, Any] = {}
+            for key, label, percent in game_class(game_id).summary_metrics:
+                est = bootstrap_mean(g["values"].get(key, []))
+                metrics[key] = {**est.as_dict(), "label": label, "percent": percent}
+            out_groups.append(
+                {
+                    "game_id": game_id,
+                    "batch": batch,
+                    "pairing": pairing,
+                    "games": g["games"],
+                    "complete": g["complete"],
+                    "failed": g["games"] - g["complete"],
+                    "cost_usd": g["cost_usd"],
+                    "model_decisions": g["decisions"],
+                    "fallbacks": g["fallbacks"],
+                    "fallback_rate": g["fallbacks"] / g["decisions"] if g["decisions"] else None,
+                    "metrics": metrics,
+                    "details": game_class(game_id).summary_details(g["slim"]),
+                }
+            )
+        return {
+            "games": self.games,
+            "complete": self.complete,
+            "failed": self.games - self.complete,
+            "failures": [{"reason": r, "count": n} for r, n in self._reasons.most_common()],
+            "groups": out_groups,
+        }
+
+
+def _has_details(cls: type[Game]) -> bool:
+    return cls.summary_details.__func__ is not Game.summary_details.__func__  # type: ignore[attr-defined]
+
+
+def _slim(t: Trace) -> Trace:
+    return Trace.model_construct(
+        trace_id=t.trace_id,
+        game_id=t.game_id,
+        game=t.game,
+        seed=t.seed,
+        config={},
+        metrics=t.metrics,
+        status=t.status,
+    )
+
+
+def summarize(traces: Iterable[Trace]) -> dict[str, Any]:
+    """Per (batch, pairing) group: counts and metric estimates with CIs."""
+    builder = SummaryBuilder()
+    for t in traces:
+        builder.add(t)
+    return builder.result()
+
+
+def trace_file_order(folder: Path, order: Sequence[str] | None = None) -> list[Path]:
+    """The trace files of `folder`: those named in `order` first, in that order, then the
+    rest by name. Only names are held, never the traces."""
+    try:
+        names = sorted(e.name for e in os.scandir(folder) if e.name.endswith(".json"))
+    except OSError:
+        return []
+    if order is not None:
+        rank = {tid: i for i, tid in enumerate(order)}
+        names.sort(key=lambda n: rank.get(n[: -len(".json")], len(rank)))
+    return [folder / n for n in names]
 
 
 _SEAT_PREFIX = re.compile(r"^seat \S+ \([^)]*\) could not reach its model: ")
@@ -106,13 +183,28 @@ def failure_reason(trace: Trace) -> str:
 
 
 def write_outputs(out: Path, order: Sequence[str] | None = None) -> dict[str, Any]:
-    """Rebuild ``results.jsonl`` and ``summary.json`` from ``out/traces``."""
-    traces = list(iter_traces(out / "traces"))
-    if order is not None:
-        rank = {tid: i for i, tid in enumerate(order)}
-        traces.sort(key=lambda t: rank.get(t.trace_id, len(rank)))
-    write_jsonl(out / "results.jsonl", [row for t in traces for row in seat_rows(t)])
-    summary = summarize(traces)
+    """Rebuild ``results.jsonl`` and ``summary.json`` from ``out/traces``, one trace at a time
+    (peak memory does not grow with the number of games).
+
+    A file that is not a readable trace is skipped and listed under ``unreadable`` in the
+    summary, with its reason; it never hides the rest of the run.
+    """
+    builder = SummaryBuilder()
+    unreadable: list[dict[str, str]] = []
+
+    def rows() -> Iterator[dict[str, Any]]:
+        for path in trace_file_order(out / "traces", order):
+            try:
+                trace = read_trace(path)
+            except ConfigError as exc:
+                unreadable.append({"file": path.name, "error": str(exc)})
+                continue
+            builder.add(trace)
+            yield from seat_rows(trace)
+
+    write_jsonl(out / "results.jsonl", rows())
+    summary = builder.result()
+    summary["unreadable"] = unreadable
     atomic_write_json(out / "summary.json", summary)
     return summary
 

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import signal
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -41,15 +40,19 @@ from pathlib import Path
 from typing import Any
 
 from accord.core.errors import ConfigError
+from accord.core.ids import check_id
 from accord.core.registry import resolve
 from accord.models.cache import CacheStats, scrub_secrets
 from accord.models.telemetry import observe
 from accord.runner.executors import Executor, make_executor
+from accord.runner.lock import RunLock
 from accord.runner.monitor import RunMonitor
+from accord.runner.plan_file import check_plan, write_plan
 from accord.runner.play import failed_trace
 from accord.runner.results import write_outputs
 from accord.runner.specs import GameSpec
 from accord.traces.io import atomic_write_text, read_trace
+from accord.traces.limits import cap_trace
 from accord.traces.schema import Trace
 
 ProgressFn = Callable[[GameSpec, Trace], None]
@@ -82,7 +85,8 @@ class RunReport:
 
 def write_run_trace(directory: Path, trace: Trace) -> Path:
     """Write a trace atomically as ``directory/<trace_id>.json``, scrubbed of any secret."""
-    path = directory / f"{trace.trace_id}.json"
+    path = directory / f"{check_id(trace.trace_id)}.json"
+    trace = cap_trace(trace)  # a 50 MB reply must not be stored in full, twice
     atomic_write_text(path, scrub_secrets(trace.model_dump_json(indent=1)) + "\n")
     return path
 
@@ -142,28 +146,15 @@ def prepare_out(
             f"{out} already holds {len(existing)} traces. Use --resume to continue that run, "
             "or choose another --out directory."
         )
-    plan_path = out / "experiment.json"
-    # Scrubbed before the comparison, so a resumed run compares like with like.
-    plan_text = scrub_secrets(
-        json.dumps([s.model_dump(mode="json") for s in specs], indent=1, ensure_ascii=False)
-    )
-    plan = json.loads(plan_text)
-    if resume and plan_path.exists():
-        try:
-            previous = json.loads(plan_path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError):
-            previous = None
-        if previous is not None and previous != plan:
-            raise ConfigError(
-                f"{out} was started with a different experiment; --resume needs the same "
-                "config and options (or use another --out)."
-            )
+    # Written and compared one game at a time (`accord.runner.plan_file`): memory stays flat.
+    if resume:
+        check_plan(out / "experiment.json", specs)
     traces.mkdir(parents=True, exist_ok=True)
     if resume:
         # A kill during an atomic write leaves its temporary file behind; the game is replayed.
         for stale in [*traces.glob(".*.tmp"), *out.glob(".*.tmp")]:
             stale.unlink(missing_ok=True)
-    atomic_write_text(plan_path, plan_text + "\n")
+    write_plan(out / "experiment.json", specs, resume=False)
     return finished_ids(traces, include_failed=skip_failed) if resume else set()
 
 
@@ -198,8 +189,8 @@ async def run_specs(
     """
     if concurrency < 1:
         raise ConfigError("--concurrency must be at least 1")
-    if max_cost is not None and max_cost < 0:
-        raise ConfigError("--max-cost must be zero or more")
+    if max_cost is not None and not 0 <= max_cost < float("inf"):
+        raise ConfigError(f"--max-cost must be a number of dollars, zero or more (got {max_cost})")
     runner = make_executor(
         executor, address=address, cache_dir=cache, num_cpus=num_cpus, cpus_per_game=cpus_per_game
     )
@@ -208,7 +199,12 @@ async def run_specs(
             raise ConfigError("a person plays at this terminal: use the local executor")
         concurrency = 1  # a person can only sit at one table at a time
     check_seats(specs)
-    skip = prepare_out(out, specs, resume=resume, skip_failed=skip_failed)
+    lock = RunLock.acquire(out)  # released in the finally below, or when this process ends
+    try:
+        skip = prepare_out(out, specs, resume=resume, skip_failed=skip_failed)
+    except BaseException:
+        lock.release()
+        raise
     todo = [s for s in specs if s.trace_id not in skip]
     report = RunReport(
         out=out, planned=len(specs), skipped=len(specs) - len(todo), executor=runner.name
@@ -239,7 +235,7 @@ async def run_specs(
             report.played += 1
             report.spent_usd += trace_cost(trace)
             if trace.status != "complete":
-                report.failed.append(f"{spec.trace_id}: {trace.error}")
+                report.failed.append(scrub_secrets(f"{spec.trace_id}: {trace.error}"))
             if on_done is not None:
                 on_done(spec, trace)
 
@@ -252,7 +248,15 @@ async def run_specs(
                 pulse = asyncio.ensure_future(_pulse(*heartbeat))
             try:
                 await runner.start(todo)
-                await asyncio.gather(*(one(s) for s in todo))
+                # `concurrency` workers share one iterator: no task object per game, so memory
+                # does not grow with the size of the run (20,000 games, a task each, did).
+                pending = iter(todo)
+
+                async def worker() -> None:
+                    for spec in pending:
+                        await one(spec)
+
+                await asyncio.gather(*(worker() for _ in range(min(concurrency, len(todo)))))
             except asyncio.CancelledError:
                 # Ctrl-C (asyncio cancels the main task) or SIGTERM (`_stop_on_sigterm`).
                 report.interrupted = report.interrupted or "SIGINT"
@@ -262,6 +266,7 @@ async def run_specs(
         await runner.close()
         # Even an interrupted run leaves consistent results for the games that finished.
         report.summary = write_outputs(out, [s.trace_id for s in specs])
+        lock.release()
     if cache is not None:
         report.cache = runner.cache_stats
     if report.not_launched:

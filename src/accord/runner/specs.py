@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from accord.core.errors import ConfigError
+from accord.core.ids import is_safe_id
+from accord.core.secrets import register_secret_env, secret_option_problem
 
 
 class AgentSpec(BaseModel):
@@ -38,12 +40,13 @@ class AgentSpec(BaseModel):
             raise ValueError(
                 f"model {self.model!r} must look like provider/model, e.g. 'local/smollm2'"
             )
-        for key in _option_names(self.options):
-            if "key" in key.lower().rsplit(".", 1)[-1] and key != "api_key_env":
-                raise ValueError(
-                    f"option {key!r} looks like a secret; put the key in an environment "
-                    "variable and give its name as 'api_key_env'"
-                )
+        problem = secret_option_problem(self.options)
+        if problem is not None:
+            raise ValueError(problem)
+        env = self.options.get("api_key_env")
+        if env is not None and not isinstance(env, str):
+            raise ValueError("'api_key_env' names an environment variable: give it as text")
+        register_secret_env(env)  # whatever its name, its value is a key: redact it
         return self
 
     @property
@@ -57,26 +60,30 @@ class AgentSpec(BaseModel):
         return self.agent == "human"
 
 
-def _option_names(options: dict[str, Any], prefix: str = "") -> list[str]:
-    """Every option name, nested ones dotted (``extra_params.api_key`` must not slip by)."""
-    names = []
-    for key, value in options.items():
-        names.append(prefix + str(key))
-        if isinstance(value, dict):
-            names.extend(_option_names(value, f"{prefix}{key}."))
-    return names
-
-
 def parse_agent(value: str | dict[str, Any] | AgentSpec) -> AgentSpec:
     """An `AgentSpec` from a CLI string, a YAML mapping or a spec."""
-    if isinstance(value, AgentSpec):
-        return value
-    if isinstance(value, str):
-        text = value.strip()
-        if not text:
-            raise ConfigError("empty agent spec; use a model such as 'local/smollm2' or a name")
-        return AgentSpec(model=text) if "/" in text else AgentSpec(agent=text)
-    return AgentSpec.model_validate(value)
+    try:
+        if isinstance(value, AgentSpec):
+            # Validated again: `model_copy(update=...)` (e.g. --temperature) skips validation.
+            return AgentSpec.model_validate(value.model_dump(exclude_unset=True))
+        if isinstance(value, str):
+            text = value.strip()
+            if not text:
+                raise ConfigError("empty agent spec; use a model such as 'local/smollm2' or a name")
+            return AgentSpec(model=text) if "/" in text else AgentSpec(agent=text)
+        return AgentSpec.model_validate(value)
+    except ValidationError as exc:
+        raise ConfigError(_one_line(exc, value)) from exc
+
+
+def _one_line(exc: ValidationError, value: object) -> str:
+    parts = []
+    for err in exc.errors():
+        loc = ".".join(str(p) for p in err["loc"])
+        msg = str(err["msg"]).removeprefix("Value error, ")
+        parts.append(f"{loc}: {msg}" if loc else msg)
+    name = value.display if isinstance(value, AgentSpec) else str(value)[:60]
+    return f"agent {name!r}: " + "; ".join(parts)
 
 
 def parse_agent_list(text: str) -> list[AgentSpec]:
@@ -97,3 +104,13 @@ class GameSpec(BaseModel):
     labels: dict[str, Any] = Field(
         default_factory=dict, description="Experiment, batch, repeat, pairing, swap."
     )
+
+    @field_validator("trace_id")
+    @classmethod
+    def _safe_id(cls, v: str) -> str:
+        if not is_safe_id(v):
+            raise ValueError(
+                "a trace id names a file: use letters, digits, '_', '.' or '-' (no '/', no "
+                "leading dot), at most 200 characters"
+            )
+        return v

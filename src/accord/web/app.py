@@ -86,14 +86,28 @@ def resolve_runs(dirs: Sequence[Path]) -> dict[str, RunDir]:
 def trace_paths(folder: Path) -> dict[str, Path]:
     """Trace id (file stem) to file, for every ``*.json`` in `folder`, in name order.
 
-    Names starting with a dot are skipped: the atomic writer's temporary files look like that.
+    Every such file is listed (one that is not a valid trace shows as unreadable); the atomic
+    writer's temporary files end in ``.tmp``. A symbolic link is followed only if it stays
+    inside `folder`: a link to a file elsewhere is not served.
     """
     try:
-        entries = [e for e in os.scandir(folder) if e.name.endswith(".json") and e.is_file()]
+        entries = [e for e in os.scandir(folder) if e.name.endswith(".json")]
+        root = folder.resolve()
     except OSError:
         return {}
-    names = sorted(e.name for e in entries if not e.name.startswith("."))
+    names = sorted(e.name for e in entries if _inside(e, root))
     return {name[: -len(".json")]: folder / name for name in names}
+
+
+def _inside(entry: os.DirEntry[str], root: Path) -> bool:
+    """A regular file, or a link to one inside `root`."""
+    try:
+        if not entry.is_symlink():
+            return entry.is_file(follow_symlinks=False)
+        target = Path(entry.path).resolve()
+        return target.is_file() and target.is_relative_to(root)
+    except OSError:
+        return False
 
 
 def finite(obj: Any) -> Any:
@@ -176,11 +190,11 @@ class RowCache:
 def read_summary(run: RunDir) -> list[dict[str, Any]] | None:
     """The summary groups of ``summary.json``, or None when the run has none (or it is bad)."""
     path = run.path / "summary.json"
-    if not path.is_file():
-        return None
+    if not path.is_file() or not path.resolve().is_relative_to(run.path.resolve()):
+        return None  # missing, or a link out of the run directory
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
+    except (OSError, ValueError, RecursionError):  # unreadable, not UTF-8, not JSON, too deep
         return None
     groups = data.get("groups") if isinstance(data, dict) else None
     return finite(groups) if isinstance(groups, list) else None
@@ -211,7 +225,8 @@ def create_app(dirs: Sequence[Path], *, allowed_hosts: Sequence[str] | None = No
     runs = resolve_runs(dirs)
     cache = RowCache()
     # The interactive API docs load scripts from a CDN; the view must work offline.
-    app = FastAPI(title="Accord", docs_url=None, redoc_url=None)
+    # No /openapi.json either: the view is for people, and its API is not a public contract.
+    app = FastAPI(title="Accord", docs_url=None, redoc_url=None, openapi_url=None)
     if allowed_hosts is not None:
         app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))
 

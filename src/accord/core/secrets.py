@@ -1,0 +1,161 @@
+"""Secrets: which environment values are credentials, how to redact them from anything Accord
+writes, and which option values must never be written into an experiment file.
+
+Keys live in environment variables only (DESIGN "Trace file": no secret in any file, in any
+encoding). Three lines of defence:
+
+1. `check_no_secret_literals` refuses options that hold a credential (a secret-looking option
+   name, a credential-looking value, a URL with ``user:password@``): experiment files are
+   shared between colleagues, so the key goes in a variable named by ``api_key_env``.
+2. `register_secret_env` records every variable a run reads a key from (a custom
+   ``api_key_env`` may be called anything); together with variables whose names look like
+   credentials, their values are the secrets.
+3. `scrub_secrets` replaces each secret value in text about to be written, in every encoding
+   Accord writes: raw, JSON-escaped (once and twice: a JSON document quoted inside another),
+   ASCII-escaped JSON, CSV-quoted and URL-encoded.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+from urllib.parse import quote, quote_plus, urlsplit
+
+_SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH)", re.IGNORECASE)
+_MIN_SECRET_LEN = 8
+"""Values of variables found by name must be this long: shorter ones ("1", "true") would
+redact ordinary text."""
+_MIN_REGISTERED_LEN = 4
+"""A variable named as ``api_key_env`` holds a key whatever its name; only trivially short
+values are left alone."""
+
+_registered: set[str] = set()
+
+# Words of an option name that mark its value as a credential. `max_tokens` is not one:
+# names are split into words and "tokens" is not "token".
+_SECRET_WORDS = frozenset(
+    {
+        "key", "apikey", "secret", "password", "passwd", "pwd", "token", "auth",
+        "authorization", "credential", "credentials", "cookie", "bearer", "signature",
+    }
+)  # fmt: skip
+_ALLOWED_NAMES = frozenset({"api_key_env"})
+_SECRET_VALUE = re.compile(
+    r"^\s*(sk-[A-Za-z0-9_-]{8,}|sk_(live|test)_|rk_(live|test)_|xox[abprs]-|gh[pousr]_"
+    r"[A-Za-z0-9]{20,}|glpat-|AIza[0-9A-Za-z_-]{20,}|AKIA[0-9A-Z]{16}|"
+    r"(Bearer|Basic|Token)\s+\S{8,})",
+)
+_SECRET_QUERY = re.compile(r"[?&][^=&#]*(key|token|secret|password|sig|auth)[^=&#]*=", re.I)
+
+
+def register_secret_env(*names: str | None) -> None:
+    """Treat the values of these environment variables as secrets from now on (process-wide)."""
+    _registered.update(n for n in names if n)
+
+
+def registered_secret_envs() -> frozenset[str]:
+    """The variables registered so far (for tests and diagnostics)."""
+    return frozenset(_registered)
+
+
+def secret_values(extra_names: Iterable[str] = ()) -> dict[str, str]:
+    """Environment values that may be credentials, by variable name."""
+    explicit = _registered | set(extra_names)
+    out: dict[str, str] = {}
+    for name, raw in os.environ.items():
+        value = raw.strip()
+        if name in explicit:
+            if len(value) >= _MIN_REGISTERED_LEN:
+                out[name] = value
+        elif _SECRET_NAME.search(name) and len(value) >= _MIN_SECRET_LEN:
+            out[name] = value
+    return dict(sorted(out.items()))
+
+
+def encoded_forms(value: str) -> list[str]:
+    """`value` as it may appear in what Accord writes, longest first."""
+    once = json.dumps(value, ensure_ascii=False)[1:-1]
+    ascii_once = json.dumps(value)[1:-1]
+    forms = {
+        value,
+        once,
+        ascii_once,
+        json.dumps(once, ensure_ascii=False)[1:-1],
+        json.dumps(ascii_once)[1:-1],
+        value.replace('"', '""'),
+        quote(value, safe=""),
+        quote_plus(value, safe=""),
+    }
+    return sorted((f for f in forms if f), key=len, reverse=True)
+
+
+def scrub_secrets(text: str, extra_names: Iterable[str] = ()) -> str:
+    """`text` with every secret value, in every encoded form, replaced by ``[redacted:NAME]``.
+
+    A safety net, not the first line of defence: keys are never put into options or traces on
+    purpose, but a server's error message or an echoing model may quote one back.
+    """
+    secrets = secret_values(extra_names)
+    # Longest secrets first, so a key that contains another is redacted whole.
+    for name, value in sorted(secrets.items(), key=lambda kv: -len(kv[1])):
+        for form in encoded_forms(value):
+            if form in text:
+                text = text.replace(form, f"[redacted:{name}]")
+    return text
+
+
+def secret_option_problem(options: Mapping[str, Any], prefix: str = "") -> str | None:
+    """Why `options` (nested mappings included) hold a credential, or None if they do not."""
+    for key, value in options.items():
+        name = f"{prefix}{key}"
+        if name not in _ALLOWED_NAMES and _secret_word(str(key)):
+            return (
+                f"option {name!r} looks like a secret; put the key in an environment variable "
+                "and give its name as 'api_key_env'"
+            )
+        problem = _value_problem(name, value)
+        if problem is not None:
+            return problem
+    return None
+
+
+def _value_problem(name: str, value: Any) -> str | None:
+    if isinstance(value, Mapping):
+        return secret_option_problem(value, f"{name}.")
+    if isinstance(value, list | tuple):
+        for i, item in enumerate(value):
+            if (problem := _value_problem(f"{name}[{i}]", item)) is not None:
+                return problem
+        return None
+    if not isinstance(value, str):
+        return None
+    if _SECRET_VALUE.match(value):
+        return (
+            f"option {name!r} holds what looks like a credential; never write a key into an "
+            "experiment file: put it in an environment variable and name it in 'api_key_env'"
+        )
+    if "://" in value:
+        try:
+            parts = urlsplit(value.strip())
+        except ValueError:
+            return None
+        if parts.username is not None or parts.password is not None or "@" in parts.netloc:
+            return (
+                f"option {name!r} holds a URL with a user name or password; remove "
+                "'user:password@' and give the key through 'api_key_env'"
+            )
+        if _SECRET_QUERY.search("?" + parts.query if parts.query else ""):
+            return (
+                f"option {name!r} holds a URL with a key in its query string; remove it and "
+                "give the key through 'api_key_env'"
+            )
+    return None
+
+
+def _secret_word(name: str) -> bool:
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
+    words = {w.lower() for w in re.split(r"[\s_.\-]+", spaced) if w}
+    return bool(words & _SECRET_WORDS)

@@ -128,7 +128,13 @@ def test_suite_experiment_plays_every_task_once(tmp_path: Path) -> None:
     assert all(t["metrics"]["success_rate"] == 1.0 for t in traces)
 
 
-def test_quick_runs_over_suites_print_the_calendar_columns(tmp_path: Path) -> None:
+def test_quick_runs_over_suites_print_the_calendar_columns(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from accord.cli import main
+
+    # A wide console, so that no column header is wrapped onto two lines.
+    monkeypatch.setattr(main.console, "width", 300)
     args = ["run", "calendar", "--agents", "oracle-follower", "--games", "2"]
     result = runner.invoke(app, [*args, "-o", "suite=canonical", "--out", str(tmp_path / "c")])
     assert result.exit_code == 0, result.output

@@ -221,7 +221,15 @@ def compiled_grammar(schema: JSONSchema) -> tuple[Grammar, Any]:
 class LocalModel(ModelClient):
     """A GGUF model run in-process (see the module docstring)."""
 
+    LOCAL_TIMEOUT_S = 900.0
+    """Default seconds per attempt: the model runs on this machine's CPU, where a slow call
+    means a busy machine, not a lost server, and retrying it would only queue the same work."""
+
     def __init__(self, spec: str, options: ModelOptions, **client_args: Any) -> None:
+        if "timeout_s" not in options.model_fields_set:
+            options = options.model_copy(
+                update={"timeout_s": self.LOCAL_TIMEOUT_S, "deadline_s": 2 * self.LOCAL_TIMEOUT_S}
+            )
         super().__init__(spec, options, **client_args)
         _require_llama_cpp()
         self.path = resolve_model_path(spec.split("/", 1)[1], options)

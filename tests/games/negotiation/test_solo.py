@@ -60,10 +60,10 @@ def test_cli_filter_records_the_checks(monkeypatch: pytest.MonkeyPatch) -> None:
     import accord.models
     from accord.games.negotiation import solo
 
-    def right_answer(_spec: str) -> MockModel:
+    def any_model(_spec: str, **_options: object) -> MockModel:
         return MockModel(replies=["{}"] * 3)
 
-    monkeypatch.setattr(accord.models, "get_model", right_answer)
+    monkeypatch.setattr(accord.models, "get_model", any_model)
     monkeypatch.setattr(
         solo, "score", lambda text, scenario, market: (solve(market, scenario).m, "")
     )

@@ -111,3 +111,12 @@ def test_suite_for_a_game_without_suites_is_explained(tmp_path: Path) -> None:
     )
     with pytest.raises(ConfigError, match="has no task suites"):
         expand(exp)
+
+
+def test_long_grid_names_stay_distinct_when_cut() -> None:
+    from accord.runner.config import _slug
+
+    a = _slug("x" * 130 + "-ratio-0.5")
+    b = _slug("x" * 130 + "-ratio-0.8")
+    assert len(a) <= 120 and len(b) <= 120 and a != b
+    assert _slug("short-name") == "short-name"

@@ -27,6 +27,7 @@ or the ``ACCORD_MAX_GAMES`` variable for the quick form) is refused, so a typo s
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import math
 import os
@@ -146,8 +147,13 @@ def _too_many(count: int, limit: int, what: str) -> ConfigError:
 
 
 def _slug(text: str) -> str:
-    # Room is left for the task, pairing, repeat and swap suffixes of a trace id.
-    return slug(text)[:120].rstrip("-") or "batch"
+    # Room is left for the task, pairing, repeat and swap suffixes of a trace id. A name cut
+    # to fit keeps a hash of the whole, so two long grid points never share a trace id.
+    full = slug(text)
+    if len(full) <= 120:
+        return full or "batch"
+    digest = hashlib.sha256(full.encode()).hexdigest()[:10]
+    return f"{full[:109].rstrip('-')}-{digest}"
 
 
 def _grid_batches(exp: Experiment) -> list[Batch]:

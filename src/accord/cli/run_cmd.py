@@ -15,6 +15,7 @@ from rich.text import Text
 from accord.cli.main import _fail, app, console
 from accord.cli.options import dollars, model_options, parse_options, with_model_options
 from accord.core.errors import AccordError, ConfigError
+from accord.core.secrets import scrub_secrets
 from accord.runner.config import Batch, Defaults, Experiment, expand, load_experiment
 from accord.runner.cost import estimate, measure, unpriced_models
 from accord.runner.monitor import ModelErrorReport, RunMonitor
@@ -182,6 +183,11 @@ def run(
     _print_report(report, out_dir, tolerated)
 
 
+def _safe(text: str) -> str:
+    """Game, model or server text for the console: secrets redacted, rich markup escaped."""
+    return escape(scrub_secrets(text))
+
+
 def _tolerance(text: str) -> float:
     """``--max-failures``: a count (``3``) or a fraction of games played (``0.05``)."""
     try:
@@ -215,7 +221,7 @@ def _print_report(report: RunReport, out_dir: Path, tolerated: float) -> None:
             "their traces say why):"
         )
         for item in failures:
-            console.print(f"  [red]{item['count']} x[/red] {escape(str(item['reason']))}")
+            console.print(f"  [red]{item['count']} x[/red] {_safe(str(item['reason']))}")
         console.print(
             "  Fix the cause, then run the same command with --resume to play them again."
         )
@@ -378,10 +384,10 @@ def _run_with_progress(
 
     def show_error(report: ModelErrorReport) -> None:
         style = "yellow" if report.transient else "bold red"
-        console.print(f"[{style}]model error:[/{style}] {escape(report.line())}")
+        console.print(f"[{style}]model error:[/{style}] {_safe(report.line())}")
 
     def log(line: str) -> None:
-        console.print(escape(line), highlight=False)
+        console.print(_safe(line), highlight=False)
 
     monitor = RunMonitor(
         total=len(specs), already=already, on_error=show_error, log=log if verbose else None
@@ -391,7 +397,7 @@ def _run_with_progress(
 
         def done(spec: GameSpec, trace: Trace) -> None:
             n = monitor.already + monitor.done + monitor.failed
-            note = f": {escape(trace.error)}" if trace.error else ""
+            note = f": {_safe(trace.error)}" if trace.error else ""
             console.print(f"[{n}/{len(specs)}] {escape(spec.trace_id)}: {trace.status}{note}")
 
         def status() -> None:

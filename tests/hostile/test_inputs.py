@@ -224,3 +224,23 @@ def test_out_naming_a_file_or_an_unwritable_place(tmp_path: Path, cli) -> None:
 @pytest.mark.parametrize("port", ["-1", "0", "70000", "x"])
 def test_serve_refuses_bad_ports(run_dir: Path, cli, port: str) -> None:
     cli.error(cli.invoke("serve", run_dir, "--port", port), "--port")
+
+
+def test_a_dry_run_refuses_an_unknown_agent(tmp_path: Path, cli) -> None:
+    path = tmp_path / "exp.yaml"
+    path.write_text(BASE.replace("greedy", "nobody"))
+    cli.error(cli.invoke("run", path, "--out", tmp_path / "out", "--dry-run"), "nobody")
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_experiment_name_never_becomes_a_path_outside_runs(
+    tmp_path: Path, cli, monkeypatch
+) -> None:
+    (tmp_path / "work").mkdir()
+    path = tmp_path / "work" / "exp.yaml"
+    path.write_text(BASE + "  games: 1\n  options: {rounds: 1}\nname: ../../escape\n")
+    monkeypatch.chdir(tmp_path / "work")
+    result = cli.invoke("run", path)
+    assert result.exit_code == 0, result.output
+    assert not (tmp_path / "escape").exists() and not (tmp_path.parent / "escape").exists()
+    assert (tmp_path / "work" / "runs" / "escape" / "summary.json").is_file()

@@ -36,7 +36,7 @@ class Estimate:
         return {"mean": self.mean, "ci_low": self.lo, "ci_high": self.hi, "n": self.n}
 
 
-_BLOCK = 1 << 20
+BOOTSTRAP_BLOCK = 1 << 20
 """Indices drawn at once by `bootstrap_mean` (8 MB): memory stays flat in the sample size."""
 
 
@@ -54,7 +54,7 @@ def bootstrap_mean(
     rng = np.random.default_rng(seed)
     # Resamples are drawn in row blocks of about 1M indices: the same random stream as one
     # (resamples x n) draw, so the same CI, without 16 KB of memory per value per resample.
-    block = max(1, _BLOCK // n)
+    block = max(1, BOOTSTRAP_BLOCK // n)
     means = np.concatenate(
         [
             arr[rng.integers(0, n, size=(min(block, resamples - start), n))].mean(axis=1)

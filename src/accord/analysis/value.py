@@ -39,7 +39,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
+from accord.analysis.stats import BOOTSTRAP_BLOCK as _BLOCK
 from accord.traces.schema import Trace
 
 Value = Callable[[Trace], float | None]
@@ -241,7 +243,11 @@ _FIELDS = (
 
 
 def bootstrap_ratio(
-    nums: Sequence[float], dens: Sequence[float], *, resamples: int = 2000, seed: int = 0
+    nums: Sequence[float] | NDArray[np.float64],
+    dens: Sequence[float] | NDArray[np.float64],
+    *,
+    resamples: int = 2000,
+    seed: int = 0,
 ) -> tuple[float | None, float | None, float | None]:
     """Pooled ``sum(nums) / sum(dens)`` over games with a percentile-bootstrap 95% CI,
     resampling games (the rates of seed 004 are pooled over rounds; rounds within a game are
@@ -255,7 +261,14 @@ def bootstrap_ratio(
     if d_arr.size == 1:
         return est, est, est
     rng = np.random.default_rng(seed)
-    idx = rng.integers(0, d_arr.size, size=(resamples, d_arr.size))
-    ratios = n_arr[idx].sum(axis=1) / d_arr[idx].sum(axis=1)
-    lo, hi = np.quantile(ratios, [0.025, 0.975])
+    # Row blocks of about 1M indices: the same random stream (so the same CI) as one
+    # (resamples x n) draw, without 24 bytes of memory per game per resample (a 20,000-game
+    # group drew 320 MB of indices at once).
+    n = int(d_arr.size)
+    block = max(1, _BLOCK // n)
+    parts = []
+    for start in range(0, resamples, block):
+        idx = rng.integers(0, n, size=(min(block, resamples - start), n))
+        parts.append(n_arr[idx].sum(axis=1) / d_arr[idx].sum(axis=1))
+    lo, hi = np.quantile(np.concatenate(parts), [0.025, 0.975])
     return est, float(lo), float(hi)

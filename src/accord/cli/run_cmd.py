@@ -15,12 +15,13 @@ from rich.text import Text
 from accord.cli.main import _fail, app, console
 from accord.cli.options import dollars, model_options, parse_options, with_model_options
 from accord.core.errors import AccordError, ConfigError
+from accord.core.ids import slug
 from accord.core.secrets import scrub_secrets
 from accord.runner.config import Batch, Defaults, Experiment, expand, load_experiment
 from accord.runner.cost import estimate, measure, unpriced_models
 from accord.runner.monitor import ModelErrorReport, RunMonitor
 from accord.runner.results import summary_table
-from accord.runner.run import RunReport, finished_ids, run_sync
+from accord.runner.run import RunReport, check_seats, finished_ids, run_sync
 from accord.runner.specs import GameSpec, parse_agent_list
 from accord.traces.schema import Trace
 
@@ -158,6 +159,8 @@ def run(
             s.model_copy(update={"agents": with_model_options(s.agents, extra_model_options)})
             for s in specs
         ]
+        if dry_run:
+            check_seats(specs, models=False)  # an unknown agent is an error even in a dry run
         _preflight(specs, out_dir, resume, estimate_from, max_cost, dry_run)
         if dry_run:
             return
@@ -268,7 +271,8 @@ def _plan(
                 "put them in the experiment file instead"
             )
         exp = load_experiment(path)
-        out_dir = out or Path("runs") / exp.name
+        # The name is a label: only its safe form may become the default directory.
+        out_dir = out or Path("runs") / slug(exp.name, fallback="experiment")
         return expand(exp, seed_override=seed), out_dir
     if agents and model:
         raise ConfigError("give either --agents or --model, not both")

@@ -19,7 +19,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from pydantic import BaseModel
 
@@ -28,6 +28,16 @@ from accord.core.spec import Action, Request
 
 if TYPE_CHECKING:
     from accord.traces.schema import Trace
+
+
+class DetailPool(Protocol):
+    """Extra summary estimates of a group of games, accumulated one trace at a time."""
+
+    def add(self, trace: Trace) -> None:
+        """Count one complete trace."""
+
+    def result(self) -> dict[str, Any]:
+        """The estimates of every trace added."""
 
 
 @dataclass
@@ -101,11 +111,21 @@ class Game(ABC):
         raise ConfigError(f"{cls.game_id} has no task suites (asked for {suite!r})")
 
     @classmethod
+    def detail_pool(cls) -> DetailPool | None:
+        """A fresh accumulator of the extra per-group estimates for ``summary.json``
+        (``group["details"]``), fed the group's complete traces one at a time, so a summary
+        of any number of games holds only what the pool keeps. Default: none."""
+        return None
+
+    @classmethod
     def summary_details(cls, traces: Sequence[Trace]) -> dict[str, Any]:
-        """Extra per-group estimates for ``summary.json`` (``group["details"]``), computed from
-        the group's complete traces. Not printed in the results table. Default: none."""
-        del traces
-        return {}
+        """`detail_pool` over `traces` at once (not printed in the results table)."""
+        pool = cls.detail_pool()
+        if pool is None:
+            return {}
+        for trace in traces:
+            pool.add(trace)
+        return pool.result()
 
     def bind_models(self, models: list[str | None]) -> None:
         """Told before `reset`: each seat's model id (``provider/model``), None for non-LLM

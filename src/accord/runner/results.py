@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import re
+from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -26,7 +27,6 @@ from rich.table import Table
 
 from accord.analysis.stats import bootstrap_mean
 from accord.core.errors import ConfigError
-from accord.core.game import Game
 from accord.core.registry import game_class
 from accord.traces.io import atomic_write_json, read_trace, write_jsonl
 from accord.traces.schema import Trace
@@ -80,7 +80,7 @@ class SummaryBuilder:
                 "decisions": 0,
                 "fallbacks": 0,
                 "values": {},
-                "slim": [],
+                "pool": game_class(t.game_id).detail_pool(),
             }
         g["games"] += 1
         self.games += 1
@@ -98,11 +98,10 @@ class SummaryBuilder:
         for key_, _, _ in cls.summary_metrics:
             v = t.metrics.get(key_)
             if isinstance(v, int | float):
-                g["values"].setdefault(key_, []).append(float(v))
-        if _has_details(cls):
-            # Games with pooled details (negotiation's process metrics) read only metrics: keep
-            # a copy with nothing else, so memory stays small per game.
-            g["slim"].append(_slim(t))
+                # A float column per metric (8 bytes a game), not a list of float objects.
+                g["values"].setdefault(key_, array("d")).append(float(v))
+        if g["pool"] is not None:
+            g["pool"].add(t)  # pooled details (negotiation's process metrics), accumulated
 
     def result(self) -> dict[str, Any]:
         """The summary of every trace added (the shape `summarize` returns)."""
@@ -125,7 +124,7 @@ class SummaryBuilder:
                     "fallbacks": g["fallbacks"],
                     "fallback_rate": g["fallbacks"] / g["decisions"] if g["decisions"] else None,
                     "metrics": metrics,
-                    "details": game_class(game_id).summary_details(g["slim"]),
+                    "details": g["pool"].result() if g["pool"] is not None else {},
                 }
             )
         return {
@@ -135,22 +134,6 @@ class SummaryBuilder:
             "failures": [{"reason": r, "count": n} for r, n in self._reasons.most_common()],
             "groups": out_groups,
         }
-
-
-def _has_details(cls: type[Game]) -> bool:
-    return cls.summary_details.__func__ is not Game.summary_details.__func__  # type: ignore[attr-defined]
-
-
-def _slim(t: Trace) -> Trace:
-    return Trace.model_construct(
-        trace_id=t.trace_id,
-        game_id=t.game_id,
-        game=t.game,
-        seed=t.seed,
-        config={},
-        metrics=t.metrics,
-        status=t.status,
-    )
 
 
 def summarize(traces: Iterable[Trace]) -> dict[str, Any]:

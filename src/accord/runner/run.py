@@ -97,11 +97,13 @@ def trace_cost(trace: Trace) -> float:
     return total.cost_usd if total is not None else 0.0
 
 
-def check_seats(specs: Sequence[GameSpec]) -> None:
+def check_seats(specs: Sequence[GameSpec], *, models: bool = True) -> None:
     """Refuse a run whose seats cannot be built (unknown agent, unknown provider, missing API
     key, missing base_url) before any game starts, rather than fail every game of it.
 
-    The bundled local model is not loaded here: that is heavy, and each game reports it.
+    The bundled local model is not loaded here: that is heavy, and each game reports it. With
+    ``models=False`` (a dry run) only reference agents are checked: a plan may be priced on a
+    machine without the API keys.
     """
     from accord.agents.reference import make_reference
     from accord.models import get_model
@@ -116,7 +118,7 @@ def check_seats(specs: Sequence[GameSpec]) -> None:
             seen.add(ident)
             if agent.agent is not None and not agent.is_human:
                 make_reference(game_id, agent.agent)
-            elif agent.model is not None and not agent.model.startswith("local/"):
+            elif models and agent.model is not None and not agent.model.startswith("local/"):
                 get_model(agent.model, **agent.options)
 
 

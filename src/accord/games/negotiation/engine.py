@@ -26,7 +26,6 @@ notice, the provider JSON line) are listed with their sources in docs/negotiatio
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from accord.core.errors import ActionError
@@ -42,7 +41,7 @@ from accord.games.negotiation.result import SEAT_NAMES, game_result
 from accord.games.negotiation.scenario import Project
 
 if TYPE_CHECKING:
-    from accord.traces.schema import Trace
+    from accord.games.negotiation.summary import ProcessMetricPool
 
 
 class NegotiationGame(Game):
@@ -59,11 +58,11 @@ class NegotiationGame(Game):
     ]
 
     @classmethod
-    def summary_details(cls, traces: Sequence[Trace]) -> dict[str, Any]:
+    def detail_pool(cls) -> ProcessMetricPool:
         """Every process metric pooled over the group's games, with bootstrap CIs."""
-        from accord.games.negotiation.summary import pooled_process_metrics
+        from accord.games.negotiation.summary import ProcessMetricPool
 
-        return pooled_process_metrics(traces)
+        return ProcessMetricPool()
 
     def __init__(self, config: NegotiationConfig) -> None:
         super().__init__(config)

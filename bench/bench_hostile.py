@@ -173,7 +173,7 @@ def experiment_files() -> list[tuple[str, bytes, str]]:
         ("ratio out of range", BASE + "  options: {ratio: 7}\n", "refuse"),
         ("negative rounds", BASE + "  options: {rounds: -3}\n", "refuse"),
         ("max_games: -1", BASE + "max_games: -1\n", "refuse"),
-        ("name with ../", BASE + "name: ../../escape\n", "refuse"),
+        ("name with ../", BASE + "name: ../../escape\n", "handle"),
         ("5 MB file", BASE + "# " + "x" * (5 << 20) + "\n", "refuse"),
         ("literal api_key", _seat("{api_key: sk-abcdef1234567890}"), "refuse"),
         ("extra_params.api_token", _seat("{extra_params: {api_token: abc12345}}"), "refuse"),
@@ -264,15 +264,12 @@ def build(bench: Bench) -> None:
     for i, (name, content, want) in enumerate(experiment_files()):
         path = tmp / f"exp{i:02d}.yaml"
         path.write_bytes(content)
-        out_dir = tmp / f"exp-out{i:02d}"
-        bench.cases.append(
-            Case(
-                "experiment files",
-                name,
-                ["run", str(path), "--out", str(out_dir), "--dry-run"],
-                want,
-            )
-        )
+        out_dir = ["--out", str(tmp / f"exp-out{i:02d}")]
+        harm = None
+        if "../" in name:  # the name is a label: the default directory must stay under runs/
+            out_dir, harm = [], _names_a_path_outside
+        args = ["run", str(path), *out_dir, "--dry-run"]
+        bench.cases.append(Case("experiment files", name, args, want, harm=harm))
 
     flags: list[tuple[str, list[str], str]] = [
         ("--games 0", [*quick, "--games", "0"], "refuse"),
@@ -376,6 +373,10 @@ def build(bench: Bench) -> None:
                  ["run", "negotiation", "--agents", "cooperative,greedy", "--games", "2", "-o",
                   "rounds=2", "--out", str(run), "--resume"], "handle", setup=damaged(kind),
                  harm=_no_summary(run)))  # fmt: skip
+
+
+def _names_a_path_outside(out: str) -> bool:
+    return "../" in out
 
 
 def _no_summary(run: Path) -> Callable[[str], bool]:

@@ -300,7 +300,7 @@ def build(bench: Bench) -> None:
         ("serve a missing directory", ["serve", str(tmp / "nothing")], "refuse"),
         ("replay a missing file", ["replay", str(tmp / "nothing.json")], "refuse"),
         ("query a missing directory", ["query", str(tmp / "nothing"), "SELECT 1"], "refuse"),
-        ("custom key variable echoed", ["run", "negotiation", "--model", "mock/echo", "-o",
+        ("key in a custom variable", ["run", "negotiation", "--model", "mock/echo", "-o",
                                         "rounds=1", "-M", "api_key_env=BENCH_KEY", "--games", "1",
                                         "--out", str(tmp / "secret-run")], "handle"),
     ]  # fmt: skip

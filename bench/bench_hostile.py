@@ -307,7 +307,7 @@ def build(bench: Bench) -> None:
     for name, args, want in flags:
         if args[0] == "run" and "--out" not in args:
             args = [*args, "--out", str(tmp / f"flag-{len(bench.cases)}")]
-        harm = leaked if "secret" in name else None
+        harm = leaked if "custom variable" in name else None
         timeout = 20.0 if args[0] == "serve" else 90.0
         bench.cases.append(Case("flags", name, args, want, harm=harm, timeout=timeout))
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypedDict
 
+from accord.models.limits import RateInfo
+
 Role = Literal["system", "user", "assistant"]
 
 
@@ -51,6 +53,7 @@ class Completion:
         model: the ``provider/model`` string that answered.
         attempts: how many attempts the call took (1 = no retry).
         reasoning: hidden reasoning text when the provider returns it separately.
+        rate: the server's rate-limit headers, when it sent them.
     """
 
     text: str
@@ -61,3 +64,6 @@ class Completion:
     model: str = ""
     attempts: int = 1
     reasoning: str | None = None
+    rate: RateInfo | None = None
+    """The server's rate-limit headers on this answer (read by the adaptive limit; not
+    stored in traces)."""

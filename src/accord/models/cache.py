@@ -152,6 +152,10 @@ class CachedModel(ModelClient):
     def concurrency_key(self) -> tuple[str, int]:
         return self.inner.concurrency_key()
 
+    @property
+    def adaptive_concurrency(self) -> bool:
+        return self.inner.adaptive_concurrency
+
     async def _complete_once(self, call: Call) -> Completion:
         raise NotImplementedError("CachedModel answers through complete()")
 

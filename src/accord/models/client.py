@@ -39,6 +39,7 @@ from typing import TypedDict
 from accord.core.errors import AccordError, ModelError, TransientModelError
 from accord.core.spec import JSONSchema
 from accord.models.base import Completion, Message
+from accord.models.limits import AdaptiveLimit, FixedLimit, Limit, LimitStats, Outcome
 from accord.models.options import ModelOptions
 from accord.models.pricing import cost_usd
 from accord.models.telemetry import current_observer
@@ -91,24 +92,41 @@ class RetriesExhaustedError(ModelError):
         self.retries = retries
 
 
-# Semaphores belong to one event loop, so they are made lazily per running loop; the weak keys
-# let a closed loop (one per test, one per `asyncio.run`) take its semaphores with it.
-_SEMAPHORES: weakref.WeakKeyDictionary[
-    asyncio.AbstractEventLoop, dict[tuple[str, int], asyncio.Semaphore]
+# Limits belong to one event loop, so they are made lazily per running loop; the weak keys
+# let a closed loop (one per test, one per `asyncio.run`) take its limits with it.
+_LIMITS: weakref.WeakKeyDictionary[
+    asyncio.AbstractEventLoop, dict[tuple[str, int, bool], Limit]
 ] = weakref.WeakKeyDictionary()
 
 
-def provider_semaphore(key: str, limit: int) -> asyncio.Semaphore:
-    """The semaphore shared by every client with this key and limit on the running loop."""
-    per_loop = _SEMAPHORES.setdefault(asyncio.get_running_loop(), {})
-    sem = per_loop.get((key, limit))
-    if sem is None:
-        sem = per_loop[(key, limit)] = asyncio.Semaphore(limit)
-    return sem
+def pool_limit(key: str, limit: int, adaptive: bool = False) -> Limit:
+    """The limit shared by every client with this key, size and kind on the running loop:
+    `AdaptiveLimit` (`limit` is its ceiling) or `FixedLimit`."""
+    per_loop = _LIMITS.setdefault(asyncio.get_running_loop(), {})
+    pool = per_loop.get((key, limit, adaptive))
+    if pool is None:
+        pool = per_loop[(key, limit, adaptive)] = (
+            AdaptiveLimit(limit) if adaptive else FixedLimit(limit)
+        )
+    return pool
 
 
-SharedSlot = Callable[[str, int], AbstractAsyncContextManager[object]]
-"""``slot(key, limit)``: an async context manager holding one of `limit` slots of `key`."""
+def pool_stats() -> dict[str, LimitStats]:
+    """What each limit of the running loop did, by pool key (for reports and benches)."""
+    per_loop = _LIMITS.get(asyncio.get_running_loop(), {})
+    return {key: pool.stats for (key, _, _), pool in per_loop.items()}
+
+
+class SlotReport:
+    """Handed out by a shared slot: the client sets `outcome` before the slot is released,
+    so a cluster-wide adaptive limit learns from every call."""
+
+    outcome: Outcome | None = None
+
+
+SharedSlot = Callable[[str, int, bool], AbstractAsyncContextManager[SlotReport]]
+"""``slot(key, limit, adaptive)``: an async context manager holding a slot of pool `key` (of
+`limit` slots, or an adaptive pool with that ceiling); it yields a `SlotReport`."""
 
 _shared_slot: SharedSlot | None = None
 
@@ -123,10 +141,10 @@ def set_shared_limiter(slot: SharedSlot | None) -> None:
     _shared_slot = slot
 
 
-def _shared(key: str, limit: int) -> AbstractAsyncContextManager[object]:
+def _shared(key: str, limit: int, adaptive: bool) -> AbstractAsyncContextManager[SlotReport]:
     if _shared_slot is None or key.startswith("local@"):
-        return contextlib.nullcontext()
-    return _shared_slot(key, limit)
+        return contextlib.nullcontext(SlotReport())
+    return _shared_slot(key, limit, adaptive)
 
 
 def retry_after_seconds(value: str | None) -> float | None:
@@ -190,12 +208,21 @@ class ModelClient(ABC):
         return self.spec.split("/", 1)[0]
 
     def _concurrency(self) -> tuple[str, int]:
-        """Key and size of the concurrency pool this client draws from."""
-        return self.provider, self.options.max_concurrency
+        """Key and size of the concurrency pool this client draws from (for an adaptive pool,
+        its ceiling)."""
+        return self.provider, self.options.concurrency_limit
 
     def concurrency_key(self) -> tuple[str, int]:
         """Key and size of the concurrency pool this client draws from."""
         return self._concurrency()
+
+    @property
+    def adaptive_concurrency(self) -> bool:
+        """Whether this client's pool sizes itself from the server's answers (the default;
+        ``max_concurrency`` pins a fixed limit; the in-process model is always fixed)."""
+        return self.options.max_concurrency is None and not self._concurrency()[0].startswith(
+            "local@"
+        )
 
     @abstractmethod
     async def _complete_once(self, call: Call) -> Completion:
@@ -297,30 +324,56 @@ class ModelClient(ABC):
 
     async def _attempt(self, call: Call, budget: list[float | None]) -> tuple[Completion, float]:
         key, limit = self._concurrency()
-        async with provider_semaphore(key, limit), _shared(key, limit):
-            await self._cooldown()
-            started = self._clock()
-            end = budget[0]
-            if end is None:
-                end = budget[0] = started + self.options.deadline_s
-            timeout = min(self.options.timeout_s, max(end - started, 0.001))
-            try:
-                completion = await asyncio.wait_for(self._complete_once(call), timeout=timeout)
-            except TimeoutError as err:
-                raise TransientModelError(
-                    f"no reply within {timeout:g} s "
-                    + ("(timeout_s)" if timeout == self.options.timeout_s else "(deadline_s)")
-                ) from err
-            except AccordError:
-                raise
-            except Exception as err:
-                # A provider that let a library exception through: treat it as permanent so
-                # a bug is not retried ten times, but keep the original for the traceback.
-                raise ModelError(
-                    f"{self.spec}: unexpected {type(err).__name__}: {err}. This is a bug in "
-                    "the provider adapter; please report it with this message."
-                ) from err
-            return completion, self._clock() - started
+        adaptive = self.adaptive_concurrency
+        pool = pool_limit(key, limit, adaptive)
+        ticket = await pool.acquire()
+        outcome = Outcome(ok=False)
+        try:
+            async with _shared(key, limit, adaptive) as report:
+                try:
+                    completion, latency = await self._attempt_in_slot(call, budget)
+                except TransientModelError as err:
+                    outcome = Outcome(
+                        ok=False, rate_limited=err.status == 429, retry_after_s=err.retry_after_s
+                    )
+                    raise
+                finally:
+                    report.outcome = outcome
+                outcome = Outcome(
+                    rate=completion.rate,
+                    tokens=completion.usage.input_tokens + completion.usage.output_tokens,
+                )
+                report.outcome = outcome
+                return completion, latency
+        finally:
+            pool.release(ticket, outcome)
+
+    async def _attempt_in_slot(
+        self, call: Call, budget: list[float | None]
+    ) -> tuple[Completion, float]:
+        await self._cooldown()
+        started = self._clock()
+        end = budget[0]
+        if end is None:
+            end = budget[0] = started + self.options.deadline_s
+        timeout = min(self.options.timeout_s, max(end - started, 0.001))
+        try:
+            completion = await asyncio.wait_for(self._complete_once(call), timeout=timeout)
+        except TimeoutError as err:
+            raise TransientModelError(
+                f"no reply within {timeout:g} s "
+                + ("(timeout_s)" if timeout == self.options.timeout_s else "(deadline_s)")
+            ) from err
+        except AccordError:
+            raise
+        except Exception as err:
+            # A provider that let a library exception through: treat it as permanent so
+            # a bug is not retried ten times, but keep the original for the traceback.
+            raise ModelError(
+                f"{self.spec}: unexpected {type(err).__name__}: {err}. This is a bug in "
+                "the provider adapter; please report it with this message."
+            ) from err
+        return completion, self._clock() - started
 
     async def _cooldown(self) -> None:
         gap = self.options.cooldown_s

@@ -19,6 +19,7 @@ from typing import Any
 from accord.core.errors import ModelError, TransientModelError
 from accord.models.base import Completion, Usage
 from accord.models.client import Call, ModelClient, retry_after_seconds
+from accord.models.limits import rate_info
 from accord.models.options import ModelOptions
 
 _TRANSIENT_NAMES = frozenset(
@@ -130,7 +131,14 @@ class LiteLLMModel(ModelClient):
                 "served_model": getattr(response, "model", None),
             },
             reasoning=reasoning if isinstance(reasoning, str) and reasoning else None,
+            rate=rate_info(_headers(response)),
         )
+
+
+def _headers(response: Any) -> dict[str, Any] | None:
+    hidden = getattr(response, "_hidden_params", None)
+    headers = hidden.get("additional_headers") if isinstance(hidden, dict) else None
+    return headers if isinstance(headers, dict) else None
 
 
 def _int(value: Any) -> int:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import os
 import weakref
+from collections.abc import Mapping
 from typing import Any
 
 import httpx
@@ -33,6 +34,7 @@ from accord.core.errors import ConfigError, ModelError, TransientModelError
 from accord.core.spec import JSONSchema
 from accord.models.base import Completion, Usage
 from accord.models.client import Call, ModelClient, retry_after_seconds
+from accord.models.limits import rate_info
 from accord.models.options import ModelOptions
 
 _TRANSIENT_STATUS = frozenset({408, 409, 425, 429})
@@ -78,7 +80,7 @@ class OpenAICompatibleModel(ModelClient):
 
     def _concurrency(self) -> tuple[str, int]:
         # Two servers are two providers as far as load goes.
-        return f"{self.provider}@{self._base_url}", self.options.max_concurrency
+        return f"{self.provider}@{self._base_url}", self.options.concurrency_limit
 
     def _sdk(self) -> Any:
         loop = asyncio.get_running_loop()
@@ -96,7 +98,7 @@ class OpenAICompatibleModel(ModelClient):
                 http_client=httpx.AsyncClient(
                     transport=self._transport,
                     timeout=httpx.Timeout(self.options.timeout_s),
-                    limits=httpx.Limits(max_connections=self.options.max_concurrency),
+                    limits=httpx.Limits(max_connections=self.options.concurrency_limit),
                 ),
             )
             self._clients[loop] = client
@@ -122,7 +124,7 @@ class OpenAICompatibleModel(ModelClient):
             request = dict(body)
             if call.response_schema is not None and mode != "none":
                 request["response_format"] = response_format(mode, call.response_schema)
-            status, text, data = await self._post(request)
+            status, text, data, headers = await self._post(request)
             refused = status in (400, 422) or (status is not None and status >= 500)
             if (
                 refused
@@ -142,14 +144,16 @@ class OpenAICompatibleModel(ModelClient):
                 )
                 continue
             completion = self._parse(status, text, data)
+            completion.rate = rate_info(headers)
             if call.response_schema is not None:
                 completion.raw["response_format"] = mode
             if switches:
                 completion.raw["response_format_fallback"] = switches
             return completion
 
-    async def _post(self, body: dict[str, Any]) -> tuple[int, str, Any]:
-        """One request: (status, body text, parsed JSON or None). Transient failures raise."""
+    async def _post(self, body: dict[str, Any]) -> tuple[int, str, Any, Mapping[str, str]]:
+        """One request: (status, body text, parsed JSON or None, headers). Transient failures
+        raise."""
         import openai
 
         extra = dict(self.options.extra_params)
@@ -177,13 +181,13 @@ class OpenAICompatibleModel(ModelClient):
                     retry_after_s=retry_after_seconds(response.headers.get("retry-after")),
                     status=status,
                 ) from err
-            return status, _text(err), None
+            return status, _text(err), None, response.headers
         http = raw.http_response
         try:
             data = http.json()
         except ValueError:
             data = None
-        return http.status_code, http.text, data
+        return http.status_code, http.text, data, http.headers
 
     def _parse(self, status: int, text: str, data: Any) -> Completion:
         if status in (401, 403):

@@ -49,8 +49,22 @@ class ModelOptions(BaseModel):
     timeout_s: float = Field(default=120.0, gt=0)
     """Seconds one attempt may take; a slower attempt is abandoned and retried."""
 
-    max_concurrency: int = Field(default=8, ge=1)
-    """Calls in flight at once per provider in this process (shared by all its clients)."""
+    max_concurrency: int | None = Field(default=None, ge=1)
+    """A fixed number of calls in flight at once per provider pool (shared by all its
+    clients, and across the cluster on Ray). ``None`` (the default) sizes the pool from the
+    server's answers instead: it grows while calls succeed, halves on a 429, waits out a
+    Retry-After as a pool and paces calls at the rate the server's ``x-ratelimit-*`` headers
+    allow (`accord.models.limits`), up to ``concurrency_ceiling``."""
+
+    concurrency_ceiling: int = Field(default=256, ge=1)
+    """The most calls in flight an adaptive pool may reach (with ``max_concurrency`` unset)."""
+
+    @property
+    def concurrency_limit(self) -> int:
+        """The pool's fixed limit, or the ceiling of an adaptive one."""
+        return (
+            self.max_concurrency if self.max_concurrency is not None else self.concurrency_ceiling
+        )
 
     cooldown_s: float = Field(default=0.0, ge=0)
     """Minimum seconds between the starts of two calls of one client (the paper used 1 s)."""

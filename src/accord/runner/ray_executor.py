@@ -5,9 +5,12 @@ stay in the driver. A task that dies with its worker comes back as a failed trac
 reason, so ``--resume`` plays it again.
 
 Model concurrency limits hold across the cluster: for every provider pool (the key and size a
-`ModelClient` reports) the driver creates a named async actor holding that many slots, and each
-worker wraps every model call in a slot of it (`accord.models.client.set_shared_limiter`). The
-slots are per run; a worker that dies holding some has them given back by the driver.
+`ModelClient` reports) the driver creates a named async actor holding the pool's limit (an
+adaptive one sized from the server's answers, or a fixed number of slots; see
+`accord.models.limits`), and each worker wraps every model call in a slot of it
+(`accord.models.client.set_shared_limiter`), reporting how the call ended when it gives the
+slot back, so the window adapts to every worker's calls. The slots are per run; a worker that
+dies holding some has them given back by the driver.
 Cooldowns stay per client and per process, and the bundled local model is limited per process
 (each worker runs its own copy).
 
@@ -31,6 +34,8 @@ from typing import Any
 
 from accord.core.errors import ConfigError
 from accord.models.cache import CacheStats, ModelCache
+from accord.models.client import SlotReport
+from accord.models.limits import AdaptiveLimit, FixedLimit, Limit, Outcome
 from accord.runner.executors import Executor
 from accord.runner.play import failed_trace, play_game
 from accord.runner.specs import GameSpec
@@ -50,10 +55,10 @@ def _ray() -> Any:
     return ray
 
 
-def slot_actor_name(prefix: str, key: str, limit: int) -> str:
+def slot_actor_name(prefix: str, key: str, limit: int, adaptive: bool = False) -> str:
     """The named actor holding the slots of one provider pool in one run."""
     digest = hashlib.sha256(key.encode()).hexdigest()[:12]
-    return f"accord-slots-{prefix}-{digest}-{limit}"
+    return f"accord-slots-{prefix}-{digest}-{limit}{'a' if adaptive else ''}"
 
 
 class Slots:
@@ -64,27 +69,27 @@ class Slots:
     back; `release_task` frees whatever a dead task held and refuses its pending acquires.
     """
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, adaptive: bool = False) -> None:
         self.limit = limit
-        self._sem = asyncio.Semaphore(limit)
-        self._held: set[str] = set()
+        self._pool: Limit = AdaptiveLimit(limit) if adaptive else FixedLimit(limit)
+        self._held: dict[str, int] = {}
         self._abandoned: set[str] = set()
         self._dead: set[str] = set()
         self._peak = 0
 
     async def acquire(self, token: str) -> None:
-        await self._sem.acquire()
+        ticket = await self._pool.acquire()
         if token in self._abandoned or token.rsplit(":", 1)[0] in self._dead:
             self._abandoned.discard(token)
-            self._sem.release()
+            self._pool.release(ticket)
             return
-        self._held.add(token)
+        self._held[token] = ticket
         self._peak = max(self._peak, len(self._held))
 
-    async def release(self, token: str) -> None:
+    async def release(self, token: str, outcome: dict[str, Any] | None = None) -> None:
         if token in self._held:
-            self._held.remove(token)
-            self._sem.release()
+            ticket = self._held.pop(token)
+            self._pool.release(ticket, Outcome.from_dict(outcome) if outcome else None)
         else:
             self._abandoned.add(token)
 
@@ -95,8 +100,14 @@ class Slots:
             await self.release(token)
         return len(tokens)
 
-    async def stats(self) -> dict[str, int]:
-        return {"limit": self.limit, "held": len(self._held), "peak": self._peak}
+    async def stats(self) -> dict[str, float]:
+        return {
+            "limit": self.limit,
+            "held": len(self._held),
+            "peak": self._peak,
+            "window": self._pool.stats.window,
+            "rate_limited": self._pool.stats.rate_limited,
+        }
 
 
 def _slots_class(ray: Any) -> Any:
@@ -111,8 +122,8 @@ class SharedLimiter:
         self._handles: dict[str, Any] = {}
         self._tokens = itertools.count()
 
-    def _handle(self, key: str, limit: int) -> Any:
-        name = slot_actor_name(self.prefix, key, limit)
+    def _handle(self, key: str, limit: int, adaptive: bool) -> Any:
+        name = slot_actor_name(self.prefix, key, limit, adaptive)
         handle = self._handles.get(name)
         if handle is None:
             ray = _ray()
@@ -121,13 +132,15 @@ class SharedLimiter:
             except ValueError:
                 # A pool the driver could not foresee (a provider with its own key): create it;
                 # get_if_exists makes every worker agree on one actor.
-                handle = _slots_class(ray).options(name=name, get_if_exists=True).remote(limit)
+                handle = (
+                    _slots_class(ray).options(name=name, get_if_exists=True).remote(limit, adaptive)
+                )
             self._handles[name] = handle
         return handle
 
     @asynccontextmanager
-    async def slot(self, key: str, limit: int) -> AsyncIterator[None]:
-        handle = self._handle(key, limit)
+    async def slot(self, key: str, limit: int, adaptive: bool) -> AsyncIterator[SlotReport]:
+        handle = self._handle(key, limit, adaptive)
         task = _ray().get_runtime_context().get_task_id() or "driver"
         token = f"{task}:{next(self._tokens)}"
         try:
@@ -135,10 +148,12 @@ class SharedLimiter:
         except BaseException:
             handle.release.remote(token)
             raise
+        report = SlotReport()
         try:
-            yield
+            yield report
         finally:
-            handle.release.remote(token)
+            outcome = report.outcome.as_dict() if report.outcome is not None else None
+            handle.release.remote(token, outcome)
 
 
 _limiter: SharedLimiter | None = None
@@ -217,10 +232,12 @@ class RayExecutor(Executor):
                 seen.add(ident)
                 # Building the client here also stops a run with a missing API key before
                 # any task starts.
-                key, limit = get_model(agent.model, **agent.options).concurrency_key()
-                name = slot_actor_name(self.prefix, key, limit)
+                client = get_model(agent.model, **agent.options)
+                key, limit = client.concurrency_key()
+                adaptive = client.adaptive_concurrency
+                name = slot_actor_name(self.prefix, key, limit, adaptive)
                 if name not in self.slots:
-                    self.slots[name] = _slots_class(ray).options(name=name).remote(limit)
+                    self.slots[name] = _slots_class(ray).options(name=name).remote(limit, adaptive)
 
     async def play(self, spec: GameSpec) -> Trace:
         cache_dir = str(self.cache_dir) if self.cache_dir is not None else None
@@ -238,7 +255,7 @@ class RayExecutor(Executor):
         self.cache_stats.add(CacheStats(hits=data["hits"], misses=data["misses"]))
         return Trace.model_validate(data["trace"])
 
-    async def slot_stats(self) -> dict[str, dict[str, int]]:
+    async def slot_stats(self) -> dict[str, dict[str, float]]:
         """Per pool actor: its limit, slots held now and the most ever held at once."""
         return {name: await handle.stats.remote() for name, handle in self.slots.items()}
 

@@ -15,10 +15,10 @@ The limits are scaled down so the bench takes minutes on a laptop: 1,800 request
 shape the same). A call of these games sends about 1,000 tokens, so the request limit is the one
 that binds (the token ratio is printed too: with ``--tpm 600000`` the token limit binds instead,
 and the adaptive limit paces calls by tokens). At 0.3 s per answer the request limit is reached
-with about 9 calls in flight, so 4 is too few and 32 or 256 too many. Target: adaptive at 0.9 of the limit or more, no failed game, 429s at
-most 5% of requests.
+with about 9 calls in flight, so 4 is too few and 32 or 256 too many. Target: adaptive at 0.9
+of the limit or more, no failed game, 429s at most 5% of requests.
 
-Run:  python bench/bench_rate_limit.py [--games 200] [--rpm 1800] [--tpm 600000] [--latency 0.3]
+Run:  python bench/bench_rate_limit.py [--games 200] [--rpm 1800] [--tpm 3000000] [--latency 0.3]
 """
 
 from __future__ import annotations

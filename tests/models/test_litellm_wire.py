@@ -7,6 +7,8 @@ what the fake answers, so these tests check the request shape, the usage parsing
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from accord.core.errors import ModelError
@@ -138,3 +140,76 @@ async def test_anthropic_401_429_and_5xx(fake_time):
     with wire_server(script) as s, pytest.raises(ModelError, match="API key") as info:
         await anthropic_model(s.url, fake_time).complete(ASK, max_tokens=20)
     assert info.value.status == 401 and len(s.requests) == 1
+
+
+def _cached_anthropic_body() -> dict:
+    body = anthropic_body()
+    body["usage"] = {
+        "input_tokens": 30,
+        "cache_read_input_tokens": 1000,
+        "cache_creation_input_tokens": 200,
+        "output_tokens": 7,
+    }
+    return body
+
+
+LONG = [
+    {"role": "system", "content": "You negotiate for seat A."},
+    {"role": "user", "content": "Round 1: propose a split."},
+    {"role": "assistant", "content": '{"say": "half each"}'},
+    {"role": "user", "content": "Round 2: propose a split."},
+]
+
+
+async def test_anthropic_requests_carry_cache_breakpoints_and_cache_use_is_priced(fake_time):
+    prices = {
+        "input_per_mtok": 3.0,
+        "output_per_mtok": 15.0,
+        "cached_input_per_mtok": 0.3,
+        "cache_write_per_mtok": 3.75,
+    }
+    with wire_server([(200, {}, _cached_anthropic_body())]) as server:
+        completion = await anthropic_model(server.url, fake_time, prices=prices).complete(
+            LONG, max_tokens=20
+        )
+    body = server.requests[0]["body"]
+    assert body["system"] == [
+        {
+            "type": "text",
+            "text": "You negotiate for seat A.",
+            "cache_control": {"type": "ephemeral"},
+        }
+    ]
+    *earlier, newest = body["messages"]
+    assert newest["content"] == [
+        {
+            "type": "text",
+            "text": "Round 2: propose a split.",
+            "cache_control": {"type": "ephemeral"},
+        }
+    ]
+    # Only the newest message is marked: the earlier turns are read through it.
+    assert all("cache_control" not in json.dumps(m) for m in earlier)
+    usage = completion.usage
+    assert (usage.input_tokens, usage.cached_input_tokens, usage.cache_write_tokens) == (
+        1230,
+        1000,
+        200,
+    )
+    # 30 fresh at $3, 1,000 read at $0.30, 200 written at $3.75, 7 out at $15 (per million).
+    assert completion.cost_usd == pytest.approx((30 * 3 + 1000 * 0.3 + 200 * 3.75 + 7 * 15) / 1e6)
+
+
+async def test_anthropic_breakpoints_can_be_turned_off(fake_time):
+    with wire_server([(200, {}, anthropic_body())]) as server:
+        await anthropic_model(server.url, fake_time, prompt_cache=False).complete(
+            LONG, max_tokens=20
+        )
+    assert "cache_control" not in json.dumps(server.requests[0]["body"])
+
+
+async def test_openai_caches_by_itself_so_nothing_is_marked(fake_time):
+    with wire_server([(200, {}, openai_body())]) as server:
+        completion = await openai_model(server.url, fake_time).complete(LONG)
+    assert "cache_control" not in json.dumps(server.requests[0]["body"])
+    assert completion.usage.cached_input_tokens == 16  # prompt_tokens_details.cached_tokens

@@ -208,6 +208,11 @@ class LLMAgent(Agent):
             output_tokens=completion.usage.output_tokens,
             reasoning_tokens=completion.usage.reasoning_tokens,
             cached_input_tokens=completion.usage.cached_input_tokens,
+            **(
+                {"cache_write_tokens": completion.usage.cache_write_tokens}
+                if completion.usage.cache_write_tokens
+                else {}
+            ),
             latency_s=round(completion.latency_s, 4),
             cost_usd=completion.cost_usd,
             attempts=completion.attempts,
@@ -219,6 +224,8 @@ class LLMAgent(Agent):
         u.input_tokens += completion.usage.input_tokens
         u.output_tokens += completion.usage.output_tokens
         u.reasoning_tokens += completion.usage.reasoning_tokens
+        u.cached_input_tokens += completion.usage.cached_input_tokens
+        u.cache_write_tokens += completion.usage.cache_write_tokens
         u.latency_s += completion.latency_s
         if completion.cost_usd is None:
             u.cost_known = False

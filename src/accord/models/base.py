@@ -30,6 +30,10 @@ class Usage:
     output_tokens: int = 0
     reasoning_tokens: int = 0
     cached_input_tokens: int = 0
+    """Input tokens the provider read from its prompt cache (part of ``input_tokens``)."""
+    cache_write_tokens: int = 0
+    """Input tokens the provider wrote to its prompt cache (part of ``input_tokens``;
+    Anthropic charges them above the input price)."""
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
@@ -37,6 +41,7 @@ class Usage:
             self.output_tokens + other.output_tokens,
             self.reasoning_tokens + other.reasoning_tokens,
             self.cached_input_tokens + other.cached_input_tokens,
+            self.cache_write_tokens + other.cache_write_tokens,
         )
 
 

@@ -14,10 +14,11 @@ from __future__ import annotations
 import logging
 import os
 import warnings
+from collections.abc import Sequence
 from typing import Any
 
 from accord.core.errors import ModelError, TransientModelError
-from accord.models.base import Completion, Usage
+from accord.models.base import Completion, Message, Usage
 from accord.models.client import Call, ModelClient, retry_after_seconds
 from accord.models.limits import rate_info
 from accord.models.options import ModelOptions
@@ -80,9 +81,12 @@ class LiteLLMModel(ModelClient):
 
     async def _complete_once(self, call: Call) -> Completion:
         litellm = _load_litellm()
+        messages: list[Any] = list(call.messages)
+        if self.options.prompt_cache and explicit_cache(self.litellm_model):
+            messages = with_cache_breakpoints(call.messages)
         kwargs: dict[str, Any] = {
             "model": self.litellm_model,
-            "messages": call.messages,
+            "messages": messages,
             "timeout": self.options.timeout_s,
             "num_retries": 0,
             "max_retries": 0,
@@ -123,6 +127,7 @@ class LiteLLMModel(ModelClient):
                 output_tokens=_int(getattr(usage, "completion_tokens", 0)),
                 reasoning_tokens=_int(getattr(details, "reasoning_tokens", 0)),
                 cached_input_tokens=_int(getattr(prompt_details, "cached_tokens", 0)),
+                cache_write_tokens=_int(getattr(usage, "cache_creation_input_tokens", 0)),
             ),
             cost_usd=_cost(litellm, response),
             raw={
@@ -133,6 +138,36 @@ class LiteLLMModel(ModelClient):
             reasoning=reasoning if isinstance(reasoning, str) and reasoning else None,
             rate=rate_info(_headers(response)),
         )
+
+
+_EXPLICIT_CACHE = ("anthropic/", "bedrock/anthropic", "bedrock/us.anthropic", "vertex_ai/claude")
+
+
+def explicit_cache(litellm_model: str) -> bool:
+    """Whether the provider caches prompts only where the request marks it (Anthropic's
+    models, directly or through Bedrock or Vertex)."""
+    return litellm_model.startswith(_EXPLICIT_CACHE)
+
+
+def with_cache_breakpoints(messages: Sequence[Message]) -> list[dict[str, Any]]:
+    """`messages` with Anthropic ``cache_control`` breakpoints on the system prompt and on the
+    newest message (two of the four allowed).
+
+    A conversation grows by appending turns, so everything up to the newest message is the
+    prefix of the next call: the next turn reads it from the cache and writes only what is new.
+    The texts are unchanged; only the content becomes a list of one marked text block.
+    """
+    marked: list[dict[str, Any]] = [dict(m) for m in messages]
+    targets = {len(marked) - 1} | {i for i, m in enumerate(marked) if m["role"] == "system"}
+    for i in targets:
+        if 0 <= i < len(marked) and isinstance(marked[i]["content"], str):
+            marked[i]["content"] = [
+                {"type": "text", "text": marked[i]["content"], "cache_control": _EPHEMERAL}
+            ]
+    return marked
+
+
+_EPHEMERAL = {"type": "ephemeral"}
 
 
 def _headers(response: Any) -> dict[str, Any] | None:

@@ -28,7 +28,12 @@ class Prices(BaseModel):
     """Price of one million output tokens, reasoning tokens included."""
 
     cached_input_per_mtok: float | None = Field(default=None, ge=0)
-    """Price of one million cached input tokens; ``None`` charges them as ordinary input."""
+    """Price of one million input tokens read from the provider's prompt cache; ``None``
+    charges them as ordinary input."""
+
+    cache_write_per_mtok: float | None = Field(default=None, ge=0)
+    """Price of one million input tokens written to the prompt cache (Anthropic: 1.25x the
+    input price); ``None`` charges them as ordinary input."""
 
 
 class ModelOptions(BaseModel):
@@ -93,6 +98,12 @@ class ModelOptions(BaseModel):
     prices: Prices | None = None
     """Prices used for ``cost_usd``; ``None`` uses LiteLLM's price map where it knows the
     model, else the cost is reported as unknown."""
+
+    prompt_cache: bool = True
+    """Mark prompt-cache breakpoints for providers whose caching is explicit (Anthropic, also
+    through Bedrock or Vertex): the system prompt and the newest message, so the next turn of
+    the conversation reads everything before it from the cache. Providers that cache on
+    their own (OpenAI and compatible servers) need no marks."""
 
     extra_params: dict[str, Any] = Field(default_factory=dict)
     """Extra request fields passed to the provider unchanged (e.g. ``reasoning_effort``)."""

@@ -124,6 +124,7 @@ class RecordedModel(ModelClient):
                 output_tokens=int(event.get("output_tokens", 0)),
                 reasoning_tokens=int(event.get("reasoning_tokens", 0)),
                 cached_input_tokens=int(event.get("cached_input_tokens", 0)),
+                cache_write_tokens=int(event.get("cache_write_tokens", 0)),
             ),
             latency_s=float(event.get("latency_s", 0.0)),
             cost_usd=event.get("cost_usd"),

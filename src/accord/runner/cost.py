@@ -98,7 +98,14 @@ def _price_map(model: str) -> Prices | None:
         return None  # LiteLLM does not know the model: its price is unknown, not an error
     if not isinstance(inp, int | float) or not isinstance(out, int | float):
         return None
-    return Prices(input_per_mtok=inp * _PER, output_per_mtok=out * _PER)
+    read = info.get("cache_read_input_token_cost")
+    write = info.get("cache_creation_input_token_cost")
+    return Prices(
+        input_per_mtok=inp * _PER,
+        output_per_mtok=out * _PER,
+        cached_input_per_mtok=read * _PER if isinstance(read, int | float) else None,
+        cache_write_per_mtok=write * _PER if isinstance(write, int | float) else None,
+    )
 
 
 @dataclass

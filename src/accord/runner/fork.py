@@ -146,6 +146,8 @@ def _sum(a: SeatUsage, b: SeatUsage) -> SeatUsage:
         input_tokens=a.input_tokens + b.input_tokens,
         output_tokens=a.output_tokens + b.output_tokens,
         reasoning_tokens=a.reasoning_tokens + b.reasoning_tokens,
+        cached_input_tokens=a.cached_input_tokens + b.cached_input_tokens,
+        cache_write_tokens=a.cache_write_tokens + b.cache_write_tokens,
         cost_usd=a.cost_usd + b.cost_usd,
         cost_known=a.cost_known and b.cost_known,
         calls=a.calls + b.calls,

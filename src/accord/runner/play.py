@@ -323,6 +323,8 @@ def _total(usages: list[SeatUsage]) -> SeatUsage:
         total.input_tokens += u.input_tokens
         total.output_tokens += u.output_tokens
         total.reasoning_tokens += u.reasoning_tokens
+        total.cached_input_tokens += u.cached_input_tokens
+        total.cache_write_tokens += u.cache_write_tokens
         total.cost_usd += u.cost_usd
         total.cost_known = total.cost_known and u.cost_known
         total.calls += u.calls

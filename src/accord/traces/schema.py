@@ -27,6 +27,12 @@ class SeatUsage(BaseModel):
     input_tokens: int = Field(0, description="Prompt tokens sent, summed over calls.")
     output_tokens: int = Field(0, description="Completion tokens received.")
     reasoning_tokens: int = Field(0, description="Hidden reasoning tokens, where reported.")
+    cached_input_tokens: int = Field(
+        0, description="Input tokens the provider read from its prompt cache (of input_tokens)."
+    )
+    cache_write_tokens: int = Field(
+        0, description="Input tokens the provider wrote to its prompt cache (of input_tokens)."
+    )
     cost_usd: float = Field(0.0, description="Summed cost of calls with known prices.")
     cost_known: bool = Field(True, description="False if any call had no known price.")
     calls: int = Field(0, description="Successful model calls (retries of one call count once).")

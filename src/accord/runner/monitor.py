@@ -51,7 +51,7 @@ _HINTS: dict[int, str] = {
     401: "check the API key in the provider's environment variable",
     403: "the key lacks access to this model",
     404: "check the model name and that base_url ends with /v1",
-    429: "rate limited: the adaptive limit backs off by itself (a pinned max_concurrency: lower it)",
+    429: "rate limited: the adaptive limit backs off (a pinned max_concurrency: lower it)",
     500: "the server failed; check its log",
     502: "the server or a proxy in front of it is down",
     503: "the server is overloaded or starting; it is retried",

@@ -165,3 +165,24 @@ def test_cli_runs_on_ray_with_a_shared_cache(local_ray, tmp_path: Path) -> None:
     ).read_text()
     with pytest.raises(ConfigError, match="local executor"):
         run_sync(_specs(1, ["human", "greedy"]), tmp_path / "c", executor="ray")
+
+
+async def test_a_cluster_slot_pool_adapts_to_the_outcomes_workers_report() -> None:
+    from accord.models.limits import Outcome
+    from accord.runner.ray_executor import Slots
+
+    # The actor's class, called directly: what every worker's slot release tells it.
+    slots = Slots(64, adaptive=True)
+    for i in range(8):
+        await slots.acquire(f"t:{i}")
+        await slots.release(f"t:{i}", Outcome().as_dict())
+    grown = (await slots.stats())["window"]
+    assert grown > 4.0
+    await slots.acquire("t:x")
+    await slots.release("t:x", Outcome(ok=False, rate_limited=True).as_dict())
+    stats = await slots.stats()
+    assert stats["window"] == pytest.approx(grown / 2) and stats["rate_limited"] == 1
+    fixed = Slots(3)
+    await fixed.acquire("u:0")
+    await fixed.release("u:0", Outcome(ok=False, rate_limited=True).as_dict())
+    assert (await fixed.stats())["window"] == 3.0

@@ -79,6 +79,11 @@ class LiteLLMModel(ModelClient):
         super().__init__(spec, options, **client_args)
         self.litellm_model = litellm_model
 
+    def _concurrency(self) -> tuple[str, int]:
+        # Hosted providers limit each model separately (its own requests and tokens per
+        # minute), so each model is its own pool.
+        return self.spec, self.options.concurrency_limit
+
     async def _complete_once(self, call: Call) -> Completion:
         litellm = _load_litellm()
         messages: list[Any] = list(call.messages)

@@ -12,7 +12,9 @@ import asyncio
 from collections.abc import Callable
 
 from rich.console import Console
+from rich.markup import escape
 from rich.panel import Panel
+from rich.text import Text
 
 from accord.agents.base import Agent, Recorder, _no_record
 from accord.core.errors import AccordError, ActionError
@@ -52,12 +54,14 @@ class HumanAgent(Agent):
     async def act(self, request: Request, record: Recorder = _no_record) -> Action:
         c = self.console
         if request.system and (request.reset_context or request.system != self._shown_system):
-            c.print(Panel(request.system, title=f"Your briefing (seat {request.seat})"))
+            # Game text goes in as plain Text: rich would read "[r1]" as markup and drop it.
+            c.print(Panel(Text(request.system), title=f"Your briefing (seat {request.seat})"))
             self._shown_system = request.system
-        c.print(Panel(request.observation, title=f"{request.spec.kind} · round {request.round}"))
+        title = escape(f"{request.spec.kind} · round {request.round}")
+        c.print(Panel(Text(request.observation), title=title))
         adapter = _ADAPTERS.get(self.game_id)
         if adapter is not None:
-            c.print(f"[dim]{adapter[1](request)}[/dim]")
+            c.print(Text(adapter[1](request), style="dim"))
         while True:
             try:
                 line = await asyncio.to_thread(self._read, "> ")
@@ -69,7 +73,7 @@ class HumanAgent(Agent):
                 action = adapter[0](request, line) if adapter else request.spec.parse(line)
             except ActionError as exc:
                 record("validation_error", kind=request.spec.kind, error=str(exc), raw=line)
-                c.print(f"[red]Not valid:[/red] {exc}")
+                c.print(Text.assemble(("Not valid: ", "red"), str(exc)))
                 continue
             action.pop("_warnings", None)
             return action

@@ -32,12 +32,18 @@ def main() -> None:
     try:
         app()
     except AccordError as exc:
-        err_console.print(f"[bold red]error:[/bold red] {exc}")
+        _fail(exc)
         sys.exit(2)
 
 
 def _fail(exc: AccordError) -> typer.Exit:
-    err_console.print(f"[bold red]error:[/bold red] {exc}")
+    """Print one error line (its text escaped, so ``accord[web]`` keeps its brackets, and
+    scrubbed of secrets) and exit 2."""
+    from rich.markup import escape
+
+    from accord.core.secrets import scrub_secrets
+
+    err_console.print(f"[bold red]error:[/bold red] {escape(scrub_secrets(str(exc)))}")
     return typer.Exit(2)
 
 

@@ -1,0 +1,111 @@
+"""`accord play` as a person sees it: the real CLI in a pseudo-terminal, answered line by line.
+
+Each test plays a whole game as the human seat (negotiation against `greedy`, calendar against
+`imap` assistants) and checks that the screen shows the game's bracketed text (a project's
+requirements, a calendar's free slots) that rich would otherwise read as markup and drop.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import select
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pty")
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def play_in_pty(args: list[str], answer: Callable[[str], str], cwd: Path) -> tuple[int, str]:
+    """Run ``accord ARGS`` on a pty; at each ``> `` prompt type ``answer(new screen text)``.
+
+    Returns the exit code and the whole screen (ANSI codes removed). A guard kills a game that
+    is still asking after 300 prompts or 10 minutes (a stuck game, not a timing check)."""
+    master, slave = os.openpty()
+    env = {**os.environ, "COLUMNS": "100", "LINES": "50", "TERM": "xterm"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "accord", *args],
+        stdin=slave, stdout=slave, stderr=slave, env=env, cwd=cwd, close_fds=True,
+    )  # fmt: skip
+    os.close(slave)
+    raw = ""
+    seen = 0
+    prompts = 0
+    give_up = time.monotonic() + 600
+    try:
+        while True:
+            ready, _, _ = select.select([master], [], [], 0.5)
+            if ready:
+                try:
+                    data = os.read(master, 65536)
+                except OSError:  # the child closed the terminal
+                    break
+                if not data:
+                    break
+                raw += data.decode(errors="replace")
+                screen = _ANSI.sub("", raw)
+                if screen.rstrip().endswith(">") and len(screen) > seen:
+                    prompts += 1
+                    assert prompts <= 300, screen[-2000:]
+                    os.write(master, (answer(screen[seen:]) + "\n").encode())
+                    seen = len(screen)
+            elif proc.poll() is not None:
+                break
+            assert time.monotonic() < give_up, _ANSI.sub("", raw)[-2000:]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        code = proc.wait()
+        os.close(master)
+    return code, _ANSI.sub("", raw)
+
+
+def negotiation_answer(new: str) -> str:
+    if "short reflection" in new:
+        return "A fair round [I think]."
+    if "Decide now" in new:
+        return "buy"
+    return "hello [friend], what do you need?"
+
+
+def test_a_person_plays_a_whole_negotiation_and_sees_the_requirements(tmp_path: Path) -> None:
+    out = tmp_path / "play"
+    code, screen = play_in_pty(
+        ["play", "negotiation", "--against", "greedy", "-o", "rounds=2", "-o", "talk_turns=1",
+         "--out", str(out)],
+        negotiation_answer,
+        tmp_path,
+    )  # fmt: skip
+    assert code == 0, screen[-3000:]
+    flat = " ".join(screen.split())
+    assert re.search(r"project_a: needs \[\w+×\d+(, \w+×\d+)*\] per run", flat), flat[:3000]
+    (trace_path,) = (out / "traces").glob("*.json")
+    trace = json.loads(trace_path.read_text())
+    assert trace["status"] == "complete"
+    assert trace["seats"][0]["agent"] == "human"
+    # What the person typed reached the game as they typed it, brackets included.
+    said = [e for e in trace["events"] if e.get("seat") == 0 and "hello [friend]" in json.dumps(e)]
+    assert said
+
+
+def test_a_person_plays_a_whole_calendar_game_and_sees_free_slots(tmp_path: Path) -> None:
+    out = tmp_path / "play"
+    code, screen = play_in_pty(
+        ["play", "calendar", "--against", "imap", "--out", str(out)],
+        lambda new: "pass",
+        tmp_path,
+    )
+    assert code == 0, screen[-3000:]
+    flat = " ".join(screen.split())
+    assert "Slot 0: [FREE]" in flat or "Slot 1: [FREE]" in flat, flat[:3000]
+    assert re.search(r"participants \[\d+(, \d+)*\]", flat)
+    (trace_path,) = (out / "traces").glob("*.json")
+    assert json.loads(trace_path.read_text())["status"] == "complete"

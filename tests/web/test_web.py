@@ -273,3 +273,26 @@ def test_serve_binds_loopback_by_default(runs, monkeypatch: pytest.MonkeyPatch) 
 def test_serve_help_has_an_example() -> None:
     result = runner.invoke(cli_app, ["serve", "--help"])
     assert result.exit_code == 0 and "Example: accord serve" in result.output
+
+
+def test_64_bit_seeds_reach_the_browser_exactly(tmp_path: Path) -> None:
+    from accord.runner.run import run_sync
+    from accord.runner.specs import AgentSpec, GameSpec
+
+    seed = 696801328196372095  # above 2**53: a JavaScript number would show ...372100
+    spec = GameSpec(
+        trace_id="big",
+        game="negotiation",
+        options={"rounds": 1},
+        seed=seed,
+        agents=[AgentSpec(agent="cooperative"), AgentSpec(agent="greedy")],
+    )
+    run_sync([spec], tmp_path / "run")
+    web = TestClient(create_app([tmp_path / "run"]))
+    (run,) = _strict_json(web.get("/api/runs").text)
+    (row,) = _strict_json(web.get(f"/api/runs/{run['run']}/games").text)
+    assert row["seed"] == str(seed)
+    trace = _strict_json(web.get(f"/api/runs/{run['run']}/games/big").text)
+    assert trace["seed"] == str(seed)
+    # Small integers stay numbers.
+    assert isinstance(row["events"], int)

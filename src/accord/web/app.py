@@ -110,11 +110,21 @@ def _inside(entry: os.DirEntry[str], root: Path) -> bool:
         return False
 
 
+MAX_SAFE_INT = 2**53 - 1
+"""Largest integer a JavaScript number holds exactly."""
+
+
 def finite(obj: Any) -> Any:
-    """`obj` with NaN and infinities replaced by None, which JSON cannot carry.
+    """`obj` made safe for a browser: NaN and infinities become None (JSON cannot carry them),
+    and integers a JavaScript number cannot hold exactly (64-bit seeds) become strings, so
+    ``696801328196372095`` is not shown as ``696801328196372100``.
 
     Summaries hold NaN for metrics no game reported; strict JSON responses refuse it.
     """
+    if isinstance(obj, bool):
+        return obj
+    if isinstance(obj, int):
+        return obj if -MAX_SAFE_INT <= obj <= MAX_SAFE_INT else str(obj)
     if isinstance(obj, float):
         return obj if math.isfinite(obj) else None
     if isinstance(obj, dict):
@@ -152,7 +162,8 @@ def game_row(trace_id: str, trace: Trace) -> dict[str, Any]:
         "events": len(trace.events),
         "input_tokens": total.input_tokens if total else None,
         "output_tokens": total.output_tokens if total else None,
-        "cost_usd": total.cost_usd if total else None,
+        # None when any call's price was unknown: shown as "unknown", never as a partial sum.
+        "cost_usd": total.cost_usd if total and total.cost_known else None,
         "started_at": trace.started_at,
         "metrics": scalar_metrics(trace.metrics),
     }
@@ -249,11 +260,15 @@ def create_app(dirs: Sequence[Path], *, allowed_hosts: Sequence[str] | None = No
 
     @app.get("/api/runs")
     def list_runs() -> list[dict[str, Any]]:
-        return [run_entry(run, rows_of(run)) for run in runs.values()]
+        entries: list[dict[str, Any]] = finite(
+            [run_entry(run, rows_of(run)) for run in runs.values()]
+        )
+        return entries
 
     @app.get("/api/runs/{run_id}/games")
     def list_games(run_id: str) -> list[dict[str, Any]]:
-        return rows_of(get_run(run_id))
+        rows: list[dict[str, Any]] = finite(rows_of(get_run(run_id)))
+        return rows
 
     @app.get("/api/runs/{run_id}/games/{trace_id}")
     def get_trace(run_id: str, trace_id: str) -> dict[str, Any]:

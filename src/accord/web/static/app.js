@@ -150,7 +150,7 @@ function gamesTables(run, rows) {
       { label: "seed", value: (r) => r.seed, num: true },
       { label: "events", value: (r) => r.events, num: true },
       { label: "tokens", value: (r) => r.input_tokens == null ? null : r.input_tokens + r.output_tokens, num: true },
-      { label: "cost $", value: (r) => r.cost_usd, num: true },
+      { label: "cost $", value: (r) => r.cost_usd, render: (r) => (r.cost_usd == null && r.status !== "unreadable" ? "unknown" : fmt(r.cost_usd)), num: true },
       ...keys.map((k) => ({ label: k, value: (r) => r.metrics[k] ?? null, num: true })),
     ], rs));
   });

@@ -244,3 +244,17 @@ def test_an_experiment_name_never_becomes_a_path_outside_runs(
     assert result.exit_code == 0, result.output
     assert not (tmp_path / "escape").exists() and not (tmp_path.parent / "escape").exists()
     assert (tmp_path / "work" / "runs" / "escape" / "summary.json").is_file()
+
+
+def test_serve_on_a_busy_port_is_one_clear_error_before_anything_is_announced(
+    run_dir: Path, cli
+) -> None:
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)
+        port = busy.getsockname()[1]
+        result = cli.invoke("serve", run_dir, "--port", port)
+    cli.error(result, "already in use", f"--port {port + 1}")
+    assert "serving" not in result.output

@@ -8,26 +8,30 @@ from typing import Annotated
 import typer
 
 from accord.cli.main import _fail, app, console
-from accord.core.errors import AccordError, ConfigError
+from accord.core.errors import AccordError
 
 
 @app.command("export")
 def export(
     directory: Annotated[Path, typer.Argument(help="Run directory (with traces/).")],
     parquet: Annotated[
-        bool, typer.Option("--parquet", help="Write games, seats, events and messages as Parquet.")
-    ] = False,
+        bool,
+        typer.Option(
+            "--parquet",
+            help="Write games, seats, events and messages as Parquet (the default and, for "
+            "now, the only format).",
+        ),
+    ] = True,
     out: Annotated[Path | None, typer.Option(help="Output folder (default: <DIR>/export).")] = None,
 ) -> None:
     """Export the query views (games, seats, events, messages) of a run directory.
 
-    Example: accord export runs/demo --parquet --out runs/demo-parquet
+    Example: accord export runs/demo --out runs/demo-parquet
     """
     from accord.analysis.query import export_parquet
 
     try:
-        if not parquet:
-            raise ConfigError("Choose an export format: --parquet.")
+        del parquet  # Parquet is the one format; the flag is kept for scripts that pass it
         written = export_parquet([directory], out or directory / "export")
     except AccordError as exc:
         raise _fail(exc) from exc

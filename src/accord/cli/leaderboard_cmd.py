@@ -116,9 +116,15 @@ def _models_table(b: Leaderboard) -> Table:
     for rank, s in enumerate(b.models, 1):
         cells = [str(rank), s.player, str(s.games)]
         for d in b.dimensions:
-            rating = f"{s.mu[d.key]:.2f} ± {s.sigma[d.key]:.2f}" if d.key in s.mu else "–"
+            rating = f"{s.mu[d.key]:.2f} ± {s.sigma[d.key]:.2f}" if d.key in s.mu else "unrated"
             cells.append(f"{rating} ({_num(s.mean(d.key))})")
         table.add_row(*(Text(c) for c in cells))
+    if any(d.key not in s.mu for s in b.models for d in b.dimensions):
+        table.caption = (
+            "unrated: an OpenSkill rating compares models that played the same tasks; with one "
+            "model (or no shared task) there is nothing to rank against, so only its raw mean "
+            "(in brackets) is shown"
+        )
     return table
 
 

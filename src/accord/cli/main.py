@@ -22,6 +22,26 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+def _hide_flag_types() -> None:
+    """Show on/off flags as ``--json``, not ``--json <bool>``: typer's help prints a type for
+    every option, and for a flag it only adds noise."""
+    from typer.core import TyperOption
+
+    shown = getattr(TyperOption, "display_type_rich", None)
+    if shown is None or getattr(shown, "_accord", False):
+        return
+
+    def display_type_rich(self: TyperOption, ctx: object) -> str | None:
+        return None if getattr(self, "is_flag", False) else shown(self, ctx)
+
+    display_type_rich._accord = True  # type: ignore[attr-defined]
+    TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign]
+
+
+_hide_flag_types()
+
 # Piped output (CI logs, files) gets a wide table instead of rich's 80-column default.
 console = Console(width=None if sys.stdout.isatty() else 160)
 err_console = Console(stderr=True)

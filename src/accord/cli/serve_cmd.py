@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+import socket
 from pathlib import Path
 from typing import Annotated
 
@@ -44,9 +46,34 @@ def serve(
         web_app = create_app(dirs, allowed_hosts=allowed)
     except AccordError as exc:
         raise _fail(exc) from exc
+    try:
+        sock = _bind(host, port)
+    except AccordError as exc:
+        raise _fail(exc) from exc
     shown = f"[{host}]" if ":" in host else host
     console.print(
         f"serving {len(dirs)} run director{'y' if len(dirs) == 1 else 'ies'} at "
         f"http://{shown}:{port}/ (Ctrl+C stops)"
     )
-    uvicorn.run(web_app, host=host, port=port, log_level="warning")
+    # The socket is bound before anything is announced: a busy port is one clear error.
+    uvicorn.Server(uvicorn.Config(web_app, log_level="warning")).run(sockets=[sock])
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    """A listening socket on `host`:`port`, or a `ConfigError` saying why not."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise ConfigError(
+                f"port {port} on {host} is already in use (another accord serve?); stop that "
+                f"server or pick another port with --port {port + 1}"
+            ) from exc
+        raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
+    sock.set_inheritable(True)
+    return sock

@@ -16,6 +16,13 @@ from rich.text import Text
 from accord.cli.main import _fail, app, console
 from accord.core.errors import AccordError, ConfigError
 
+NO_TALK = {
+    "negotiation": "-o cheap_talk=false",
+    "calendar": "-o dm_cap=0",
+    "sorting": "the local-sort baseline is replayed for you; check the tasks' options",
+}
+"""The option that makes each game's no-talk baseline (`accord.analysis.value`)."""
+
 
 class Format(enum.StrEnum):
     """Output formats of `accord value`."""
@@ -62,6 +69,17 @@ def value_cmd(
         w.writerows(rows)
     else:
         console.print(_table(rows, by_players))
+        games = sorted({str(r["game"]) for r in rows if r.get("unmatched")})
+        if games:
+            console.print(
+                Text(
+                    "Games counted 'without a baseline' have no matching no-talk games, so they "
+                    "are left out of the value. Play the same pairings and options without "
+                    "communication and pass both runs: "
+                    + "; ".join(f"{g}: {NO_TALK.get(g, 'a no-talk run')}" for g in games)
+                    + "."
+                )
+            )
 
 
 def _table(rows: list[dict[str, Any]], by_players: bool) -> Table:
@@ -72,7 +90,7 @@ def _table(rows: list[dict[str, Any]], by_players: bool) -> Table:
     for r in rows:
         cells = [str(r[c]) for c in cols]
         if r["unmatched"]:
-            cells[-1] += f" (+{r['unmatched']} unmatched)"
+            cells[-1] += f" (+{r['unmatched']} without a baseline)"
         cells += [_ci(r, "baseline"), _ci(r, "achieved"), f"{r['oracle']:g}", _ci(r, "value")]
         table.add_row(*(Text(c) for c in cells))
     return table

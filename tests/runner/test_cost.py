@@ -38,13 +38,23 @@ def test_estimate_from_an_earlier_run(tmp_path: Path) -> None:
     est = estimate(_specs(6, batch="main"), history)
     assert (est.games, est.model_seats, est.estimated_seats) == (6, 6, 6)
     assert est.usd == pytest.approx(2 * spent)
-    assert "$" in est.describe() and "6 of 6" in est.describe()
+    text = est.describe(concurrency=3)
+    assert "$" in text and "for 6 games" in text and "unknown" not in text
+    # Six games, three at a time: two waves of the pilot's mean game time.
+    per_game = est.game_seconds / est.timed_games
+    assert est.timed_games == 6 and "at --concurrency 3" in text
+    assert f"{per_game:.1f} s a game" in text
     # Other prices for the same tokens scale the estimate; no history is said, not guessed.
     half = {"input_per_mtok": 500.0, "output_per_mtok": 2000.0}
     cheap = {"model": "mock/schema", "options": {"prices": half}}
     assert estimate(_specs(6, [cheap, "greedy"]), history).usd == pytest.approx(spent)
-    unknown = estimate(_specs(2, ["mock/echo", "greedy"]), history)
-    assert unknown.estimated_seats == 0 and "mock/echo in negotiation-v2" in unknown.describe()
+    server = {"model": "openai-compatible/x", "options": {"base_url": "http://127.0.0.1:9/v1"}}
+    unknown = estimate(_specs(2, [server, "greedy"]), history)
+    assert unknown.estimated_seats == 0
+    assert "openai-compatible/x in negotiation-v2" in unknown.describe()
+    # The mock and the bundled model cost nothing: no history is needed to say so.
+    free = estimate(_specs(2, ["mock/echo", "greedy"]), {})
+    assert free.estimated_seats == 2 and free.describe().startswith("Cost estimate: $0.0000")
     assert "--estimate-from" in unknown.describe()
 
 
@@ -89,3 +99,10 @@ def test_cli_prints_the_estimate_and_the_stop(tmp_path: Path) -> None:
         [*common[:3], "openai-compatible/x,greedy", *common[4:], "--max-cost", "1", "--dry-run"],
     )
     assert "--max-cost cannot count calls to openai-compatible/x" in capped.output
+
+
+def test_an_estimate_without_history_says_unknown_and_why() -> None:
+    est = estimate(_specs(2), {})
+    text = est.describe()
+    assert text.startswith("Cost estimate: unknown (2 model seats, none estimated)")
+    assert "--estimate-from" in text and "Time estimate: unknown" in text

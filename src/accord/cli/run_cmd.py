@@ -161,7 +161,7 @@ def run(
         ]
         if dry_run:
             check_seats(specs, models=False)  # an unknown agent is an error even in a dry run
-        _preflight(specs, out_dir, resume, estimate_from, max_cost, dry_run)
+        _preflight(specs, out_dir, resume, estimate_from, max_cost, dry_run, concurrency)
         if dry_run:
             return
         report = _run_with_progress(
@@ -307,8 +307,10 @@ def _preflight(
     estimate_from: list[Path] | None,
     max_cost: float | None,
     dry_run: bool,
+    concurrency: int = 1,
 ) -> None:
-    """Print what will be played and what it should cost (before any game starts)."""
+    """Print what will be played, what it should cost and how long it should take (before any
+    game starts)."""
     done = finished_ids(out / "traces") if resume and (out / "traces").is_dir() else set()
     todo = [s for s in specs if s.trace_id not in done]
     if dry_run:
@@ -321,7 +323,7 @@ def _preflight(
         sources.append(out)  # the games already played here measure the rest best
     if any(a.model for s in todo for a in s.agents) and (sources or dry_run or max_cost):
         est = estimate(todo, measure(sources))
-        console.print(est.describe())
+        console.print(est.describe(concurrency))
         if max_cost is not None and est.usd > max_cost:
             console.print(
                 f"[yellow]The estimate exceeds --max-cost ${max_cost:g}; the run will stop "

@@ -12,6 +12,7 @@ whatever the given runs played, so estimate from runs like the one planned.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +38,10 @@ class TokenHistory:
     output_tokens: int = 0
     cost_usd: float = 0.0
     cost_known: bool = True
+    seconds: float = 0.0
+    """Wall time of the games, summed (each game counted once per seat of this model)."""
+    timed: int = 0
+    """Games whose start and end times were recorded."""
 
     def mean(self) -> tuple[float, float, float]:
         """Mean input tokens, output tokens and cost per seat-game."""
@@ -68,7 +73,21 @@ def measure(dirs: Iterable[Path]) -> dict[tuple[str, str], TokenHistory]:
                 h.output_tokens += usage.output_tokens
                 h.cost_usd += usage.cost_usd
                 h.cost_known = h.cost_known and usage.cost_known
+                seconds = _duration_s(trace.started_at, trace.ended_at)
+                if seconds is not None:
+                    h.seconds += seconds
+                    h.timed += 1
     return history
+
+
+def _duration_s(start: str, end: str) -> float | None:
+    try:
+        seconds = (
+            dt.datetime.fromisoformat(end) - dt.datetime.fromisoformat(start)
+        ).total_seconds()
+    except (TypeError, ValueError):
+        return None
+    return seconds if seconds >= 0 else None
 
 
 def configured_prices(agent: AgentSpec) -> Prices | None:
@@ -118,15 +137,25 @@ class CostEstimate:
     usd: float = 0.0
     no_history: set[str] = field(default_factory=set)
     no_price: set[str] = field(default_factory=set)
+    game_seconds: float = 0.0
+    """Summed expected wall time of the games that could be timed."""
+    timed_games: int = 0
 
-    def describe(self) -> str:
-        """One paragraph for the terminal."""
+    def describe(self, concurrency: int = 1) -> str:
+        """One paragraph for the terminal: the cost ("unknown" for what cannot be priced, with
+        why) and the time at `concurrency` games at once."""
         if self.model_seats == 0:
             return f"Cost estimate: $0 ({self.games} games, no model seats)."
-        text = (
-            f"Cost estimate: ${self.usd:.4f} for {self.games} games "
-            f"({self.estimated_seats} of {self.model_seats} model seats estimated)."
-        )
+        missing = self.model_seats - self.estimated_seats
+        if missing == 0:
+            text = f"Cost estimate: ${self.usd:.4f} for {self.games} games."
+        elif self.estimated_seats == 0:
+            text = f"Cost estimate: unknown ({self.model_seats} model seats, none estimated)."
+        else:
+            text = (
+                f"Cost estimate: unknown; ${self.usd:.4f} for the {self.estimated_seats} of "
+                f"{self.model_seats} model seats that could be estimated."
+            )
         if self.no_history:
             text += (
                 " No token history for " + ", ".join(sorted(self.no_history)) + ": pass "
@@ -137,7 +166,27 @@ class CostEstimate:
                 " No known price for " + ", ".join(sorted(self.no_price)) + ": set "
                 "options.prices (USD per million tokens) to count them."
             )
-        return text
+        return text + " " + self.describe_time(concurrency)
+
+    def describe_time(self, concurrency: int) -> str:
+        """The expected wall time, or why it is unknown."""
+        if self.timed_games == 0:
+            return (
+                "Time estimate: unknown (no earlier games of these models to time; pass "
+                "--estimate-from DIR)."
+            )
+        per_game = self.game_seconds / self.timed_games
+        waves = -(-self.games // max(1, concurrency))  # games run `concurrency` at a time
+        total = per_game * waves
+        note = (
+            ""
+            if self.timed_games == self.games
+            else f" (from the {self.timed_games} games that could be timed)"
+        )
+        return (
+            f"Time estimate: about {_duration(total)} at --concurrency {concurrency}, "
+            f"{per_game:.1f} s a game{note}; rate limits can make it longer."
+        )
 
 
 def estimate(
@@ -148,11 +197,18 @@ def estimate(
     prices: dict[tuple[str, str], Prices | None] = {}
     for spec in specs:
         game_id = resolve(spec.game)
-        for agent in spec.agents:
+        first_model = next((i for i, a in enumerate(spec.agents) if a.model), None)
+        for i, agent in enumerate(spec.agents):
             if agent.model is None:
                 continue
             est.model_seats += 1
             h = history.get((game_id, agent.model))
+            if h is not None and h.timed and i == first_model:
+                est.game_seconds += h.seconds / h.timed  # a game is timed once, by its first model
+                est.timed_games += 1
+            if agent.model.split("/", 1)[0] in _FREE and "prices" not in agent.options:
+                est.estimated_seats += 1  # the mock and the bundled model cost nothing
+                continue
             if h is None or h.games == 0:
                 est.no_history.add(f"{agent.model} in {game_id}")
                 continue
@@ -170,6 +226,14 @@ def estimate(
                 continue
             est.estimated_seats += 1
     return est
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
 
 
 def unpriced_models(specs: Sequence[GameSpec]) -> list[str]:

@@ -110,6 +110,10 @@ def run(
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="Log every model call and retry.")
     ] = False,
+    write_report: Annotated[
+        bool,
+        typer.Option("--report", help="After the run, write its tables and figures to DIR/report."),
+    ] = False,
 ) -> None:
     """Play games and write traces, results.jsonl, summary.json; print a results table.
 
@@ -128,6 +132,8 @@ def run(
       accord run sorting --agents share-all --task prefix_sum -o backend=kv
 
       accord run experiments/demo.yaml --out runs/demo --concurrency 16 --resume
+
+      accord run experiments/demo.yaml --out runs/demo --report
 
       accord run negotiation --model openai-compatible/qwen --model-base-url
       http://127.0.0.1:8000/v1 -M timeout_s=60 --games 4
@@ -183,7 +189,7 @@ def run(
         )
     except AccordError as exc:
         raise _fail(exc) from exc
-    _print_report(report, out_dir, tolerated)
+    _print_report(report, out_dir, tolerated, write_report)
 
 
 def _safe(text: str) -> str:
@@ -204,8 +210,11 @@ def _tolerance(text: str) -> float:
     return value
 
 
-def _print_report(report: RunReport, out_dir: Path, tolerated: float) -> None:
-    """The results table, what failed and why, where the files are; then the exit code."""
+def _print_report(
+    report: RunReport, out_dir: Path, tolerated: float, write_report: bool = False
+) -> None:
+    """The results table, what failed and why, where the files are, the report when asked
+    for; then the exit code."""
     console.print(summary_table(report.summary))
     if report.skipped:
         console.print(f"Skipped {report.skipped} games already finished (--resume).")
@@ -241,10 +250,32 @@ def _print_report(report: RunReport, out_dir: Path, tolerated: float) -> None:
             "flight were dropped. Run the same command with --resume to finish."
         )
         raise typer.Exit(130 if report.interrupted == "SIGINT" else 143)
+    if write_report:
+        _write_report(out_dir)
     played = max(report.played, 1)
     limit = tolerated * played if 0 < tolerated < 1 else tolerated
     if len(report.failed) > limit:
         raise typer.Exit(1)
+
+
+def _write_report(out_dir: Path) -> None:
+    """`accord report DIR` after a run, and how to look at it (`--report`, ``make run``)."""
+    from accord.analysis.report import build_report
+
+    try:
+        written = build_report([out_dir], out_dir / "report")
+    except AccordError as exc:
+        console.print(f"[yellow]No report:[/yellow] {_safe(str(exc))}")
+        return
+    figures = [p for p in written if p.suffix in (".png", ".svg")]
+    tables = [p for p in written if p.suffix in (".md", ".csv")]
+    console.print(
+        f"Report: {escape(str(out_dir / 'report'))} ({len(tables)} tables, "
+        f"{len(figures)} figures: Markdown and CSV tables, PNG and SVG figures)"
+    )
+    console.print(
+        f"Browse the games: accord serve {escape(str(out_dir))}  (then open http://127.0.0.1:8765/)"
+    )
 
 
 def _plan(

@@ -392,12 +392,17 @@ def figure2(entries: Sequence[Mapping[str, Any]], out: Path) -> Path:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
+    from accord.analysis.figures import ci_note, pad_to, save_figure
+
     settings = sorted({str(e["cost_setting"]) for e in entries})
     methods = sorted({str(e["method"]) for e in entries})
     fig = Figure(figsize=(5.0 * max(1, len(settings)), 4.2), layout="constrained")
     FigureCanvasAgg(fig)  # no display, no global pyplot state
+    counts: list[str] = []
     for i, setting in enumerate(settings):
         ax = fig.add_subplot(1, len(settings), i + 1)
+        xs: list[float] = []
+        ys: list[float] = []
         for j, method in enumerate(methods):
             e = next(
                 (x for x in entries if x["cost_setting"] == setting and x["method"] == method), None
@@ -411,17 +416,20 @@ def figure2(entries: Sequence[Mapping[str, Any]], out: Path) -> Path:
                 yerr=[[y["mean"] - y["ci_low"]], [y["ci_high"] - y["mean"]]],
                 fmt="o", capsize=3, color=f"C{j % 10}", label=method,
             )  # fmt: skip
+            xs += [x["ci_low"], x["ci_high"], x["mean"]]
+            ys += [y["ci_low"], y["ci_high"], y["mean"]]
+            counts.append(f"{method} {setting} {x['n']}")
         ax.set_title(f"{setting} costs")
         ax.set_xlabel("VPS (excess, slot-equivalents)")
         ax.set_ylabel("coordination-adjusted excess cost")
-        # Start just left of and below the origin so points on an axis stay visible.
-        ax.set_xlim(-0.03 * max(ax.get_xlim()[1], 1.0), None)
-        ax.set_ylim(-0.03 * max(ax.get_ylim()[1], 0.1), None)
+        # Every point and error-bar end inside, with the origin in view (a point at the edge
+        # of the autoscaled axis was cut in half).
+        pad_to(ax, xs, ys)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     path = out / "figure2_privacy_cost.png"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=150)
+    note = ci_note("; ".join(counts) or "0", "games", "95% percentile-bootstrap CI (x and y)")
+    save_figure(fig, path, note=note)
     return path
 
 
@@ -454,6 +462,7 @@ def privacy_report(traces: list[Trace], out_dir: Path) -> list[Path]:
     title = "Table 2: reference protocols and agents (mean [95% bootstrap CI] over games)"
     written += write_table(pretty, out_dir / "table2", title=title)
     written.append(figure2(entries, out_dir))
+    written.append(out_dir / "figure2_privacy_cost.svg")
     return written
 
 

@@ -234,6 +234,8 @@ def figure3(rows: Sequence[Mapping[str, Any]], out: Path) -> list[Path]:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
+    from accord.analysis.figures import save_figure
+
     settings = sorted({str(r["cost_setting"]) for r in rows})
     agents = sorted({_label(r) for r in rows})
     fig = Figure(figsize=(5.5 * len(settings), 4.5), layout="constrained")
@@ -269,9 +271,10 @@ def figure3(rows: Sequence[Mapping[str, Any]], out: Path) -> list[Path]:
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
     png = out / "figure3_messages_vs_excess.png"
-    fig.savefig(png, dpi=150)
+    note = f"n = {len(rows)} seat-games (one point each); dashed lines: OLS fits, no CI"
+    files = save_figure(fig, png, note=note)
     title = "Figure 3 fits: scheduled excess against messages per meeting (OLS per agent)"
-    return [png, *write_table(fits, out / "figure3_fits", title=title)]
+    return [*files, *write_table(fits, out / "figure3_fits", title=title)]
 
 
 def _pearson(xs: Sequence[float], ys: Sequence[float]) -> float | None:
@@ -284,6 +287,8 @@ def figure4(entries: Sequence[Mapping[str, Any]], out: Path) -> list[Path]:
     """Fairness F per agent and cost setting with 95% CIs (Figure 4), from Table 1."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
+
+    from accord.analysis.figures import ci_note, save_figure
 
     settings = sorted({str(e["cost_setting"]) for e in entries})
     agents = sorted({_label(e) for e in entries})
@@ -314,10 +319,10 @@ def figure4(entries: Sequence[Mapping[str, Any]], out: Path) -> list[Path]:
     ax.set_xticks(range(len(agents)), agents, rotation=20, ha="right", fontsize=8)
     ax.set_ylabel("fairness cost F (lower is fairer)")
     ax.grid(axis="y", alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     png = out / "figure4_fairness.png"
-    fig.savefig(png, dpi=150)
-    return [png]
+    n = sum(int(e["fairness"]["n"]) for e in entries if e.get("fairness"))
+    return save_figure(fig, png, note=ci_note(n, "seat-games"))
 
 
 # -- the builder -------------------------------------------------------------------------------

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from accord.analysis.figures import ci_note
 from accord.analysis.value import bootstrap_ratio
 from accord.games.negotiation.config import RATIOS
 from accord.games.negotiation.metrics import GameMetrics, Rate, game_metrics
@@ -309,7 +310,7 @@ def figure2(games: Sequence[Game], path: Path) -> Path:
     ax.set_ylim(0, 105)
     ax.set_title("Joint efficiency: self-play (solid) vs cross-play (hatched), 95% CI")
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
-    return _save(plt, fig, path)
+    return _save(plt, fig, path, ci_note(len(games)))
 
 
 def figure3(games: Sequence[Game], path: Path) -> Path:
@@ -353,7 +354,7 @@ def figure3(games: Sequence[Game], path: Path) -> Path:
     axes[0].set_ylabel("% of rounds (95% CI)")
     axes[0].legend(fontsize=8, loc="lower right")
     fig.suptitle("Value of cheap talk (filled: talk, hollow: no talk)")
-    return _save(plt, fig, path)
+    return _save(plt, fig, path, ci_note(f"{len(keep)} (matched talk and no-talk)", "games"))
 
 
 def figure5(games: Sequence[Game], path: Path) -> Path:
@@ -410,12 +411,14 @@ def figure5(games: Sequence[Game], path: Path) -> Path:
         row[0].set_ylabel("early decision rate (%)")
     axes[0][-1].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     fig.suptitle("Decisions before the talk-turn limit, per round (95% CI)")
-    return _save(plt, fig, path)
+    return _save(plt, fig, path, ci_note(len(games)))
 
 
-def _save(plt: Any, fig: Any, path: Path) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
+def _save(plt: Any, fig: Any, path: Path, note: str) -> Path:
+    """Write the figure as PNG (returned) and SVG beside it, with its n / CI footnote."""
+    from accord.analysis.figures import save_figure
+
     fig.tight_layout()
-    fig.savefig(path, dpi=120, bbox_inches="tight")
+    save_figure(fig, path, note=note)
     plt.close(fig)
     return path

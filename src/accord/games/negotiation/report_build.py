@@ -51,6 +51,8 @@ def build(traces: list[Trace], out: Path) -> list[Path]:
     def figure(path: Path | None, name: str, reason: str) -> None:
         if path is not None:
             written.append(path)
+            if path.with_suffix(".svg").is_file():
+                written.append(path.with_suffix(".svg"))
         else:
             skipped.append(f"{name}: {reason}")
 

@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from accord.analysis.figures import ci_note
 from accord.games.negotiation.metrics import BUCKETS, bucket_labels
 from accord.games.negotiation.report import (
     Estimate,
@@ -163,7 +164,8 @@ def figure4(games: Sequence[Game], path: Path) -> Path | None:
     ax.set_ylabel("optimum rate, stable − shifting (pp)")
     ax.set_title("Stable-shifting gap (positive: stable partner does better)")
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
-    return _save(plt, fig, path)
+    note = f"n = {len(games)} games; each bar is a difference of two means (no CI drawn)"
+    return _save(plt, fig, path, note)
 
 
 def _bucket_rounds(games: Sequence[Game]) -> list[tuple[Game, int, str]]:
@@ -201,7 +203,12 @@ def figure6(games: Sequence[Game], path: Path) -> Path | None:
         ax.set_ylim(0, 110)
     axes[0].set_ylabel("% of non-optimal rounds")
     axes[1].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
-    return _save(plt, fig, path)
+    return _save(
+        plt,
+        fig,
+        path,
+        ci_note(f"{len(labelled)} non-optimal rounds of {len(games)}", "games", None),
+    )
 
 
 def read_judge_labels(report_dir: Path) -> list[dict[str, Any]]:
@@ -274,4 +281,5 @@ def figure7(rows: Sequence[dict[str, Any]], path: Path) -> Path | None:
         )
         ax.set_xlabel("prevalence difference (pp)")
     fig.suptitle("Judge-label enrichment in failure regions")
-    return _save(plt, fig, path)
+    note = "n: rounds per contrast in each panel's title; bars are prevalence differences (no CI)"
+    return _save(plt, fig, path, note)

@@ -197,6 +197,8 @@ def plot_figure2(data: Sequence[Row], path: Path) -> Path:
     """Four panels (SR, R, TE, CR against N), one line per model, 95% CI bars."""
     import matplotlib
 
+    from accord.analysis.figures import ci_note, save_figure
+
     matplotlib.use("Agg")  # files only, never a window
     import matplotlib.pyplot as plt
 
@@ -224,7 +226,10 @@ def plot_figure2(data: Sequence[Row], path: Path) -> Path:
         fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 3), fontsize=8)
     fig.suptitle("Against the number of agents (means over K, modes, backends, conditions)")
     fig.tight_layout(rect=(0, 0.06, 1, 0.96))
-    fig.savefig(path, dpi=120)
+    games = sum(int(r["games"]) for r in data)
+    save_figure(
+        fig, path, note=ci_note(f"{games} ({min(int(r['games']) for r in data)} or more a point)")
+    )
     plt.close(fig)
     return path
 
@@ -308,6 +313,7 @@ def build(
         data = figure2_data(sort_rows)
         written += write_table(data, out / "figure2", title="Figure 2 points (means, 95% CI)")
         written.append(plot_figure2(data, out / "figure2.png"))
+        written.append(out / "figure2.svg")
     table("cost", cost_table, rows, "Tokens and cost (MAS-Bench App. C, Table 4)")
     table("tasks", tasks_table, rows, "SR per task (MAS-Bench App. G.3)")
     table("phases", appendix.phases_table, sort_rows, "R, TE and CR % per phase (§3.4, Table 1)")

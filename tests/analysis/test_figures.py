@@ -7,9 +7,9 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
-from accord.analysis.figures import ci_note, mark_zero_bars, pad_to, save_figure  # noqa: E402
+from accord.analysis.figures import ci_note, mark_zero_bars, pad_to, save_figure
 
 
 def test_a_zero_bar_is_drawn_and_an_absent_one_is_not() -> None:

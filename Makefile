@@ -35,8 +35,13 @@ $(VENV)/.browser: $(BIN)/python
 	  echo "chromium could not be installed: the browser tests will be skipped"
 	touch $@
 
-run: $(VENV)/.local
-	$(BIN)/accord run experiments/demo.yaml --out runs/demo
+$(VENV)/.web: $(VENV)/.local
+	$(PIP) install --quiet -e '.[local,web]'
+	touch $@
+
+# The demo, its report (tables and figures) and how to browse it (`accord serve`, web extra).
+run: $(VENV)/.web
+	$(BIN)/accord run experiments/demo.yaml --out runs/demo --report --resume
 
 test: $(VENV)/.dev $(VENV)/.browser
 	$(BIN)/python -m pytest -q

@@ -39,6 +39,10 @@ def play(
         list[str] | None,
         typer.Option("--model-option", "-M", help="Opponent model option key=value."),
     ] = None,
+    prompts: Annotated[
+        Path | None,
+        typer.Option(help="Folder of prompt templates laid over the game's defaults."),
+    ] = None,
 ) -> None:
     """Play a game yourself in the terminal against a model or a reference agent.
 
@@ -62,6 +66,7 @@ def play(
                 game=gid, games=1, seed=seed, options=parse_options(option), agents=agents
             ),
             batches=[Batch(name="play")],
+            prompts=str(prompts.resolve()) if prompts is not None else None,
         )
         specs = expand(exp)
         out_dir = out or Path("runs/play") / dt.datetime.now().strftime("%Y%m%d-%H%M%S")

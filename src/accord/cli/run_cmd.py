@@ -110,6 +110,13 @@ def run(
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="Log every model call and retry.")
     ] = False,
+    prompts: Annotated[
+        Path | None,
+        typer.Option(
+            help="Folder of prompt templates laid over the game's defaults (accord prompts GAME "
+            "--dump DIR writes them)."
+        ),
+    ] = None,
     write_report: Annotated[
         bool,
         typer.Option("--report", help="After the run, write its tables and figures to DIR/report."),
@@ -134,6 +141,8 @@ def run(
       accord run experiments/demo.yaml --out runs/demo --concurrency 16 --resume
 
       accord run experiments/demo.yaml --out runs/demo --report
+
+      accord run negotiation --model mock/schema --prompts my-prompts --out runs/wording
 
       accord run negotiation --model openai-compatible/qwen --model-base-url
       http://127.0.0.1:8000/v1 -M timeout_s=60 --games 4
@@ -160,6 +169,7 @@ def run(
             max_tokens,
             suite,
             task,
+            prompts,
         )
         specs = [
             s.model_copy(update={"agents": with_model_options(s.agents, extra_model_options)})
@@ -291,6 +301,7 @@ def _plan(
     max_tokens: int | None,
     suite: str | None = None,
     task: str | None = None,
+    prompts: Path | None = None,
 ) -> tuple[list[GameSpec], Path]:
     path = Path(target)
     if path.suffix in {".yaml", ".yml"} or path.is_file():
@@ -302,6 +313,8 @@ def _plan(
                 "put them in the experiment file instead"
             )
         exp = load_experiment(path)
+        if prompts is not None:  # --prompts wins over the file's prompts:
+            exp.prompts = str(prompts.resolve())
         # The name is a label: only its safe form may become the default directory.
         out_dir = out or Path("runs") / slug(exp.name, fallback="experiment")
         return expand(exp, seed_override=seed), out_dir
@@ -327,6 +340,7 @@ def _plan(
             suite=suite,
         ),
         batches=[Batch(name=target if suite is None else f"{target}-{Path(suite).stem}")],
+        prompts=str(prompts.resolve()) if prompts is not None else None,
     )
     return expand(exp), out or Path("runs") / f"{target}-quick"
 

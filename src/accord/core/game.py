@@ -127,6 +127,11 @@ class Game(ABC):
             pool.add(trace)
         return pool.result()
 
+    def prompt_templates(self) -> dict[str, dict[str, str]]:
+        """The prompt templates this game renders, ``{name: {"sha256", "source"}}``
+        (`accord.core.prompts`), recorded in the trace. Default: none."""
+        return {}
+
     def bind_models(self, models: list[str | None]) -> None:
         """Told before `reset`: each seat's model id (``provider/model``), None for non-LLM
         seats. Games whose prompts depend on the provider use it; default: ignored."""

@@ -93,6 +93,12 @@ class Experiment(BaseModel):
     grid: dict[str, list[Any]] | None = Field(
         None, description="Cartesian product over keys like 'options.ratio', 'agents', 'game'."
     )
+    prompts: str | None = Field(
+        None,
+        description="A folder of prompt templates laid over each game's defaults, file by file "
+        "(relative to the experiment file); `accord prompts GAME --dump DIR` writes the "
+        "defaults.",
+    )
     max_games: StrictInt | None = Field(
         None,
         ge=1,
@@ -117,9 +123,13 @@ def load_experiment(path: Path) -> Experiment:
     if not isinstance(data, dict):
         raise ConfigError(f"{path} must hold a mapping with 'defaults' and 'batches' or 'grid'.")
     try:
-        return Experiment.model_validate(data)
+        exp = Experiment.model_validate(data)
     except ValidationError as exc:
         raise ConfigError(format_validation_error(exc, where=where)) from exc
+    if exp.prompts is not None:  # a folder beside the experiment file, wherever it is run from
+        folder = Path(exp.prompts).expanduser()
+        exp.prompts = str(folder if folder.is_absolute() else (path.parent / folder).resolve())
+    return exp
 
 
 def max_games(exp: Experiment) -> int:
@@ -215,6 +225,13 @@ def expand(exp: Experiment, *, seed_override: int | None = None) -> list[GameSpe
             b.swap_first_speaker if b.swap_first_speaker is not None else bool(d.swap_first_speaker)
         )
         cls = game_class(game)
+        if exp.prompts is not None:
+            if "prompts" not in cls.config_model.model_fields:
+                raise ConfigError(
+                    f"batch {b.name!r}: {cls.game_id} has no prompt templates yet, so prompts: "
+                    "cannot apply to it (negotiation has them)"
+                )
+            options = {**options, "prompts": exp.prompts}
         if swap and "first_speaker" not in cls.config_model.model_fields:
             raise ConfigError(f"batch {b.name!r}: {cls.game_id} has no first speaker to swap")
         make_config(game, options)  # fail early, naming the bad option

@@ -178,6 +178,7 @@ async def play_game(
     trace = Trace(
         **_identity(spec, game),
         scenario=game.scenario() if status == "complete" or _safe(game) else {},
+        prompt_templates=game.prompt_templates(),
         seats=_seat_infos(spec, game, seats),
         events=events,
         final_state=result.final_state if result else {},

@@ -88,6 +88,11 @@ class Trace(BaseModel):
         default_factory=list, description="Per-seat agent specs (models, options; no secrets)."
     )
     scenario: dict[str, Any] = Field(default_factory=dict, description="Scenario played.")
+    prompt_templates: dict[str, dict[str, str]] = Field(
+        default_factory=dict,
+        description="The prompt templates the game rendered: {name: {sha256, source}}, source "
+        "'default' or 'override' (accord.core.prompts).",
+    )
     seats: list[SeatInfo] = Field(default_factory=list, description="Who sat where.")
     events: list[dict[str, Any]] = Field(
         default_factory=list, description="Events in order; each has 'type' and step 't'."

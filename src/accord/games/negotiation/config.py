@@ -105,6 +105,22 @@ class NegotiationConfig(BaseModel):
         "the start of each round).",
     )
     market: Market = Field(default_factory=Market, description="Supply, costs, budget, types.")
+    prompts: str | None = Field(
+        None,
+        description="A folder of prompt templates laid over the defaults, file by file "
+        "(`accord prompts negotiation --dump DIR` writes the defaults to start from).",
+    )
+
+    @field_validator("prompts")
+    @classmethod
+    def _prompts_load(cls, value: str | None) -> str | None:
+        """Load and check the templates now, so a bad override stops the run before it
+        starts (`accord.core.prompts`)."""
+        if value is not None:
+            from accord.games.negotiation.prompts import templates
+
+            templates(value)
+        return value
 
     @field_validator("ratio")
     @classmethod

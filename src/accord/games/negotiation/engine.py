@@ -66,9 +66,14 @@ class NegotiationGame(Game):
 
     def __init__(self, config: NegotiationConfig) -> None:
         super().__init__(config)
+        self._templates = prompts.templates(config.prompts)
         self._seed = 0
         self._phase = "done"
         self._models: list[str | None] = [None, None]
+
+    def prompt_templates(self) -> dict[str, dict[str, str]]:
+        """Name, hash and origin (default or override) of every template (App. D sections)."""
+        return self._templates.record()
 
     def bind_models(self, models: list[str | None]) -> None:
         """Each seat's model id; used for the provider-keyed JSON reminder (App. D.1.4)."""
@@ -208,6 +213,7 @@ class NegotiationGame(Game):
             partner_shifts=self._standalone(1 - seat),
             joint_goal=cfg.goal_is_joint,
             json_reminder=self._json_reminder(seat),
+            t=self._templates,
         )
 
     # -- rounds ----------------------------------------------------------------------------
@@ -233,11 +239,15 @@ class NegotiationGame(Game):
                 self._system[seat] = self._system_prompt(seat, round_no - 1)
             elif round_no > 1:
                 if self._round_names[round_no - 1] != self._round_names[round_no - 2]:
-                    self._inbox[seat].append(prompts.new_names_notice(self._names))
+                    self._inbox[seat].append(
+                        prompts.new_names_notice(self._names, t=self._templates)
+                    )
                 if cfg.projects == "rotating":
                     partner = sc.agents[1 - seat] if cfg.transparency != "none" else None
                     self._inbox[seat].append(
-                        prompts.new_projects_notice(sc.agents[seat], self._names, partner)
+                        prompts.new_projects_notice(
+                            sc.agents[seat], self._names, partner, t=self._templates
+                        )
                     )
                     if cfg.rotating_system_prompt == "current":
                         self._system[seat] = self._system_prompt(seat, round_no - 1)
@@ -354,6 +364,7 @@ class NegotiationGame(Game):
                     runs=outcome.runs[seat],
                     reward=outcome.rewards[seat],
                     names=self._names,
+                    t=self._templates,
                 )
             )
         self.emit(
@@ -451,9 +462,10 @@ class NegotiationGame(Game):
                 partner_said=said,
                 intervention=cfg.intervention,
                 standalone=self._standalone(seat),
+                t=self._templates,
             )
         else:
-            body = prompts.talk_followup(said or "", thinking=cfg.thinking)
+            body = prompts.talk_followup(said or "", thinking=cfg.thinking, t=self._templates)
         return self._request(seat, body, self._spec(seat, must_decide=False), "talk")
 
     def _decide_request(self, seat: int) -> Request:
@@ -463,8 +475,8 @@ class NegotiationGame(Game):
         if said is not None:
             parts.append(f'The other party said: "{said}"')
         if self._partner_decided(seat):
-            parts.append(prompts.PARTNER_DECIDED)
-        parts.append(prompts.decision_prompt(cfg.market, thinking=cfg.thinking))
+            parts.append(prompts.partner_decided(t=self._templates))
+        parts.append(prompts.decision_prompt(cfg.market, thinking=cfg.thinking, t=self._templates))
         return self._request(seat, "\n\n".join(parts), self._spec(seat, must_decide=True), "decide")
 
     def _partner_decided(self, seat: int) -> bool:
@@ -485,6 +497,7 @@ class NegotiationGame(Game):
             other=other,
             joint_max=best,
             standalone=self._standalone(seat),
+            t=self._templates,
         )
         return self._request(seat, body, spec, "reflect")
 

@@ -1,0 +1,182 @@
+"""Prompt templates: every text a game sends a model, as files a researcher can edit.
+
+Each game ships its prompts as package data, one Jinja2 template per section
+(``accord/games/<game>/templates/<name>.j2``). A folder given as ``prompts: DIR`` in an
+experiment (or ``--prompts DIR``) overrides any of them, file by file: a file there named like
+a default replaces it, the rest stay. ``accord prompts GAME --dump DIR`` writes the defaults to
+start from.
+
+Templates are rendered by Jinja2's *sandboxed* environment (a template cannot reach Python
+objects' internals or the file system) with ``StrictUndefined`` (a misspelt variable is an
+error, never an empty string), ``trim_blocks`` and ``lstrip_blocks`` (block tags take no room
+in the output) and trailing newlines dropped, so a file may end with newlines. The game
+passes plain values (strings, numbers, booleans, lists) that are already formatted.
+
+Checks, when the templates are loaded (before any game is played): an override folder must
+exist and hold only known ``.j2`` names; every file must parse; and an override must still use
+each variable the game lists as required for that template (the project list, the budget...),
+so a model is never sent a prompt without the facts it needs. Each check fails with one line
+naming the file and, where it applies, the variable.
+
+Every game records the templates it rendered in its trace (``prompt_templates``: name, SHA-256
+of the template text, and whether it was the default or an override), so a reader can tell
+which wording produced a result.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from accord.core.errors import ConfigError
+
+SUFFIX = ".j2"
+MAX_TEMPLATE_BYTES = 256 * 1024
+
+
+@dataclass(frozen=True)
+class TemplateSpec:
+    """What a game declares about one template: its name and the variables it must use."""
+
+    name: str
+    required: frozenset[str] = frozenset()
+    doc: str = ""
+
+
+@dataclass
+class PromptSet:
+    """The templates of one game, defaults with overrides applied, ready to render."""
+
+    game: str
+    specs: Mapping[str, TemplateSpec]
+    sources: dict[str, str]
+    origin: dict[str, str]
+    """``"default"`` or ``"override"`` per template."""
+    _compiled: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def render(self, template: str, /, **values: Any) -> str:
+        """The text of `template` with `values`."""
+        compiled = self._compiled.get(template)
+        if compiled is None:
+            compiled = self._compiled[template] = _environment().from_string(self.sources[template])
+        try:
+            # Block tags leave the last line's newline behind; prompts never end with one.
+            return str(compiled.render(**values)).rstrip("\n")
+        except Exception as exc:  # an override using a variable the game does not pass
+            raise ConfigError(
+                f"prompt template {template}{SUFFIX} ({self.origin[template]}) of {self.game} "
+                f"could not be rendered: {exc}"
+            ) from exc
+
+    def record(self) -> dict[str, dict[str, str]]:
+        """``{name: {"sha256", "source"}}`` of every template, for the trace."""
+        return {
+            name: {
+                "sha256": hashlib.sha256(self.sources[name].encode()).hexdigest(),
+                "source": self.origin[name],
+            }
+            for name in sorted(self.sources)
+        }
+
+
+@cache
+def _environment() -> Any:
+    from jinja2 import StrictUndefined
+    from jinja2.sandbox import SandboxedEnvironment
+
+    return SandboxedEnvironment(
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=False,
+        autoescape=False,
+    )
+
+
+def default_sources(package: str, specs: Mapping[str, TemplateSpec]) -> dict[str, str]:
+    """The shipped templates of a game package (``<package>.templates``)."""
+    folder = resources.files(package).joinpath("templates")
+    return {name: folder.joinpath(name + SUFFIX).read_text(encoding="utf-8") for name in specs}
+
+
+def variables_of(source: str) -> set[str]:
+    """The variables a template reads."""
+    from jinja2 import meta
+
+    return set(meta.find_undeclared_variables(_environment().parse(source)))
+
+
+def load_prompts(
+    game: str, package: str, specs: Mapping[str, TemplateSpec], override: str | Path | None
+) -> PromptSet:
+    """A game's templates with `override`'s files laid over the defaults, checked (see the
+    module docstring)."""
+    return _load(game, package, tuple(specs.values()), str(override) if override else None)
+
+
+@cache
+def _load(
+    game: str, package: str, specs: tuple[TemplateSpec, ...], override: str | None
+) -> PromptSet:
+    by_name = {s.name: s for s in specs}
+    sources = default_sources(package, by_name)
+    origin = dict.fromkeys(sources, "default")
+    if override is not None:
+        folder = Path(override)
+        if not folder.is_dir():
+            raise ConfigError(
+                f"prompts folder {folder} does not exist; write the defaults there first with "
+                f"`accord prompts {game} --dump {folder}`"
+            )
+        for path in sorted(folder.iterdir()):
+            if path.name.startswith(".") or path.is_dir():
+                continue
+            name = path.name.removesuffix(SUFFIX)
+            if not path.name.endswith(SUFFIX) or name not in by_name:
+                raise ConfigError(
+                    f"prompts folder {folder}: {path.name} is not a template of {game}; its "
+                    f"templates are {', '.join(n + SUFFIX for n in by_name)}"
+                )
+            if path.stat().st_size > MAX_TEMPLATE_BYTES:
+                raise ConfigError(f"prompt template {path} is over {MAX_TEMPLATE_BYTES} bytes")
+            try:
+                sources[name] = path.read_text(encoding="utf-8")
+            except UnicodeDecodeError as exc:
+                raise ConfigError(f"prompt template {path} is not UTF-8 text") from exc
+            origin[name] = "override"
+    from jinja2 import TemplateSyntaxError
+
+    for name, source in sources.items():
+        try:
+            used = variables_of(source)
+        except TemplateSyntaxError as exc:
+            raise ConfigError(
+                f"prompt template {name}{SUFFIX} ({origin[name]}) of {game}: line {exc.lineno}: "
+                f"{exc.message}"
+            ) from exc
+        missing = sorted(by_name[name].required - used)
+        if missing:
+            raise ConfigError(
+                f"prompt template {name}{SUFFIX} ({origin[name]}) of {game} no longer uses "
+                f"{', '.join('{{ ' + m + ' }}' for m in missing)}, which the game needs there; "
+                "put it back"
+            )
+    return PromptSet(game=game, specs=by_name, sources=sources, origin=origin)
+
+
+def dump_defaults(package: str, specs: Mapping[str, TemplateSpec], out: Path) -> list[Path]:
+    """Write a game's default templates to `out` (refusing to overwrite a file)."""
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, source in default_sources(package, specs).items():
+        path = out / (name + SUFFIX)
+        if path.exists():
+            raise ConfigError(f"{path} already exists; dump into an empty folder")
+        path.write_text(source, encoding="utf-8")
+        written.append(path)
+    return written

@@ -1,0 +1,125 @@
+"""Prompt templates: overrides, checks, the trace record and `accord prompts`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from accord.cli.main import app
+from accord.core.errors import ConfigError
+from accord.games.negotiation.prompts import TEMPLATES, templates
+from accord.runner.run import run_sync
+from accord.runner.specs import AgentSpec, GameSpec
+from accord.traces.io import read_trace
+
+runner = CliRunner(env={"COLUMNS": "200"})
+
+
+def _dump(tmp_path: Path) -> Path:
+    folder = tmp_path / "wording"
+    result = runner.invoke(app, ["prompts", "negotiation", "--dump", str(folder)])
+    assert result.exit_code == 0, result.output
+    assert sorted(p.stem for p in folder.glob("*.j2")) == sorted(TEMPLATES)
+    return folder
+
+
+def _play(tmp_path: Path, prompts: Path | None, name: str = "run") -> Path:
+    seat = AgentSpec(model="mock/schema")
+    options: dict[str, object] = {"rounds": 2}
+    if prompts is not None:
+        options["prompts"] = str(prompts)
+    spec = GameSpec(trace_id="g", game="negotiation", options=options, seed=3, agents=[seat, seat])
+    run_sync([spec], tmp_path / name)
+    return tmp_path / name / "traces" / "g.json"
+
+
+def test_dumped_defaults_play_exactly_as_the_built_in_ones(tmp_path: Path) -> None:
+    folder = _dump(tmp_path)
+    built_in = read_trace(_play(tmp_path, None, "a"))
+    dumped = read_trace(_play(tmp_path, folder, "b"))
+    assert built_in.transcripts == dumped.transcripts
+    assert {r["source"] for r in built_in.prompt_templates.values()} == {"default"}
+    assert {r["source"] for r in dumped.prompt_templates.values()} == {"override"}
+    # Same text, same hash: the record says which wording was used, not where it came from.
+    assert {k: v["sha256"] for k, v in built_in.prompt_templates.items()} == {
+        k: v["sha256"] for k, v in dumped.prompt_templates.items()
+    }
+
+
+def test_an_override_changes_what_the_model_is_sent_and_the_trace_says_so(tmp_path: Path) -> None:
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "intro.j2").write_text("You and a partner share a market. Bargain well.\n")
+    trace = read_trace(_play(tmp_path, folder))
+    system = trace.transcripts["A"].messages[0]
+    assert system["role"] == "system"
+    assert system["content"].startswith("You and a partner share a market. Bargain well.\n\n")
+    assert trace.prompt_templates["intro"]["source"] == "override"
+    assert trace.prompt_templates["rules"]["source"] == "default"
+    assert "## Rules of the game" in system["content"]  # the other sections stay
+
+
+@pytest.mark.parametrize(
+    ("file", "text", "needle"),
+    [
+        ("projects.j2", "## Projects\n{{ count }} of them.\n", "project_lines"),
+        ("talk_opening.j2", "Talk now. {{ thinking }} {{ intervention }}\n", "partner_said"),
+        ("rules.j2", "{% if %}broken\n", "rules.j2"),
+        ("nonsense.j2", "hello\n", "not a template of negotiation"),
+        ("intro.txt", "hello\n", "intro.txt"),
+    ],
+)
+def test_bad_overrides_are_one_clear_error(
+    tmp_path: Path, file: str, text: str, needle: str
+) -> None:
+    folder = tmp_path / "bad"
+    folder.mkdir()
+    (folder / file).write_text(text)
+    with pytest.raises(ConfigError, match=needle.replace("{", "\\{")):
+        templates(folder)
+    # Through the command line: exit 2 before any game is played.
+    result = runner.invoke(
+        app,
+        ["run", "negotiation", "--model", "mock/schema", "--prompts", str(folder), "--out",
+         str(tmp_path / "out")],
+    )  # fmt: skip
+    assert result.exit_code == 2, result.output
+    assert needle.split(".")[0] in result.output
+    assert not (tmp_path / "out" / "traces").exists()
+
+
+def test_a_missing_folder_says_how_to_make_one(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="accord prompts negotiation --dump"):
+        templates(tmp_path / "nowhere")
+
+
+def test_experiment_prompts_are_relative_to_the_file_and_refused_for_games_without(
+    tmp_path: Path,
+) -> None:
+    _dump(tmp_path)
+    exp = tmp_path / "exp.yaml"
+    exp.write_text(
+        "prompts: wording\ndefaults:\n  game: negotiation\n  games: 1\n  options: {rounds: 1}\n"
+        "  agents: [mock/schema, greedy]\n"
+    )
+    result = runner.invoke(app, ["run", str(exp), "--out", str(tmp_path / "run")])
+    assert result.exit_code == 0, result.output
+    (trace,) = (tmp_path / "run" / "traces").glob("*.json")
+    data = json.loads(trace.read_text())
+    assert data["config"]["prompts"] == str((tmp_path / "wording").resolve())
+    assert data["prompt_templates"]["system"]["source"] == "override"
+    calendar = tmp_path / "cal.yaml"
+    calendar.write_text("prompts: wording\ndefaults:\n  game: calendar\n  agents: [imap]\n")
+    refused = runner.invoke(app, ["run", str(calendar), "--out", str(tmp_path / "cal")])
+    assert refused.exit_code == 2 and "no prompt templates yet" in refused.output
+
+
+def test_listing_shows_variables_and_what_must_stay() -> None:
+    result = runner.invoke(app, ["prompts", "negotiation"])
+    assert result.exit_code == 0, result.output
+    assert "talk_opening.j2" in result.output and "partner_said" in result.output
+    other = runner.invoke(app, ["prompts", "sorting"])
+    assert other.exit_code == 2 and "no prompt templates yet" in other.output

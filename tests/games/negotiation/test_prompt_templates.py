@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-from prompt_cases import GOLDEN, transcripts
+from accord.testing.prompt_cases import transcripts
+
+GOLDEN = Path(__file__).parent / "data" / "prompt_transcripts.json"
 
 
 async def test_the_default_templates_send_exactly_the_recorded_prompts() -> None:

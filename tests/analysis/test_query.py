@@ -301,7 +301,10 @@ def test_export_parquet(run_dir: Path, tmp_path: Path) -> None:
     res = runner.invoke(app, ["export", str(run_dir), "--parquet", "--out", str(tmp_path / "e")])
     assert res.exit_code == 0, res.output
     assert (tmp_path / "e" / "games.parquet").exists()
-    assert runner.invoke(app, ["export", str(run_dir)]).exit_code == 2
+    # Parquet is the one format, so it is the default.
+    plain = runner.invoke(app, ["export", str(run_dir), "--out", str(tmp_path / "d")])
+    assert plain.exit_code == 0, plain.output
+    assert (tmp_path / "d" / "games.parquet").exists()
 
 
 @pytest.mark.parametrize("command", ["query", "export", "leaderboard", "value"])

@@ -124,7 +124,8 @@ def test_value_command(tmp_path: Path) -> None:
         write_trace(tmp_path / "run" / "traces", t)
     res = runner.invoke(app, ["value", str(tmp_path / "run"), "--out", str(tmp_path / "o")])
     assert res.exit_code == 0, res.output
-    assert "cheap_talk" in res.output and "1 unmatched" in res.output
+    assert "cheap_talk" in res.output and "1 without a baseline" in res.output
+    assert "-o cheap_talk=false" in " ".join(res.output.split())  # what makes the baseline
     assert (tmp_path / "o" / "value_of_communication.md").exists()
     res = runner.invoke(app, ["value", str(tmp_path / "run"), "-f", "json", "--by-players"])
     rows = json.loads(res.output)

@@ -255,13 +255,24 @@ def test_missing_directory_is_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_serve_binds_loopback_by_default(runs, monkeypatch: pytest.MonkeyPatch) -> None:
+    import socket
+
     import uvicorn
 
+    from accord.cli import serve_cmd
+
     calls: list[dict[str, Any]] = []
+    bound: list[tuple[str, int]] = []
+
+    def bind(host: str, port: int) -> socket.socket:  # no real port is taken by this test
+        bound.append((host, port))
+        return socket.socket()
+
+    monkeypatch.setattr(serve_cmd, "_bind", bind)
     monkeypatch.setattr(uvicorn, "run", lambda app, **kw: calls.append({"app": app, **kw}))
     result = runner.invoke(cli_app, ["serve", str(runs[0])])
     assert result.exit_code == 0, result.output
-    assert (calls[0]["host"], calls[0]["port"]) == ("127.0.0.1", 8765)
+    assert (calls[0]["host"], calls[0]["port"]) == ("127.0.0.1", 8765) == bound[0]
     assert "http://127.0.0.1:8765/" in result.output
     # Bound to loopback, the app refuses requests addressed to other host names.
     served = TestClient(calls[0]["app"], base_url="http://attacker.example")

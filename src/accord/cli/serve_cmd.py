@@ -56,7 +56,8 @@ def serve(
         f"http://{shown}:{port}/ (Ctrl+C stops)"
     )
     # The socket is bound before anything is announced: a busy port is one clear error.
-    uvicorn.Server(uvicorn.Config(web_app, log_level="warning")).run(sockets=[sock])
+    with sock:
+        uvicorn.run(web_app, host=host, port=port, fd=sock.fileno(), log_level="warning")
 
 
 def _bind(host: str, port: int) -> socket.socket:

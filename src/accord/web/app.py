@@ -29,6 +29,7 @@ from accord.core.errors import ConfigError
 from accord.core.registry import game_ids
 from accord.traces.io import read_trace
 from accord.traces.schema import Trace
+from accord.web.views import MAX_LEADERBOARD_GAMES, compare, report_figures, side_rows
 
 STATIC_DIR = Path(__file__).with_name("static")
 
@@ -283,6 +284,51 @@ def create_app(dirs: Sequence[Path], *, allowed_hosts: Sequence[str] | None = No
             raise HTTPException(422, str(exc)) from exc
         data: dict[str, Any] = finite(trace.model_dump(mode="json"))
         return data
+
+    @app.get("/api/compare")
+    def compare_runs(
+        a: str, b: str, a_batch: str | None = None, b_batch: str | None = None
+    ) -> dict[str, Any]:
+        rows_a = side_rows(rows_of(get_run(a)), a_batch)
+        rows_b = side_rows(rows_of(get_run(b)), b_batch)
+        result: dict[str, Any] = finite(
+            {
+                "a": {"run": a, "batch": a_batch, "games": len(rows_a)},
+                "b": {"run": b, "batch": b_batch, "games": len(rows_b)},
+                "rows": compare(rows_a, rows_b),
+            }
+        )
+        return result
+
+    @app.get("/api/runs/{run_id}/leaderboard")
+    def run_leaderboard(run_id: str) -> dict[str, Any]:
+        from accord.ratings.leaderboard import leaderboards
+
+        run = get_run(run_id)
+        paths = trace_paths(run.folder)
+        if len(paths) > MAX_LEADERBOARD_GAMES:
+            return {"rows": [], "note": "too many games to rate here: use accord leaderboard"}
+        traces = []
+        for path in paths.values():
+            try:
+                traces.append(read_trace(path))
+            except ConfigError:
+                continue  # listed as unreadable in the games table
+        rows = [r for board in leaderboards(traces) for r in board.rows()]
+        result: dict[str, Any] = finite({"rows": rows, "note": None})
+        return result
+
+    @app.get("/api/runs/{run_id}/figures")
+    def run_figures(run_id: str) -> list[str]:
+        return report_figures(get_run(run_id).path)
+
+    @app.get("/api/runs/{run_id}/figures/{name:path}")
+    def run_figure(run_id: str, name: str) -> FileResponse:
+        run = get_run(run_id)
+        # Only names found in the listing are served: a crafted path cannot leave the folder.
+        if name not in report_figures(run.path):
+            raise HTTPException(404, f"no figure {name!r} in the report of run {run_id!r}")
+        return FileResponse(run.path / "report" / name, media_type="image/png")
 
     @app.get("/api/games")
     def list_registered_games() -> list[dict[str, Any]]:

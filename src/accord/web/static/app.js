@@ -1,6 +1,7 @@
 "use strict";
 // Read-only view of Accord runs. Routes live in the URL hash so every page can be bookmarked
-// without server routes: #/ (runs), #/run/RUN (one run), #/run/RUN/game/TRACE (one game).
+// without server routes: #/ (runs), #/run/RUN (one run), #/run/RUN/game/TRACE (one game),
+// #/compare/RUN_A/BATCH_A/RUN_B/BATCH_B (two runs or batches side by side).
 // Trace text is model output: it is only ever inserted as text nodes, never as HTML.
 
 const main = document.getElementById("main");
@@ -119,8 +120,57 @@ async function renderRuns() {
       { label: "failed", value: (r) => r.failed + r.unreadable, num: true },
       { label: "game ids", value: (r) => r.game_ids.join(", ") },
     ], runs),
+    el("h2", {}, "Compare two runs or batches"),
+    compareForm(runs),
     el("h2", {}, "Registered games"),
     keyValueTable(Object.fromEntries(games.map((g) => [g.game_id, g.reference_agents.join(", ")]))),
+  );
+}
+
+// Sides are a whole run or one batch of it; the choice goes into the URL, so a comparison can
+// be bookmarked: #/compare/RUN_A/BATCH_A/RUN_B/BATCH_B (an empty batch = the whole run).
+function sideOptions(runs) {
+  return runs.flatMap((r) => [
+    el("option", { value: JSON.stringify([r.run, ""]) }, `${r.run} (all ${r.games} games)`),
+    ...[...new Set((r.summary || []).map((g) => g.batch))].map((b) =>
+      el("option", { value: JSON.stringify([r.run, b]) }, `${r.run} › ${b}`)),
+  ]);
+}
+
+function compareForm(runs) {
+  const a = el("select", { "aria-label": "side A", id: "compare-a" }, sideOptions(runs));
+  const b = el("select", { "aria-label": "side B", id: "compare-b" }, sideOptions(runs));
+  if (b.options.length > 1) b.selectedIndex = 1;
+  const go = el("button", { type: "button", id: "compare-go" }, "Compare");
+  go.addEventListener("click", () => {
+    const [ra, ba] = JSON.parse(a.value), [rb, bb] = JSON.parse(b.value);
+    location.hash = `#/compare/${enc(ra)}/${enc(ba)}/${enc(rb)}/${enc(bb)}`;
+  });
+  return el("div", { class: "toolbar" }, "A ", a, " B ", b, " ", go);
+}
+
+async function renderCompare(ra, ba, rb, bb) {
+  const q = new URLSearchParams({ a: ra, b: rb });
+  if (ba) q.set("a_batch", ba);
+  if (bb) q.set("b_batch", bb);
+  const data = await api("/api/compare" + "?" + q);
+  const name = (side) => side.batch ? `${side.run} › ${side.batch}` : side.run;
+  const delta = (r) => {
+    const f = (x) => x.toLocaleString("en", { maximumFractionDigits: 3 });
+    return `${r.delta > 0 ? "+" : ""}${f(r.delta)} [${f(r.delta_ci_low)}, ${f(r.delta_ci_high)}]`;
+  };
+  show(
+    crumbs(link("#/", "Runs"), "compare"),
+    el("h1", {}, `${name(data.a)} vs ${name(data.b)}`),
+    el("p", { class: "muted" }, `A: ${data.a.games} complete games · B: ${data.b.games} complete games · ` +
+      "mean [95% bootstrap CI] over games; Δ = B − A with its CI (bold where the CI excludes 0)"),
+    data.rows.length ? sortableTable([
+      { label: "game", value: (r) => r.game_id },
+      { label: "metric", value: (r) => r.metric },
+      { label: "A", value: (r) => r.a.mean, render: (r) => estimate(r.a), num: true },
+      { label: "B", value: (r) => r.b.mean, render: (r) => estimate(r.b), num: true },
+      { label: "Δ (B − A)", value: (r) => r.delta, render: (r) => el("span", { class: r.clear ? "clear-delta" : null }, delta(r)), num: true },
+    ], data.rows) : el("p", { class: "muted" }, "The two sides share no game and metric with complete games."),
   );
 }
 
@@ -165,9 +215,83 @@ async function renderRun(runId) {
     el("p", { class: "muted" }, `${run.dir} · ${run.games} games, ${run.complete} complete, ${run.failed} failed` + (run.unreadable ? `, ${run.unreadable} unreadable` : "")),
     el("h2", {}, "Summary (mean [95% bootstrap CI] over games)"),
     run.summary ? summaryTables(run.summary) : el("p", { class: "muted" }, "This run has no summary.json."),
+    el("h2", {}, "Leaderboard"),
+    leaderboardSection(runId),
+    el("h2", {}, "Report figures"),
+    figuresSection(runId),
     el("h2", {}, "Games"),
-    rows.length ? gamesTables(runId, rows) : el("p", { class: "muted" }, "No traces yet."),
+    rows.length ? filteredGames(runId, rows) : el("p", { class: "muted" }, "No traces yet."),
   );
+}
+
+// A search box (trace, batch, pairing, players, error), a status choice and a metric range.
+function filteredGames(runId, rows) {
+  const metricKeys = [...new Set(rows.flatMap((r) => Object.keys(r.metrics || {})))].sort();
+  const text = el("input", { type: "search", placeholder: "search trace, batch, pairing, players", "aria-label": "search games", id: "game-search", size: 36 });
+  const status = el("select", { "aria-label": "status", id: "game-status" },
+    ["", "complete", "failed", "unreadable"].map((v) => el("option", { value: v }, v || "any status")));
+  const metric = el("select", { "aria-label": "metric", id: "game-metric" },
+    el("option", { value: "" }, "any metric"), metricKeys.map((k) => el("option", { value: k }, k)));
+  const low = el("input", { type: "number", step: "any", placeholder: "min", "aria-label": "metric minimum", id: "game-min", size: 6 });
+  const high = el("input", { type: "number", step: "any", placeholder: "max", "aria-label": "metric maximum", id: "game-max", size: 6 });
+  const count = el("span", { class: "muted", id: "game-count" });
+  const holder = el("div", {});
+  const draw = () => {
+    const words = text.value.trim().toLowerCase().split(/\s+/).filter(Boolean);
+    const lo = low.value === "" ? -Infinity : Number(low.value), hi = high.value === "" ? Infinity : Number(high.value);
+    const shown = rows.filter((r) => {
+      const hay = [r.trace_id, r.batch, r.pairing, r.players, r.status, r.error].join(" ").toLowerCase();
+      if (!words.every((w) => hay.includes(w))) return false;
+      if (status.value && r.status !== status.value) return false;
+      if (metric.value) {
+        const v = (r.metrics || {})[metric.value];
+        if (typeof v !== "number" || v < lo || v > hi) return false;
+      }
+      return true;
+    });
+    count.textContent = `${shown.length} of ${rows.length} games`;
+    holder.replaceChildren(...(shown.length ? gamesTables(runId, shown) : [el("p", { class: "muted" }, "No game matches.")]));
+  };
+  for (const input of [text, status, metric, low, high]) input.addEventListener("input", draw);
+  draw();
+  return [el("div", { class: "toolbar filters" }, text, " ", status, " ", metric, " from ", low, " to ", high, " ", count), holder];
+}
+
+function leaderboardSection(runId) {
+  const holder = el("div", {}, el("p", { class: "muted" }, "Rating…"));
+  api(`/api/runs/${enc(runId)}/leaderboard`).then((data) => {
+    if (!data.rows.length) {
+      holder.replaceChildren(el("p", { class: "muted" }, data.note || "No rated games in this run."));
+      return;
+    }
+    const dims = [...new Set(data.rows.flatMap((r) => Object.keys(r).filter((k) => k.endsWith("_mean")).map((k) => k.slice(0, -5))))];
+    holder.replaceChildren(...[...groupBy(data.rows, (r) => r.game)].map(([game, rs]) => el("section", {},
+      el("h3", {}, game),
+      sortableTable([
+        { label: "kind", value: (r) => r.kind },
+        { label: "#", value: (r) => r.rank, num: true },
+        { label: "player", value: (r) => r.player },
+        { label: "games", value: (r) => r.games, num: true },
+        ...dims.filter((d) => rs.some((r) => r[`${d}_mean`] !== undefined)).map((d) => ({
+          label: d, num: true, value: (r) => r[`${d}_mu`] ?? r[`${d}_mean`],
+          render: (r) => r[`${d}_mu`] == null ? `${fmt(r[`${d}_mean`])} (raw mean${r.kind === "model" ? "; unrated" : ""})` : `${fmt(r[`${d}_mu`])} ± ${fmt(r[`${d}_sigma`])} (raw ${fmt(r[`${d}_mean`])})`,
+        })),
+      ], rs))));
+  }).catch((err) => holder.replaceChildren(el("p", { class: "error" }, String(err.message || err))));
+  return holder;
+}
+
+function figuresSection(runId) {
+  const holder = el("div", { class: "figures" });
+  api(`/api/runs/${enc(runId)}/figures`).then((names) => {
+    holder.replaceChildren(...(names.length
+      ? names.map((n) => {
+        const path = n.split("/").map(enc).join("/");
+        return el("figure", {}, el("img", { src: `/api/runs/${enc(runId)}/figures/${path}`, alt: n, loading: "lazy" }), el("figcaption", {}, n));
+      })
+      : [el("p", { class: "muted" }, "No report yet: run accord report on this directory (or accord run --report).")]));
+  }).catch((err) => holder.replaceChildren(el("p", { class: "error" }, String(err.message || err))));
+  return holder;
 }
 
 function seatName(trace, value) {
@@ -325,7 +449,8 @@ async function route() {
   show(el("p", { class: "muted" }, "Loading…"));
   try {
     const parts = location.hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
-    if (parts[0] === "run" && parts[2] === "game" && parts[3]) await renderGame(parts[1], parts[3]);
+    if (parts[0] === "compare" && parts.length >= 5) await renderCompare(parts[1], parts[2], parts[3], parts[4]);
+    else if (parts[0] === "run" && parts[2] === "game" && parts[3]) await renderGame(parts[1], parts[3]);
     else if (parts[0] === "run" && parts[1]) await renderRun(parts[1]);
     else await renderRuns();
   } catch (err) {

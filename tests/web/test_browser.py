@@ -104,3 +104,111 @@ def test_game_page_shows_each_seats_transcript_beside_the_timeline(served, tmp_p
         page.screenshot(path=str(tmp_path / "game-transcripts.png"), full_page=False)
         browser.close()
     assert (tmp_path / "game-transcripts.png").stat().st_size > 10_000
+
+
+SHOTS = Path("runs") / "screenshots"
+"""Where the page screenshots go (the project's gitignored runs/ folder), to look at."""
+
+
+@pytest.fixture(scope="module")
+def two_runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Two served runs: 'work' (two batches, with its report written) and 'ref'."""
+    import uvicorn
+
+    from accord.analysis.report import build_report
+    from accord.runner.config import Batch, Defaults, Experiment, expand
+
+    root = tmp_path_factory.mktemp("browse")
+    exp = Experiment(
+        name="work",
+        defaults=Defaults(game="negotiation", games=3, options={"rounds": 2, "talk_turns": 1}),
+        batches=[
+            Batch(name="mock", agents=["mock/schema", "mock/schema"]),
+            Batch(name="refs", agents=["cooperative", "greedy"]),
+        ],
+    )
+    run_sync(expand(exp), root / "work")
+    build_report([root / "work"], root / "work" / "report")
+    ref = Experiment(
+        name="ref",
+        defaults=Defaults(game="negotiation", games=4, options={"rounds": 2}),
+        batches=[Batch(name="refs", agents=["cooperative", "equal-split"])],
+    )
+    run_sync(expand(ref), root / "ref")
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    app = create_app([root / "work", root / "ref"])
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+def test_runs_filter_game_compare_leaderboard_and_figures(two_runs: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with playwright_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page(viewport={"width": 1500, "height": 1000})
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+
+        # The runs page lists both runs and offers a comparison.
+        page.goto(f"{two_runs}/#/")
+        page.wait_for_selector("#compare-go")
+        assert page.locator("table.data tbody tr").count() == 2
+        page.screenshot(path=str(SHOTS / "runs.png"), full_page=True)
+
+        # A run page: leaderboard, report figures and the games table with its filters.
+        page.goto(f"{two_runs}/#/run/work")
+        page.wait_for_selector("#game-count")
+        assert page.locator("#game-count").inner_text() == "6 of 6 games"
+        page.wait_for_selector(".figures img")
+        loaded = "[...document.querySelectorAll('.figures img')]"
+        page.wait_for_function(f"() => {loaded}.every(i => i.complete && i.naturalWidth > 0)")
+        assert page.locator(".figures img").count() >= 1
+        page.wait_for_selector("text=cooperative")  # the leaderboard's rows
+        page.fill("#game-search", "refs")
+        assert page.locator("#game-count").inner_text() == "3 of 6 games"
+        page.fill("#game-search", "")
+        page.select_option("#game-metric", "efficiency")
+        page.fill("#game-min", "2")  # efficiency is a share: nothing reaches 2
+        assert page.locator("#game-count").inner_text() == "0 of 6 games"
+        assert page.locator("text=No game matches.").count() == 1
+        page.fill("#game-min", "")
+        page.select_option("#game-status", "complete")
+        assert page.locator("#game-count").inner_text() == "6 of 6 games"
+
+        # Click through to a game (before any full-page screenshot: after one, headless
+        # Chromium ignores the next mouse click).
+        page.click('a[href="#/run/work/game/refs-p00-g000"]')
+        page.wait_for_selector(".timeline .ev")
+        assert "refs-p00-g000" in page.locator("h1").inner_text()
+        page.screenshot(path=str(SHOTS / "game.png"), full_page=False)
+        page.go_back()
+        page.wait_for_selector("#game-count")
+        page.screenshot(path=str(SHOTS / "run.png"), full_page=True)
+
+        # Compare a batch of one run with the other run.
+        page.goto(f"{two_runs}/#/")
+        page.wait_for_selector("#compare-go")
+        page.select_option("#compare-a", label="work › refs")
+        page.select_option("#compare-b", label="ref (all 4 games)")
+        page.click("#compare-go")
+        page.wait_for_selector("text=Δ (B − A)")
+        rows = page.locator("table.data tbody tr")
+        assert rows.count() >= 3
+        assert "work › refs vs ref" in page.locator("h1").inner_text()
+        page.screenshot(path=str(SHOTS / "compare.png"), full_page=True)
+        browser.close()
+    assert not errors, errors
+    for name in ("runs", "run", "game", "compare"):
+        assert (SHOTS / f"{name}.png").stat().st_size > 10_000

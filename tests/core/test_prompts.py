@@ -121,5 +121,34 @@ def test_listing_shows_variables_and_what_must_stay() -> None:
     result = runner.invoke(app, ["prompts", "negotiation"])
     assert result.exit_code == 0, result.output
     assert "talk_opening.j2" in result.output and "partner_said" in result.output
-    other = runner.invoke(app, ["prompts", "sorting"])
+    other = runner.invoke(app, ["prompts", "calendar"])
     assert other.exit_code == 2 and "no prompt templates yet" in other.output
+
+
+def test_sorting_templates_dump_override_and_check(tmp_path: Path) -> None:
+    from accord.games.sorting.prompts import templates as sorting_templates
+
+    folder = tmp_path / "sorting"
+    dumped = runner.invoke(app, ["prompts", "sorting", "--dump", str(folder)])
+    assert dumped.exit_code == 0, dumped.output
+    (folder / "first_observation.j2").write_text("Begin. Send your first commands.\n")
+    for other in folder.glob("*.j2"):
+        if other.name != "first_observation.j2":
+            other.unlink()
+    seat = AgentSpec(model="mock/schema")
+    spec = GameSpec(
+        trace_id="s",
+        game="sorting",
+        options={"n": 2, "k": 2, "max_rounds": 1, "prompts": str(folder)},
+        seed=1,
+        agents=[seat, seat],
+    )
+    run_sync([spec], tmp_path / "run")
+    trace = read_trace(tmp_path / "run" / "traces" / "s.json")
+    first_user = trace.transcripts["Agent-0"].messages[1]
+    assert first_user == {"role": "user", "content": "Begin. Send your first commands."}
+    assert trace.prompt_templates["first_observation"]["source"] == "override"
+    assert trace.prompt_templates["header"]["source"] == "default"
+    (folder / "header.j2").write_text("You are Agent-{{ agent }}. Sort.\n")
+    with pytest.raises(ConfigError, match="own_list"):
+        sorting_templates(folder)

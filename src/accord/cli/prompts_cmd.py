@@ -12,7 +12,10 @@ from rich.table import Table
 from accord.cli.main import _fail, app, console
 from accord.core.errors import AccordError, ConfigError
 
-_GAMES = {"negotiation": "accord.games.negotiation.prompts"}
+_GAMES = {
+    "negotiation": "accord.games.negotiation.prompts",
+    "sorting": "accord.games.sorting.prompts",
+}
 """Games whose prompts are templates (the others still build them in code)."""
 
 

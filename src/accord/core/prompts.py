@@ -116,13 +116,34 @@ def load_prompts(
 ) -> PromptSet:
     """A game's templates with `override`'s files laid over the defaults, checked (see the
     module docstring)."""
-    return _load(game, package, tuple(specs.values()), str(override) if override else None)
+    folder = str(override) if override else None
+    return _load(game, package, tuple(specs.values()), folder, _fingerprint(folder))
+
+
+def _fingerprint(folder: str | None) -> tuple[tuple[str, int, int], ...]:
+    """Names, sizes and modification times of a folder's files: an edited template is read
+    again, an unchanged one is not (every game of a run loads the same templates)."""
+    if folder is None or not Path(folder).is_dir():
+        return ()
+    out = []
+    for path in sorted(Path(folder).iterdir()):
+        try:
+            st = path.stat()
+        except OSError:
+            continue
+        out.append((path.name, st.st_size, st.st_mtime_ns))
+    return tuple(out)
 
 
 @cache
 def _load(
-    game: str, package: str, specs: tuple[TemplateSpec, ...], override: str | None
+    game: str,
+    package: str,
+    specs: tuple[TemplateSpec, ...],
+    override: str | None,
+    fingerprint: tuple[tuple[str, int, int], ...],
 ) -> PromptSet:
+    del fingerprint  # part of the cache key only
     by_name = {s.name: s for s in specs}
     sources = default_sources(package, by_name)
     origin = dict.fromkeys(sources, "default")

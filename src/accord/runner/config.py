@@ -229,7 +229,7 @@ def expand(exp: Experiment, *, seed_override: int | None = None) -> list[GameSpe
             if "prompts" not in cls.config_model.model_fields:
                 raise ConfigError(
                     f"batch {b.name!r}: {cls.game_id} has no prompt templates yet, so prompts: "
-                    "cannot apply to it (negotiation has them)"
+                    "cannot apply to it (negotiation and sorting have them)"
                 )
             options = {**options, "prompts": exp.prompts}
         if swap and "first_speaker" not in cls.config_model.model_fields:

@@ -1,9 +1,9 @@
-"""Seeded negotiation games under every prompt condition, with the mock model in both seats:
-their transcripts hold every prompt the game sent (the prompt-template golden test compares
-them with ``tests/games/negotiation/data/prompt_transcripts.json``).
+"""Seeded games under every prompt condition, with the mock model in every seat: their
+transcripts hold every prompt the game sent (the prompt-template golden tests compare them with
+``tests/games/<game>/data/prompt_transcripts.json``).
 
-Regenerate the golden file only for an intended change of wording:
-``python -m accord.testing.prompt_cases tests/games/negotiation/data/prompt_transcripts.json``
+Regenerate a golden file only for an intended change of wording, e.g.
+``python -m accord.testing.prompt_cases sorting tests/games/sorting/data/prompt_transcripts.json``
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 from accord.runner.play import play_game
 from accord.runner.specs import AgentSpec, GameSpec
 
-CASES: dict[str, dict[str, Any]] = {
+NEGOTIATION: dict[str, dict[str, Any]] = {
     "default": {"rounds": 3},
     "no-thinking": {"rounds": 2, "thinking": False},
     "no-talk": {"rounds": 2, "cheap_talk": False},
@@ -33,15 +33,31 @@ CASES: dict[str, dict[str, Any]] = {
     "joint-goal-no-reflection": {"rounds": 2, "joint_goal": True, "reflection": False},
 }  # fmt: skip
 
+SORTING: dict[str, dict[str, Any]] = {
+    f"{task}-{backend}-{condition}": {
+        "n": 2, "k": 2, "task": task, "backend": backend, "condition": condition,
+        "max_rounds": 2,
+    }
+    for task in ("sort", "max", "prefix_sum")
+    for backend in ("broadcast", "p2p", "kv")
+    for condition in (("camoc", "base") if backend == "broadcast" else ("camoc",))
+}  # fmt: skip
+"""Every task and backend; CAMOC (two phases: the rerun prompt too) and, on broadcast, base."""
 
-async def transcripts() -> dict[str, Any]:
+CASES = {"negotiation": NEGOTIATION, "sorting": SORTING}
+
+
+def seats(game: str, options: dict[str, Any]) -> int:
+    """How many seats a case of `game` has."""
+    return int(options["n"]) if game == "sorting" else 2
+
+
+async def transcripts(game: str = "negotiation") -> dict[str, Any]:
     """Every case's seat transcripts (the exact messages each model was sent)."""
     out: dict[str, Any] = {}
-    for name, options in CASES.items():
-        seat = AgentSpec(model="mock/schema")
-        spec = GameSpec(
-            trace_id=name, game="negotiation", options=options, seed=7, agents=[seat, seat]
-        )
+    for name, options in CASES[game].items():
+        agents = [AgentSpec(model="mock/schema")] * seats(game, options)
+        spec = GameSpec(trace_id=name, game=game, options=options, seed=7, agents=agents)
         trace = await play_game(spec)
         assert trace.status == "complete", (name, trace.error)
         out[name] = {k: v.model_dump(mode="json") for k, v in trace.transcripts.items()}
@@ -52,6 +68,7 @@ if __name__ == "__main__":  # regenerate the golden file (only for an intended w
     import asyncio
     import sys
 
-    target = Path(sys.argv[1])
-    target.write_text(json.dumps(asyncio.run(transcripts()), indent=1, ensure_ascii=False) + "\n")
+    game, target = sys.argv[1], Path(sys.argv[2])
+    data = asyncio.run(transcripts(game))
+    target.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
     print(f"wrote {target}")

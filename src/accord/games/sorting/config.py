@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from accord.games.sorting.commands import BackendKind
 from accord.games.sorting.metrics import PhaseScope
@@ -71,6 +71,22 @@ class SortingConfig(BaseModel):
         description="Phase the headline R, TE and CR describe when two phases run: final "
         "(the scored phase, default), phase1 or combined; all three are always reported.",
     )
+    prompts: str | None = Field(
+        None,
+        description="A folder of prompt templates laid over the defaults, file by file "
+        "(`accord prompts sorting --dump DIR` writes the defaults to start from).",
+    )
+
+    @field_validator("prompts")
+    @classmethod
+    def _prompts_load(cls, value: str | None) -> str | None:
+        """Load and check the templates now, so a bad override stops the run before it
+        starts (`accord.core.prompts`)."""
+        if value is not None:
+            from accord.games.sorting.prompts import templates
+
+            templates(value)
+        return value
 
     @model_validator(mode="after")
     def _consistent(self) -> SortingConfig:

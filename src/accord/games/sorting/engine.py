@@ -109,8 +109,13 @@ class SortingGame(Game):
     ]
     oracle_agent: ClassVar[str | None] = "share-all"
 
+    def prompt_templates(self) -> dict[str, dict[str, str]]:
+        """Name, hash and origin (default or override) of every template (App. F.6)."""
+        return self._templates.record()
+
     def __init__(self, config: SortingConfig) -> None:
         super().__init__(config)
+        self._templates = prompts.templates(config.prompts)
         self._dispatcher = Dispatcher(config.backend)
         self._task: Task | None = None
         self._seed = 0
@@ -235,14 +240,20 @@ class SortingGame(Game):
         self._answers: dict[int, Action] = {}
         self._round = 1
         self._dispatcher.store.clock = 1
-        self._inbox = [prompts.FIRST_OBSERVATION] * n
+        self._inbox = [prompts.first_observation(self._templates)] * n
         # Estimated tokens of message/file replies in each inbox (communication, App. C).
         self._inbox_comm = [0] * n
         self._last: list[list[Outcome]] = [[] for _ in range(n)]
         self._fresh = [True] * n
         self._system = [
             prompts.build_prompt(
-                task, i, cfg.backend, cfg.effective_behaviour, rerun=rerun, prev=prev[i]
+                task,
+                i,
+                cfg.backend,
+                cfg.effective_behaviour,
+                rerun=rerun,
+                prev=prev[i],
+                t=self._templates,
             )
             for i in range(n)
         ]

@@ -12,18 +12,44 @@ The system prompt is three fragments (App. F.6):
 In the verification phase (``rerun``) two lines about the first run follow the identity line
 and one paragraph follows the behaviour list; the previous submission is injected by value
 (App. F.6, "Phase-2 rerun addendum"). Fragments 1 and 2 do not depend on the behaviour list.
+
+The wording lives in template files (``templates/*.j2``, see `accord.core.prompts`), which a
+researcher can override with ``prompts: DIR``; this module computes their values.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
+from accord.core.prompts import PromptSet, TemplateSpec, load_prompts
 from accord.games.sorting.commands import BackendKind, format_list
 from accord.games.sorting.config import Behaviour
 from accord.games.sorting.task import Task, TaskKind
 
-FIRST_OBSERVATION = "The task starts now. Write your first commands."
-"""The opening user turn (a chat needs one; the paper's first call sees only the system)."""
+TEMPLATES: dict[str, TemplateSpec] = {
+    s.name: s
+    for s in (
+        TemplateSpec("system", frozenset({"header", "commands", "behaviour", "rerun",
+                                          "rerun_addendum"}),
+                     "BUILD_PROMPT (App. F.6): the three fragments and the rerun paragraph"),
+        TemplateSpec("header", frozenset({"agent", "n", "k", "own_list", "objective", "checker",
+                                          "rerun", "previous"}),
+                     "fragment (i): identity, N and K, the agent's list, goal and checker"),
+        TemplateSpec("objective", frozenset({"task", "lo", "hi"}),
+                     "App. D.1: what each agent must submit, per task"),
+        TemplateSpec("checker", frozenset({"task"}),
+                     "App. D.1: the check_results function that defines success"),
+        TemplateSpec("commands", frozenset({"backend"}),
+                     "fragment (ii): the backend's commands (Table 5) and block rules"),
+        TemplateSpec("behaviour", frozenset({"behaviour"}),
+                     "fragment (iii): the behaviour list, short or with the CAMOC clauses"),
+        TemplateSpec("rerun", frozenset({"previous"}),
+                     "the verification phase's paragraph (App. F.6)"),
+        TemplateSpec("first_observation", doc="the opening user turn"),
+    )
+}  # fmt: skip
+"""Every template of the game, with the variables an override must keep."""
 
 _TASK_NAMES: dict[TaskKind, str] = {
     "sort": "distributed sorting",
@@ -32,201 +58,63 @@ _TASK_NAMES: dict[TaskKind, str] = {
 }
 
 
+def templates(override: str | Path | None = None) -> PromptSet:
+    """The game's templates (the defaults, or with `override`'s files laid over them)."""
+    return load_prompts("sorting", __package__ or "", TEMPLATES, override)
+
+
+def _t(given: PromptSet | None) -> PromptSet:
+    return given if given is not None else templates()
+
+
+def first_observation(t: PromptSet | None = None) -> str:
+    """The opening user turn (a chat needs one; the paper's first call sees only the system)."""
+    return _t(t).render("first_observation")
+
+
+FIRST_OBSERVATION = "The task starts now. Write your first commands."
+"""The default opening user turn (`first_observation` renders the template)."""
+
+
 def _prev_text(prev: Sequence[int] | None) -> str:
     return format_list(prev) if prev is not None else "nothing (you did not submit a result)"
 
 
-def _objective(task: Task, agent: int) -> str:
-    n, k = task.n, task.k
-    lo, hi = agent * k, (agent + 1) * k - 1
-    if task.kind == "sort":
-        return (
-            f"Together the {n} agents hold {n * k} distinct integers. Sort all of them in "
-            f"ascending order and cut the result into {n} consecutive pieces of {k}: Agent-0 "
-            f"owns the {k} smallest, Agent-1 the next {k}, and so on. You must submit your "
-            f"piece: the integers at positions {lo} to {hi} (counting from 0) of the sorted "
-            f"list, in ascending order, exactly {k} of them."
-        )
-    if task.kind == "max":
-        return (
-            f"Together the {n} agents hold {n * k} distinct integers. Every agent must submit "
-            "the largest integer held by any agent, as a list with one element, e.g. [917]."
-        )
-    return (
-        f"Put the agents' lists one after another in id order (Agent-0's first) to form one "
-        f"array of {n * k} integers. Every agent must submit the running totals (inclusive "
-        f"prefix sums) of that array at its own positions: you own positions {lo} to {hi} "
-        f"(counting from 0), so you submit {k} integers, the sum of all elements up to and "
-        "including each of your positions."
-    )
-
-
-_CHECKERS: dict[TaskKind, str] = {
-    "sort": """def check_results(xs, ys, k):
-    # xs[j]: Agent-j's starting list; ys[j]: Agent-j's submission
-    if any(len(y) != k for y in ys):
-        return False
-    everything = sorted(v for x in xs for v in x)
-    return [v for y in ys for v in y] == everything""",
-    "max": """def check_results(xs, ys, k):
-    # xs[j]: Agent-j's starting list; ys[j]: Agent-j's submission
-    top = max(v for x in xs for v in x)
-    return all(y == [top] for y in ys)""",
-    "prefix_sum": """def check_results(xs, ys, k):
-    # xs[j]: Agent-j's starting list; ys[j]: Agent-j's submission
-    totals, running = [], 0
-    for v in (v for x in xs for v in x):
-        running += v
-        totals.append(running)
-    return all(ys[j] == totals[j * k:(j + 1) * k] for j in range(len(xs)))""",
-}
-
-
-def header(task: Task, agent: int, *, rerun: bool, prev: Sequence[int] | None) -> str:
+def header(
+    task: Task, agent: int, *, rerun: bool, prev: Sequence[int] | None, t: PromptSet | None = None
+) -> str:
     """Fragment (i): identity, parameters, the agent's list, objective and checker."""
-    lines = [
-        f"You are Agent-{agent} in a multi-agent system solving a {_TASK_NAMES[task.kind]} task."
-    ]
-    if rerun:
-        lines += [
-            "This is the second run of the task. Check whether the result you submitted in "
-            "the first run is correct; if it is not, submit the correct result.",
-            f"Your submission in the first run was: {_prev_text(prev)}",
-        ]
-    lines += [
-        "",
-        f"There are N = {task.n} agents (Agent-0 to Agent-{task.n - 1}) and each holds "
-        f"K = {task.k} integers. Only you can see your own list.",
-        f"Your list: {format_list(task.xs[agent])}",
-        "",
-        "Goal: " + _objective(task, agent),
-        "",
-        "The result is judged by this function (success means it returns True):",
-        "```python",
-        _CHECKERS[task.kind],
-        "```",
-    ]
-    return "\n".join(lines)
+    n, k = task.n, task.k
+    objective = _t(t).render(
+        "objective", task=task.kind, n=n, k=k, lo=agent * k, hi=(agent + 1) * k - 1
+    )
+    return _t(t).render(
+        "header",
+        agent=agent,
+        task_name=_TASK_NAMES[task.kind],
+        rerun=rerun,
+        previous=_prev_text(prev),
+        n=n,
+        k=k,
+        own_list=format_list(task.xs[agent]),
+        objective=objective,
+        checker=_t(t).render("checker", task=task.kind),
+    )
 
 
-_COMMANDS: dict[BackendKind, list[str]] = {
-    "broadcast": [
-        "receive_messages - show the messages sent to you that you have not read yet (each "
-        "message is shown once, oldest first).",
-        "broadcast_message <text> - send <text> to every other agent.",
-        "list_agents - list the registered agents.",
-        "wait - do nothing this turn.",
-        "submit_result <list> - submit your final answer, e.g. submit_result [3, 8, 15]. The "
-        "other agents are told automatically what you submitted.",
-    ],
-    "p2p": [
-        "receive_messages - show the messages sent to you that you have not read yet (each "
-        "message is shown once, oldest first).",
-        "send_message <to> <text> - send <text> to the agent whose id is <to> (a number, e.g. "
-        "send_message 2 hello). An agent that has submitted is offline and gets no messages.",
-        "wait - do nothing this turn.",
-        "submit_result <list> - submit your final answer, e.g. submit_result [3, 8, 15].",
-    ],
-    "kv": [
-        "list_files [prefix] - list the stored keys (optionally only those starting with "
-        "prefix), oldest first, with their length and the round they were last written.",
-        "read_file <key> - show the full value stored under <key>.",
-        "write_file <key> - store the lines that follow the command line (inside the same "
-        "block) as the value of <key>, replacing any previous value.",
-        "delete_file <key> - remove <key>.",
-        "wait - do nothing this turn.",
-        "submit_result <list> - submit your final answer, e.g. submit_result [3, 8, 15]. A "
-        "file Agent-<your id>_submission.txt recording it is written automatically.",
-    ],
-}
-
-_EXAMPLES: dict[BackendKind, str] = {
-    "broadcast": "broadcast_message Agent-0 here. My list: [12, 40, 7]",
-    "p2p": "send_message 1 Agent-0 here. My list: [12, 40, 7]",
-    "kv": "write_file list_agent_0\n[12, 40, 7]",
-}
-
-_MEDIUM: dict[BackendKind, str] = {
-    "broadcast": "Agents communicate only by broadcast messages that every other agent receives.",
-    "p2p": "Agents communicate only by direct messages from one agent to another.",
-    "kv": "Agents communicate only through a shared key-value store (files) that all can read "
-    "and write; the last write to a key wins.",
-}
-
-
-def command_reference(backend: BackendKind) -> str:
+def command_reference(backend: BackendKind, t: PromptSet | None = None) -> str:
     """Fragment (ii): how to act, and the commands of this backend (Table 5)."""
-    return "\n".join(
-        [
-            "## How to act",
-            _MEDIUM[backend],
-            "You act only by writing commands; do not use any built-in tool-calling feature. "
-            "Put each command in its own fenced code block (three backticks): exactly one "
-            "command per block and nothing else inside it. You may write your reasoning in "
-            "plain text outside the blocks. Every block in your reply is run, in order, and "
-            "the results come back to you as the next message.",
-            "",
-            "Commands:",
-            *[f"- {c}" for c in _COMMANDS[backend]],
-            "",
-            "Example of one command:",
-            "```",
-            _EXAMPLES[backend],
-            "```",
-        ]
-    )
+    return _t(t).render("commands", backend=backend)
 
 
-_CAMOC_CLAUSES = [
-    "Role and focus: concentrate only on the actions and data your own role needs. Share "
-    "your own results when they are relevant and ask clearly for the information you need "
-    "from others, but do not guess at or manage what other agents need. Think only about what "
-    "you must get from others and what you must submit, not about what they should submit.",
-    "Communication priority and efficiency: send as few messages as you can in each round; "
-    "it is fine to collect what you need over several rounds. Answering other agents' "
-    "requests always comes first: in every round, fully deal with incoming requests before "
-    "you start any new request or message of your own.",
-    "Deliberate action cycle: at the start of every round, first read all received messages "
-    "and available information and work out the current state, including shared data and "
-    "open requests. Only then plan and act.",
-]
-
-
-def behaviour_list(behaviour: Behaviour) -> str:
+def behaviour_list(behaviour: Behaviour, t: PromptSet | None = None) -> str:
     """Fragment (iii): the behaviour list, ``short`` or with the three CAMOC clauses."""
-    share = [
-        "your agent id",
-        "your local list",
-        "the part of the global order you intend to own",
-    ]
-    if behaviour == "short":
-        share.append("what you expect the other agents to do")
-    items = [
-        "Coordinate with the other agents before you submit: being right locally is not "
-        "enough, all submissions must fit together.",
-        "Share structured information: " + "; ".join(share) + ".",
-        "Do not submit too early: first exchange enough information to agree on one "
-        "consistent global answer, and submit only when you are confident your part fits it.",
-    ]
-    if behaviour == "camoc":
-        items += _CAMOC_CLAUSES
-    items.append(
-        "Submitting is final: after submit_result, stop issuing commands and do not try to "
-        "change your answer."
-    )
-    return "\n".join(["## How to behave", *[f"- {item}" for item in items]])
+    return _t(t).render("behaviour", behaviour=behaviour)
 
 
-def rerun_addendum(prev: Sequence[int] | None) -> str:
+def rerun_addendum(prev: Sequence[int] | None, t: PromptSet | None = None) -> str:
     """The paragraph appended after the behaviour list in the verification phase."""
-    shown = _prev_text(prev)
-    return (
-        f"Your submission in the first run was {shown}. Use the commands above to check "
-        "whether it is correct. If it is not, communicate with the other agents and submit "
-        "the correct result; if you believe it is correct, submit the same result again. "
-        "Before you submit, you must communicate with the other agents to get enough "
-        "information to check your result."
-    )
+    return _t(t).render("rerun", previous=_prev_text(prev))
 
 
 def build_prompt(
@@ -237,13 +125,14 @@ def build_prompt(
     *,
     rerun: bool = False,
     prev: Sequence[int] | None = None,
+    t: PromptSet | None = None,
 ) -> str:
     """BUILD_PROMPT(i, xs[i]; beh, rerun, prev): the whole system prompt."""
-    parts = [
-        header(task, agent, rerun=rerun, prev=prev),
-        command_reference(backend),
-        behaviour_list(behaviour),
-    ]
-    if rerun:
-        parts.append(rerun_addendum(prev))
-    return "\n\n".join(parts)
+    return _t(t).render(
+        "system",
+        header=header(task, agent, rerun=rerun, prev=prev, t=t),
+        commands=command_reference(backend, t=t),
+        behaviour=behaviour_list(behaviour, t=t),
+        rerun=rerun,
+        rerun_addendum=rerun_addendum(prev, t=t) if rerun else "",
+    )

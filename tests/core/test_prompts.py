@@ -111,18 +111,24 @@ def test_experiment_prompts_are_relative_to_the_file_and_refused_for_games_witho
     data = json.loads(trace.read_text())
     assert data["config"]["prompts"] == str((tmp_path / "wording").resolve())
     assert data["prompt_templates"]["system"]["source"] == "override"
+    # Every game has templates: a calendar experiment takes the same key (its own folder).
+    cal_dump = runner.invoke(app, ["prompts", "calendar", "--dump", str(tmp_path / "cal")])
+    assert cal_dump.exit_code == 0, cal_dump.output
     calendar = tmp_path / "cal.yaml"
-    calendar.write_text("prompts: wording\ndefaults:\n  game: calendar\n  agents: [imap]\n")
-    refused = runner.invoke(app, ["run", str(calendar), "--out", str(tmp_path / "cal")])
-    assert refused.exit_code == 2 and "no prompt templates yet" in refused.output
+    calendar.write_text("prompts: cal\ndefaults:\n  game: calendar\n  agents: [imap]\n")
+    played = runner.invoke(app, ["run", str(calendar), "--out", str(tmp_path / "calrun")])
+    assert played.exit_code == 0, played.output
+    (cal_trace,) = (tmp_path / "calrun" / "traces").glob("*.json")
+    recorded = json.loads(cal_trace.read_text())["prompt_templates"]
+    assert recorded["round_start"]["source"] == "override"
 
 
 def test_listing_shows_variables_and_what_must_stay() -> None:
     result = runner.invoke(app, ["prompts", "negotiation"])
     assert result.exit_code == 0, result.output
     assert "talk_opening.j2" in result.output and "partner_said" in result.output
-    other = runner.invoke(app, ["prompts", "calendar"])
-    assert other.exit_code == 2 and "no prompt templates yet" in other.output
+    other = runner.invoke(app, ["prompts", "chess"])
+    assert other.exit_code == 2 and "Unknown game" in other.output
 
 
 def test_sorting_templates_dump_override_and_check(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from accord.cli.main import _fail, app, console
 from accord.core.errors import AccordError, ConfigError
 
 _GAMES = {
+    "calendar": "accord.games.calendar.prompts",
     "negotiation": "accord.games.negotiation.prompts",
     "sorting": "accord.games.sorting.prompts",
 }

@@ -9,7 +9,7 @@ start from.
 Templates are rendered by Jinja2's *sandboxed* environment (a template cannot reach Python
 objects' internals or the file system) with ``StrictUndefined`` (a misspelt variable is an
 error, never an empty string), ``trim_blocks`` and ``lstrip_blocks`` (block tags take no room
-in the output) and trailing newlines dropped, so a file may end with newlines. The game
+in the output) and one trailing newline dropped, so a file may end with one. The game
 passes plain values (strings, numbers, booleans, lists) that are already formatted.
 
 Checks, when the templates are loaded (before any game is played): an override folder must
@@ -65,8 +65,9 @@ class PromptSet:
         if compiled is None:
             compiled = self._compiled[template] = _environment().from_string(self.sources[template])
         try:
-            # Block tags leave the last line's newline behind; prompts never end with one.
-            return str(compiled.render(**values)).rstrip("\n")
+            # A template ending in a block tag leaves its last line's newline behind: drop one,
+            # so the text ends where the last line does (a value's own newline is kept).
+            return str(compiled.render(**values)).removesuffix("\n")
         except Exception as exc:  # an override using a variable the game does not pass
             raise ConfigError(
                 f"prompt template {template}{SUFFIX} ({self.origin[template]}) of {self.game} "

@@ -228,8 +228,8 @@ def expand(exp: Experiment, *, seed_override: int | None = None) -> list[GameSpe
         if exp.prompts is not None:
             if "prompts" not in cls.config_model.model_fields:
                 raise ConfigError(
-                    f"batch {b.name!r}: {cls.game_id} has no prompt templates yet, so prompts: "
-                    "cannot apply to it (negotiation and sorting have them)"
+                    f"batch {b.name!r}: {cls.game_id} has no prompt templates, so prompts: "
+                    "cannot apply to it; remove prompts: or play this game in another file"
                 )
             options = {**options, "prompts": exp.prompts}
         if swap and "first_speaker" not in cls.config_model.model_fields:

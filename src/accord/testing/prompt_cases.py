@@ -44,12 +44,30 @@ SORTING: dict[str, dict[str, Any]] = {
 }  # fmt: skip
 """Every task and backend; CAMOC (two phases: the rerun prompt too) and, on broadcast, base."""
 
-CASES = {"negotiation": NEGOTIATION, "sorting": SORTING}
+CALENDAR: dict[str, dict[str, Any]] = {
+    "default": {},
+    "varied-capped": {"cost_setting": "varied", "max_turns_per_round": 2, "num_meetings": 2},
+    "dm-only-redteam": {"channels": "dm", "prompt_variant": "redteam", "variant_seats": [0]},
+    "groupchats-nosy": {"channels": "all_groupchat", "prompt_variant": "nosy-highpressure",
+                        "num_agents": 4, "participants_per_meeting": 2},
+    "suite-task": {"suite": "canonical", "task": 3},
+    "no-talk": {"dm_cap": 0, "num_meetings": 2},
+    "uncapped-turns": {"max_turns_per_round": None, "num_meetings": 2},
+}  # fmt: skip
+"""Channels, caps, cost displays, variants, a canonical task (log10 costs) and no talk."""
+
+CASES = {"negotiation": NEGOTIATION, "sorting": SORTING, "calendar": CALENDAR}
 
 
 def seats(game: str, options: dict[str, Any]) -> int:
     """How many seats a case of `game` has."""
-    return int(options["n"]) if game == "sorting" else 2
+    if game == "sorting":
+        return int(options["n"])
+    if game == "calendar":
+        from accord.core.registry import make_config
+
+        return int(make_config("calendar", options).seats())  # type: ignore[attr-defined]
+    return 2
 
 
 async def transcripts(game: str = "negotiation") -> dict[str, Any]:

@@ -22,6 +22,7 @@ from pydantic import (
     ConfigDict,
     Field,
     SerializerFunctionWrapHandler,
+    field_validator,
     model_serializer,
     model_validator,
 )
@@ -143,6 +144,23 @@ class CalendarConfig(BaseModel):
     prompt_variant_dir: str | None = Field(
         None, description="Directory holding prompt-variant files (App. A.2 'DSPy variants')."
     )
+    prompts: str | None = Field(
+        None,
+        description="A folder of prompt templates laid over the defaults, file by file "
+        "(`accord prompts calendar --dump DIR` writes the defaults to start from).",
+    )
+
+    @field_validator("prompts")
+    @classmethod
+    def _prompts_load(cls, value: str | None) -> str | None:
+        """Load and check the templates now, so a bad override stops the run before it
+        starts (`accord.core.prompts`)."""
+        if value is not None:
+            from accord.games.calendar.prompts import templates
+
+            templates(value)
+        return value
+
     reflection: bool = Field(
         False,
         description="After each round, ask every seat the measurement-only reflection prompt "

@@ -60,8 +60,13 @@ class CalendarGame(Game):
 
     def __init__(self, config: CalendarConfig) -> None:
         super().__init__(config)
+        self._templates = prompts.templates(config.prompts)
         self._seats = config.seats()
         self._phase = "done"
+
+    def prompt_templates(self) -> dict[str, dict[str, str]]:
+        """Name, hash and origin (default or override) of every template (App. A.2, A.3)."""
+        return self._templates.record()
 
     # -- contract --------------------------------------------------------------------------
     @property
@@ -96,6 +101,7 @@ class CalendarGame(Game):
                     message_types=self._types,
                     variant=variant,
                     variant_seats=self._variant_seats,
+                    t=self._templates,
                 )
             )
         ]
@@ -230,6 +236,7 @@ class CalendarGame(Game):
                 turn=talk.turn,
                 max_turns=budget,
                 inbox=inbox,
+                t=self._templates,
             )
         else:
             context = ""
@@ -237,10 +244,15 @@ class CalendarGame(Game):
                 talk.introduced.add(seat)
                 w = self._world
                 context = prompts.outsider_context(
-                    w.meeting_text(seat, self._meeting), w.render(seat)
+                    w.meeting_text(seat, self._meeting), w.render(seat), t=self._templates
                 )
             body = prompts.turn_message(
-                round_no=self._round, inbox=inbox, turn=talk.turn, max_turns=budget, context=context
+                round_no=self._round,
+                inbox=inbox,
+                turn=talk.turn,
+                max_turns=budget,
+                context=context,
+                t=self._templates,
             )
         self._issue(seat, "CHEAP_TALK", body, inbox, "turn_start")
 
@@ -298,6 +310,7 @@ class CalendarGame(Game):
                 meeting_text=self._world.meeting_text(seat, self._meeting),
                 calendar_text=self._world.render(seat),
                 inbox=inbox,
+                t=self._templates,
             )
             self._issue(seat, "VOLUNTARY", body, inbox, "decide_start")
 
@@ -311,6 +324,7 @@ class CalendarGame(Game):
                 meeting_text=self._world.meeting_text(seat, self._meeting),
                 calendar_text=self._world.render(seat),
                 inbox=inbox,
+                t=self._templates,
             )
             self._issue(seat, "DECISION", body, inbox, "decide_start")
 
@@ -347,6 +361,7 @@ class CalendarGame(Game):
                 attempt=attempt + 2,
                 max_attempts=self.config.decision_retries + 1,
                 conflict=problem,
+                t=self._templates,
             )
             self._issue(seat, phase, body, [], "decide_start", conflict=problem)
             return
@@ -410,7 +425,9 @@ class CalendarGame(Game):
             rolled_back=not kept,
         )
         for seat in meeting.participants:
-            notice = prompts.outcome_notice(self._round, meeting.id, slot, res.reason)
+            notice = prompts.outcome_notice(
+                self._round, meeting.id, slot, res.reason, t=self._templates
+            )
             w.notices[seat].append(notice)
         w.rounds.append(
             RoundRecord(

@@ -158,3 +158,21 @@ def test_sorting_templates_dump_override_and_check(tmp_path: Path) -> None:
     (folder / "header.j2").write_text("You are Agent-{{ agent }}. Sort.\n")
     with pytest.raises(ConfigError, match="own_list"):
         sorting_templates(folder)
+
+
+@pytest.mark.parametrize("game", ["negotiation", "calendar", "sorting"])
+async def test_default_templates_send_exactly_the_recorded_prompts(game: str) -> None:
+    """The templates replaced prompts built in code: over every condition of
+    `accord.testing.prompt_cases`, each seat is sent byte for byte what it was sent before."""
+    from accord.testing.prompt_cases import CASES, transcripts
+
+    golden = Path(__file__).parents[1] / "games" / game / "data" / "prompt_transcripts.json"
+    expected = json.loads(golden.read_text())
+    fresh = json.loads(json.dumps(await transcripts(game), ensure_ascii=False))
+    assert sorted(fresh) == sorted(expected) == sorted(CASES[game])
+    for case in expected:
+        for seat in expected[case]:
+            got = [m["content"] for m in fresh[case][seat]["messages"]]
+            want = [m["content"] for m in expected[case][seat]["messages"]]
+            assert got == want, (game, case, seat)
+    assert fresh == expected

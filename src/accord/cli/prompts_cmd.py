@@ -12,13 +12,6 @@ from rich.table import Table
 from accord.cli.main import _fail, app, console
 from accord.core.errors import AccordError, ConfigError
 
-_GAMES = {
-    "calendar": "accord.games.calendar.prompts",
-    "negotiation": "accord.games.negotiation.prompts",
-    "sorting": "accord.games.sorting.prompts",
-}
-"""Games whose prompts are templates (the others still build them in code)."""
-
 
 @app.command("prompts")
 def prompts_cmd(
@@ -36,16 +29,16 @@ def prompts_cmd(
     """
     import importlib
 
-    from accord.core.prompts import SUFFIX, dump_defaults, variables_of
+    from accord.core.prompts import PROMPT_MODULES, SUFFIX, dump_defaults, variables_of
     from accord.core.registry import game_class, resolve
 
     try:
         short = game_class(resolve(game)).game_id.rsplit("-v", 1)[0]
-        module_name = _GAMES.get(short)
+        module_name = PROMPT_MODULES.get(short)
         if module_name is None:
             raise ConfigError(
                 f"{short} has no prompt templates yet (its prompts are built in code); games "
-                f"with templates: {', '.join(_GAMES)}"
+                f"with templates: {', '.join(PROMPT_MODULES)}"
             )
         module = importlib.import_module(module_name)
         specs = module.TEMPLATES

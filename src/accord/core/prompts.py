@@ -191,6 +191,35 @@ def _load(
     return PromptSet(game=game, specs=by_name, sources=sources, origin=origin)
 
 
+PROMPT_MODULES = {
+    "calendar": "accord.games.calendar.prompts",
+    "negotiation": "accord.games.negotiation.prompts",
+    "sorting": "accord.games.sorting.prompts",
+}
+"""Each game with templates, and the module holding its `TEMPLATES` and `templates()`."""
+
+
+def game_templates(game: str, override: str | Path | None = None) -> PromptSet:
+    """`game`'s templates (short name, e.g. ``"calendar"``), with `override` laid over them."""
+    import importlib
+
+    module = importlib.import_module(PROMPT_MODULES[game])
+    return load_prompts(game, module.__package__ or "", module.TEMPLATES, override)
+
+
+def pick(game: str, given: PromptSet | None) -> PromptSet:
+    """`given`, or `game`'s default templates (for callers that pass none)."""
+    return given if given is not None else game_templates(game)
+
+
+def check_override(game: str, value: str | None) -> str | None:
+    """A game config's ``prompts`` validator: load and check the override now, so a bad one
+    stops the run before any game starts."""
+    if value is not None:
+        game_templates(game, value)
+    return value
+
+
 def dump_defaults(package: str, specs: Mapping[str, TemplateSpec], out: Path) -> list[Path]:
     """Write a game's default templates to `out` (refusing to overwrite a file)."""
     out.mkdir(parents=True, exist_ok=True)

@@ -22,6 +22,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from accord.models.mock import sample_valid
+from accord.testing.wire import send_json
 
 
 @dataclass
@@ -130,7 +131,7 @@ def rate_limited_server(
                 sample_rng = random.Random(rng.random())
             if wait > 0:
                 headers["Retry-After"] = f"{wait:.3f}"
-                self._send(429, headers, {"error": {"message": "rate limit", "type": "rate"}})
+                send_json(self, 429, headers, {"error": {"message": "rate limit", "type": "rate"}})
                 return
             time.sleep(latency_s)
             schema = _schema(body)
@@ -156,17 +157,7 @@ def rate_limited_server(
             }
             with lock:
                 in_flight[0] -= 1
-            self._send(200, headers, reply)
-
-        def _send(self, status: int, headers: dict[str, str], body: Any) -> None:
-            data = json.dumps(body).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            for key, value in headers.items():
-                self.send_header(key, value)
-            self.end_headers()
-            self.wfile.write(data)
+            send_json(self, 200, headers, reply)
 
         def log_message(self, format: str, *args: object) -> None:
             pass

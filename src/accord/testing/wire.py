@@ -61,6 +61,20 @@ def error_body(message: str, kind: str = "invalid_request_error") -> dict[str, A
     return {"type": "error", "error": {"type": kind, "message": message}}
 
 
+def send_json(
+    handler: BaseHTTPRequestHandler, status: int, headers: dict[str, str], body: Any
+) -> None:
+    """Answer a request with `body` as JSON, `status` and extra `headers`."""
+    data = json.dumps(body).encode()
+    handler.send_response(status)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(data)))
+    for key, value in headers.items():
+        handler.send_header(key, value)
+    handler.end_headers()
+    handler.wfile.write(data)
+
+
 @dataclass
 class WireServer:
     """The running fake: its base URL, the script left, and what it received."""
@@ -93,14 +107,7 @@ def wire_server(script: list[Answer]) -> Iterator[WireServer]:
                     if state.script
                     else (500, {}, error_body("script ran out", "api_error"))
                 )
-            data = json.dumps(body).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            for key, value in headers.items():
-                self.send_header(key, value)
-            self.end_headers()
-            self.wfile.write(data)
+            send_json(self, status, headers, body)
 
         def log_message(self, format: str, *args: object) -> None:
             pass

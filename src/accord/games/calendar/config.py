@@ -153,13 +153,10 @@ class CalendarConfig(BaseModel):
     @field_validator("prompts")
     @classmethod
     def _prompts_load(cls, value: str | None) -> str | None:
-        """Load and check the templates now, so a bad override stops the run before it
-        starts (`accord.core.prompts`)."""
-        if value is not None:
-            from accord.games.calendar.prompts import templates
+        """A bad override stops the run before it starts (`accord.core.prompts`)."""
+        from accord.core.prompts import check_override
 
-            templates(value)
-        return value
+        return check_override("calendar", value)
 
     reflection: bool = Field(
         False,

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from accord.core.errors import ConfigError
-from accord.core.prompts import PromptSet, TemplateSpec, load_prompts
+from accord.core.prompts import PromptSet, TemplateSpec, game_templates, pick
 from accord.games.calendar.actions import CONTENT_MAX
 from accord.games.calendar.labels import VisibleLabels, visible_labels
 from accord.games.calendar.record import MessageRecord
@@ -77,11 +77,11 @@ TEMPLATES: dict[str, TemplateSpec] = {
 
 def templates(override: str | Path | None = None) -> PromptSet:
     """The game's templates (the defaults, or with `override`'s files laid over them)."""
-    return load_prompts("calendar", __package__ or "", TEMPLATES, override)
+    return game_templates("calendar", override)
 
 
 def _t(given: PromptSet | None) -> PromptSet:
-    return given if given is not None else templates()
+    return pick("calendar", given)
 
 
 NOSY_HIGHPRESSURE = """## Additional instructions from your user

@@ -18,7 +18,7 @@ import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from accord.core.prompts import PromptSet, TemplateSpec, load_prompts
+from accord.core.prompts import PromptSet, TemplateSpec, game_templates, pick
 from accord.games.negotiation.scenario import RESOURCES, Market, Project, format_requirements
 
 Names = Mapping[str, str]
@@ -68,11 +68,11 @@ transparency), so an override can reword a condition but not silently drop it.""
 
 def templates(override: str | Path | None = None) -> PromptSet:
     """The game's templates (the defaults, or with `override`'s files laid over them)."""
-    return load_prompts("negotiation", __package__ or "", TEMPLATES, override)
+    return game_templates("negotiation", override)
 
 
 def _t(given: PromptSet | None) -> PromptSet:
-    return given if given is not None else templates()
+    return pick("negotiation", given)
 
 
 def _num(x: float) -> str:

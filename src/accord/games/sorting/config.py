@@ -80,13 +80,10 @@ class SortingConfig(BaseModel):
     @field_validator("prompts")
     @classmethod
     def _prompts_load(cls, value: str | None) -> str | None:
-        """Load and check the templates now, so a bad override stops the run before it
-        starts (`accord.core.prompts`)."""
-        if value is not None:
-            from accord.games.sorting.prompts import templates
+        """A bad override stops the run before it starts (`accord.core.prompts`)."""
+        from accord.core.prompts import check_override
 
-            templates(value)
-        return value
+        return check_override("sorting", value)
 
     @model_validator(mode="after")
     def _consistent(self) -> SortingConfig:

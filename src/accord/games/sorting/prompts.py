@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from accord.core.prompts import PromptSet, TemplateSpec, load_prompts
+from accord.core.prompts import PromptSet, TemplateSpec, game_templates, pick
 from accord.games.sorting.commands import BackendKind, format_list
 from accord.games.sorting.config import Behaviour
 from accord.games.sorting.task import Task, TaskKind
@@ -60,11 +60,11 @@ _TASK_NAMES: dict[TaskKind, str] = {
 
 def templates(override: str | Path | None = None) -> PromptSet:
     """The game's templates (the defaults, or with `override`'s files laid over them)."""
-    return load_prompts("sorting", __package__ or "", TEMPLATES, override)
+    return game_templates("sorting", override)
 
 
 def _t(given: PromptSet | None) -> PromptSet:
-    return given if given is not None else templates()
+    return pick("sorting", given)
 
 
 def first_observation(t: PromptSet | None = None) -> str:

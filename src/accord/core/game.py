@@ -146,6 +146,20 @@ class Game(ABC):
         del trace
         return {}
 
+    @classmethod
+    def seat_view(cls, seat: int, event: Mapping[str, Any]) -> dict[str, Any] | None:
+        """What `seat` may see of a trace event as it happens: another seat's message the
+        rules deliver to `seat`, as ``{"from": sender seat, "text": ..., "round": ...}``;
+        None for everything else (the default: nothing).
+
+        People playing in the browser (`accord serve --play`) see these between their own
+        requests. Only what the game's rules put in front of `seat` may be returned: never
+        private reasoning, another seat's private information, or a message not yet
+        delivered to it.
+        """
+        del seat, event
+        return None
+
     def scenario(self) -> dict[str, Any]:
         """The JSON-able scenario this game was played on (for traces and replay)."""
         return {}

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from accord.core.errors import ConfigError
 from accord.models.cache import CacheStats, ModelCache
+from accord.runner.live import EventSink
 from accord.runner.play import play_game
 from accord.runner.specs import GameSpec
 from accord.traces.schema import Trace
@@ -37,9 +38,16 @@ class Executor(ABC):
     async def start(self, specs: Sequence[GameSpec]) -> None:  # noqa: B027  (optional hook)
         """Prepare for `specs` (connect, create shared limiters)."""
 
+    live_events: bool = False
+    """True when `play` reports events as they happen (games in this process)."""
+
     @abstractmethod
-    async def play(self, spec: GameSpec) -> Trace:
-        """Play one game; never raises for a game that fails (its trace says so)."""
+    async def play(self, spec: GameSpec, sink: EventSink | None = None) -> Trace:
+        """Play one game; never raises for a game that fails (its trace says so).
+
+        `sink` is told the game's events as they happen, where the executor can (see
+        `live_events`); others ignore it.
+        """
 
     async def close(self) -> None:  # noqa: B027  (optional hook)
         """Release what `start` acquired."""
@@ -49,6 +57,7 @@ class LocalExecutor(Executor):
     """Games as coroutines on this process's event loop."""
 
     name = "local"
+    live_events = True
 
     def __init__(self, cache_dir: Path | None = None) -> None:
         super().__init__(cache_dir)
@@ -56,8 +65,8 @@ class LocalExecutor(Executor):
         if self._cache is not None:
             self.cache_stats = self._cache.stats
 
-    async def play(self, spec: GameSpec) -> Trace:
-        return await play_game(spec, cache=self._cache)
+    async def play(self, spec: GameSpec, sink: EventSink | None = None) -> Trace:
+        return await play_game(spec, cache=self._cache, sink=sink)
 
 
 def make_executor(

@@ -29,6 +29,7 @@ from accord.core.registry import make
 from accord.core.spec import Action, Request
 from accord.models.cache import ModelCache
 from accord.runner.fork import SwitchAgent, fork_point
+from accord.runner.live import EventSink
 from accord.runner.specs import AgentSpec, GameSpec
 from accord.traces.schema import SeatInfo, SeatUsage, Trace
 
@@ -124,6 +125,7 @@ async def play_game(
     *,
     cache: ModelCache | None = None,
     recorded: Trace | None = None,
+    sink: EventSink | None = None,
 ) -> Trace:
     """Play `spec` to the end and return its trace (never raises for in-game failures).
 
@@ -132,10 +134,20 @@ async def play_game(
         agents: ready-made seats (tests, people); by default they are built from the spec.
         cache: answer model calls from this cache where it has them, and fill it.
         recorded: answer every model seat from this trace's stored replies (replay).
+        sink: told the seats' names, then each batch of new events as soon as a phase has
+            recorded them (the live view, `accord.runner.live`); the trace holds the same
+            events, in the same order.
     """
     game = make(spec.game, spec.options)
     started = _now()
     events: list[dict[str, Any]] = []
+    sent = 0
+
+    def stream() -> None:
+        nonlocal sent
+        if sink is not None and len(events) > sent:
+            batch, sent = events[sent:], len(events)
+            sink.events(batch)
     status: Literal["complete", "failed"] = "complete"
     error: str | None = None
     seats: list[Agent] = []
@@ -143,6 +155,8 @@ async def play_game(
         seats = agents if agents is not None else build_agents(spec, game, cache, recorded)
         game.bind_models([a.model for a in spec.agents])
         game.reset(spec.seed)
+        if sink is not None:
+            sink.begin(game.game_id, [game.seat_label(i) for i in range(game.num_seats)])
         while not game.done():
             requests = game.pending()
             if not requests:
@@ -155,6 +169,7 @@ async def play_game(
             for req, action in zip(requests, answers, strict=True):
                 _submit(game, req, action, events)
             events.extend(game.drain_events())
+            stream()
         result = game.result()
     except ModelUnavailableError as exc:
         status = "failed"
@@ -172,6 +187,7 @@ async def play_game(
     finally:
         for a in seats:
             await a.close()
+    stream()
     events.sort(key=lambda e: e["t"])
     usage = {game.seat_label(i): a.usage for i, a in enumerate(seats)}
     usage["total"] = _total(list(usage.values()))

@@ -45,6 +45,7 @@ from accord.core.registry import resolve
 from accord.models.cache import CacheStats, scrub_secrets
 from accord.models.telemetry import observe
 from accord.runner.executors import Executor, make_executor
+from accord.runner.live import LiveRun
 from accord.runner.lock import RunLock
 from accord.runner.monitor import RunMonitor
 from accord.runner.plan_file import check_plan, write_plan
@@ -176,6 +177,7 @@ async def run_specs(
     skip_failed: bool = False,
     monitor: RunMonitor | None = None,
     heartbeat: tuple[float, Callable[[], None]] | None = None,
+    live: bool = True,
 ) -> RunReport:
     """Play every spec (at most `concurrency` at once) and write all outputs.
 
@@ -188,6 +190,8 @@ async def run_specs(
         skip_failed: with `resume`, keep failed games as they are instead of playing them again.
         monitor: live counts of the run (games, calls, retries, errors, tokens, cost).
         heartbeat: ``(seconds, fn)``: call `fn` every `seconds` while games play.
+        live: write ``DIR/live`` (progress and each game's events as they happen) for
+            `accord serve` (`accord.runner.live`).
     """
     if concurrency < 1:
         raise ConfigError("--concurrency must be at least 1")
@@ -215,6 +219,9 @@ async def run_specs(
         report.spent_usd = sum(trace_cost(read_trace(out / "traces" / f"{t}.json")) for t in skip)
     sem = asyncio.Semaphore(concurrency)
     traces_dir = out / "traces"
+    if monitor is None and live:
+        monitor = RunMonitor(total=len(specs), already=report.skipped)
+    live_run = LiveRun(out, monitor, games=runner.live_events) if live and monitor else None
 
     async def one(spec: GameSpec) -> None:
         async with sem:
@@ -223,17 +230,24 @@ async def run_specs(
                 return
             if monitor is not None:
                 monitor.game_started()
+            log = live_run.game(spec, _seats(spec)) if live_run is not None else None
             try:
-                trace = await runner.play(spec)
+                trace = await (runner.play(spec, log) if log is not None else runner.play(spec))
             except Exception as exc:
                 # An executor bug must not take the other games down with it.
                 trace = failed_trace(spec, f"{type(exc).__name__}: {exc}")
             except asyncio.CancelledError:
                 report.in_flight_cancelled += 1
+                if log is not None:
+                    log.close()  # played again on resume
                 raise
             write_run_trace(traces_dir, trace)
+            if log is not None:
+                log.close()  # the trace replaces it
             if monitor is not None:
                 monitor.game_finished(trace)
+            if live_run is not None:
+                live_run.progress()
             report.played += 1
             report.spent_usd += trace_cost(trace)
             if trace.status != "complete":
@@ -243,11 +257,13 @@ async def run_specs(
 
     if monitor is not None:
         monitor.live_calls = runner.name == "local"
-    pulse = None
+    pulse = live_pulse = None
     try:
         with _stop_on_sigterm(report), observe(monitor):
             if heartbeat is not None:
                 pulse = asyncio.ensure_future(_pulse(*heartbeat))
+            if live_run is not None:
+                live_pulse = asyncio.ensure_future(_pulse(1.0, live_run.progress))
             try:
                 await runner.start(todo)
                 # `concurrency` workers share one iterator: no task object per game, so memory
@@ -263,11 +279,14 @@ async def run_specs(
                 # Ctrl-C (asyncio cancels the main task) or SIGTERM (`_stop_on_sigterm`).
                 report.interrupted = report.interrupted or "SIGINT"
     finally:
-        if pulse is not None:
-            pulse.cancel()
+        for task in (pulse, live_pulse):
+            if task is not None:
+                task.cancel()
         await runner.close()
         # Even an interrupted run leaves consistent results for the games that finished.
         report.summary = write_outputs(out, [s.trace_id for s in specs])
+        if live_run is not None:
+            live_run.progress(finished=True, interrupted=report.interrupted)
         lock.release()
     if cache is not None:
         report.cache = runner.cache_stats
@@ -278,6 +297,10 @@ async def run_specs(
             "Run again with --resume and a higher --max-cost to finish."
         )
     return report
+
+
+def _seats(spec: GameSpec) -> list[dict[str, Any]]:
+    return [{"seat": i, "agent": a.display, "model": a.model} for i, a in enumerate(spec.agents)]
 
 
 async def _pulse(seconds: float, fn: Callable[[], None]) -> None:

@@ -11,16 +11,17 @@ there), so no URL can name a file outside the directories given on the command l
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, HTTPException, Request, Response
-from fastapi.responses import FileResponse
+from fastapi.responses import FileResponse, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
@@ -29,6 +30,9 @@ from accord.core.errors import ConfigError
 from accord.core.registry import game_ids
 from accord.traces.io import read_trace
 from accord.traces.schema import Trace
+from accord.web.play import PlayHub
+from accord.web.play_routes import add_play_routes
+from accord.web.live import game_stream, live_game, live_logs, live_row, run_progress, run_stream
 from accord.web.views import MAX_LEADERBOARD_GAMES, compare, report_figures, side_rows
 
 STATIC_DIR = Path(__file__).with_name("static")
@@ -43,6 +47,9 @@ _SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
 }
+
+# A stream is not to be cached or buffered by a proxy in between.
+_SSE_HEADERS = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
 
 
 @dataclass(frozen=True)
@@ -213,7 +220,7 @@ def read_summary(run: RunDir) -> list[dict[str, Any]] | None:
 
 
 def run_entry(run: RunDir, rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """The runs-list entry of one run."""
+    """The runs-list entry of one run (with its live progress while it plays)."""
     statuses = [r["status"] for r in rows]
     return {
         "run": run.run_id,
@@ -222,23 +229,46 @@ def run_entry(run: RunDir, rows: list[dict[str, Any]]) -> dict[str, Any]:
         "complete": statuses.count("complete"),
         "failed": statuses.count("failed"),
         "unreadable": statuses.count("unreadable"),
-        "game_ids": sorted({r["game_id"] for r in rows if "game_id" in r}),
+        "playing": statuses.count("playing"),
+        "game_ids": sorted({r["game_id"] for r in rows if r.get("game_id")}),
         "summary": read_summary(run),
+        "progress": run_progress(run.path),
     }
 
 
-def create_app(dirs: Sequence[Path], *, allowed_hosts: Sequence[str] | None = None) -> FastAPI:
-    """The web app serving `dirs` read-only.
+def create_app(
+    dirs: Sequence[Path],
+    *,
+    allowed_hosts: Sequence[str] | None = None,
+    play: PlayHub | None = None,
+) -> FastAPI:
+    """The web app serving `dirs` read-only (and, with `play`, tables for people).
 
     `allowed_hosts` limits the Host header the app answers to; `accord serve` sets it when
     bound to the loopback interface, so a web page elsewhere cannot reach the traces by
-    pointing its own domain name at 127.0.0.1 (DNS rebinding).
+    pointing its own domain name at 127.0.0.1 (DNS rebinding). With `play`, its output
+    directory is served as a run too, and games still playing are cancelled at shutdown.
     """
+    if play is not None and all(d.resolve() != play.out.resolve() for d in dirs):
+        dirs = [*dirs, play.out]
     runs = resolve_runs(dirs)
     cache = RowCache()
+    if play is not None:
+        play.run_id = next(r.run_id for r in runs.values() if r.path.resolve() == play.out.resolve())
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        yield
+        if play is not None:
+            await play.close()
+
     # The interactive API docs load scripts from a CDN; the view must work offline.
     # No /openapi.json either: the view is for people, and its API is not a public contract.
-    app = FastAPI(title="Accord", docs_url=None, redoc_url=None, openapi_url=None)
+    app = FastAPI(
+        title="Accord", docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan
+    )
+    if play is not None:
+        add_play_routes(app, play)
     if allowed_hosts is not None:
         app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))
 
@@ -257,7 +287,13 @@ def create_app(dirs: Sequence[Path], *, allowed_hosts: Sequence[str] | None = No
         return run
 
     def rows_of(run: RunDir) -> list[dict[str, Any]]:
-        return [cache.row(tid, path) for tid, path in trace_paths(run.folder).items()]
+        paths = trace_paths(run.folder)
+        rows = [cache.row(tid, path) for tid, path in paths.items()]
+        logs = {tid: p for tid, p in live_logs(run.path).items() if tid not in paths}
+        if logs:
+            state = (run_progress(run.path) or {}).get("state", "stopped")
+            rows += [live_row(tid, path, state) for tid, path in logs.items()]
+        return rows
 
     @app.get("/api/runs")
     def list_runs() -> list[dict[str, Any]]:
@@ -277,6 +313,11 @@ def create_app(dirs: Sequence[Path], *, allowed_hosts: Sequence[str] | None = No
         # Only names found in the listing are opened: a crafted id cannot leave the folder.
         path = trace_paths(run.folder).get(trace_id)
         if path is None:
+            log = live_logs(run.path).get(trace_id)
+            if log is not None:
+                state = (run_progress(run.path) or {}).get("state", "stopped")
+                live: dict[str, Any] = finite(live_game(trace_id, log, state))
+                return live
             raise HTTPException(404, f"no trace {trace_id!r} in run {run_id!r}")
         try:
             trace = read_trace(path)
@@ -284,6 +325,36 @@ def create_app(dirs: Sequence[Path], *, allowed_hosts: Sequence[str] | None = No
             raise HTTPException(422, str(exc)) from exc
         data: dict[str, Any] = finite(trace.model_dump(mode="json"))
         return data
+
+    @app.get("/api/runs/{run_id}/games/{trace_id}/stream")
+    async def stream_game(
+        run_id: str, trace_id: str, request: Request, since: int = 0
+    ) -> StreamingResponse:
+        run = get_run(run_id)
+        if trace_id not in trace_paths(run.folder) and trace_id not in live_logs(run.path):
+            raise HTTPException(404, f"no game {trace_id!r} in run {run_id!r}")
+        body = game_stream(
+            lambda: trace_paths(run.folder).get(trace_id),
+            lambda: live_logs(run.path).get(trace_id),
+            max(since, 0),
+            request.is_disconnected,
+            finite,
+        )
+        return StreamingResponse(body, media_type="text/event-stream", headers=_SSE_HEADERS)
+
+    @app.get("/api/runs/{run_id}/live")
+    async def stream_run(run_id: str, request: Request) -> StreamingResponse:
+        run = get_run(run_id)
+
+        def snapshot() -> dict[str, Any]:
+            rows = rows_of(run)
+            snap: dict[str, Any] = finite(run_entry(run, rows))
+            snap["in_flight"] = snap.pop("playing")
+            snap.pop("summary")
+            return snap
+
+        body = run_stream(snapshot, request.is_disconnected)
+        return StreamingResponse(body, media_type="text/event-stream", headers=_SSE_HEADERS)
 
     @app.get("/api/compare")
     def compare_runs(

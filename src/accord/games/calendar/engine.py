@@ -76,6 +76,23 @@ class CalendarGame(Game):
     def seat_label(self, seat: int) -> str:
         return f"agent{seat}"
 
+    @classmethod
+    def seat_view(cls, seat: int, event: Mapping[str, Any]) -> dict[str, Any] | None:
+        """A DM or group-chat message whose recipients include `seat` (App. A.4 "Message
+        routing"): the text its inbox receives. Dropped messages (``message_dropped``) and
+        messages between other agents are not shown."""
+        if event.get("type") not in ("dm_sent", "message") or event.get("sender") == seat:
+            return None
+        recipients = event.get("recipients")
+        if not isinstance(recipients, list) or seat not in recipients:
+            return None
+        return {
+            "from": event.get("sender"),
+            "text": event.get("content", ""),
+            "channel": event.get("channel"),
+            "round": event.get("round"),
+        }
+
     def reset(self, seed: int) -> None:
         cfg = self.config
         self._events, self._step, self._seed = [], 0, seed

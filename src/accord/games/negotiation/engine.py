@@ -26,6 +26,7 @@ notice, the provider JSON line) are listed with their sources in docs/negotiatio
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from accord.core.errors import ActionError
@@ -86,6 +87,16 @@ class NegotiationGame(Game):
 
     def seat_label(self, seat: int) -> str:
         return SEAT_NAMES[seat]
+
+    @classmethod
+    def seat_view(cls, seat: int, event: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The partner's delivered speech (never its private ``thinking``): the text the
+        seat's next observation quotes."""
+        if event.get("type") != "message" or event.get("seat") == seat:
+            return None
+        if not event.get("delivered", True):
+            return None
+        return {"from": event.get("seat"), "text": event.get("speech", ""), "round": event.get("round")}
 
     def reset(self, seed: int) -> None:
         cfg = self.config

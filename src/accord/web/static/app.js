@@ -118,6 +118,8 @@ async function renderRuns() {
       { label: "games", value: (r) => r.games, num: true },
       { label: "complete", value: (r) => r.complete, num: true },
       { label: "failed", value: (r) => r.failed + r.unreadable, num: true },
+      { label: "playing", value: (r) => r.playing, num: true },
+      { label: "state", value: (r) => r.progress ? r.progress.state : null, render: (r) => r.progress ? el("span", { class: `state-${r.progress.state}` }, r.progress.state) : "–" },
       { label: "game ids", value: (r) => r.game_ids.join(", ") },
     ], runs),
     el("h2", {}, "Compare two runs or batches"),
@@ -209,9 +211,14 @@ function gamesTables(run, rows) {
 async function renderRun(runId) {
   const [runs, rows] = await Promise.all([api("/api/runs"), api(`/api/runs/${enc(runId)}/games`)]);
   const run = runs.find((r) => r.run === runId);
+  const hooks = {};
+  const gamesHolder = el("div", { id: "games" }, filteredGames(runId, rows, hooks));
+  // While the run plays, its progress streams in; the games list follows its counts.
+  const refresh = () => api(`/api/runs/${enc(runId)}/games`).then((fresh) => hooks.update(fresh)).catch(() => {});
   show(
     crumbs(link("#/", "Runs"), runId),
     el("h1", {}, runId),
+    run.progress ? liveProgress(runId, run, refresh) : null,
     el("p", { class: "muted" }, `${run.dir} · ${run.games} games, ${run.complete} complete, ${run.failed} failed` + (run.unreadable ? `, ${run.unreadable} unreadable` : "")),
     el("h2", {}, "Summary (mean [95% bootstrap CI] over games)"),
     run.summary ? summaryTables(run.summary) : el("p", { class: "muted" }, "This run has no summary.json."),
@@ -220,16 +227,17 @@ async function renderRun(runId) {
     el("h2", {}, "Report figures"),
     figuresSection(runId),
     el("h2", {}, "Games"),
-    rows.length ? filteredGames(runId, rows) : el("p", { class: "muted" }, "No traces yet."),
+    gamesHolder,
   );
 }
 
 // A search box (trace, batch, pairing, players, error), a status choice and a metric range.
-function filteredGames(runId, rows) {
+// `hooks.update(rows)` redraws with new rows (a run in progress), keeping the filter.
+function filteredGames(runId, rows, hooks) {
   const metricKeys = [...new Set(rows.flatMap((r) => Object.keys(r.metrics || {})))].sort();
   const text = el("input", { type: "search", placeholder: "search trace, batch, pairing, players", "aria-label": "search games", id: "game-search", size: 36 });
   const status = el("select", { "aria-label": "status", id: "game-status" },
-    ["", "complete", "failed", "unreadable"].map((v) => el("option", { value: v }, v || "any status")));
+    ["", "complete", "failed", "playing", "unreadable"].map((v) => el("option", { value: v }, v || "any status")));
   const metric = el("select", { "aria-label": "metric", id: "game-metric" },
     el("option", { value: "" }, "any metric"), metricKeys.map((k) => el("option", { value: k }, k)));
   const low = el("input", { type: "number", step: "any", placeholder: "min", "aria-label": "metric minimum", id: "game-min", size: 6 });
@@ -250,9 +258,10 @@ function filteredGames(runId, rows) {
       return true;
     });
     count.textContent = `${shown.length} of ${rows.length} games`;
-    holder.replaceChildren(...(shown.length ? gamesTables(runId, shown) : [el("p", { class: "muted" }, "No game matches.")]));
+    holder.replaceChildren(...(shown.length ? gamesTables(runId, shown) : [el("p", { class: "muted" }, rows.length ? "No game matches." : "No traces yet.")]));
   };
   for (const input of [text, status, metric, low, high]) input.addEventListener("input", draw);
+  if (hooks) hooks.update = (fresh) => { rows = fresh; draw(); };
   draw();
   return [el("div", { class: "toolbar filters" }, text, " ", status, " ", metric, " from ", low, " to ", high, " ", count), holder];
 }
@@ -421,8 +430,90 @@ function transcripts(trace) {
   return [el("div", { class: "toolbar" }, "Seat ", pick), holder];
 }
 
+// -- live runs ---------------------------------------------------------------------------
+// Server-sent event streams open on the current page; a route change closes them.
+let streams = [];
+function openStream(url, handlers) {
+  const es = new EventSource(url);
+  for (const [name, fn] of Object.entries(handlers)) es.addEventListener(name, (e) => fn(JSON.parse(e.data), es));
+  streams.push(es);
+  return es;
+}
+function closeStreams() { streams.forEach((es) => es.close()); streams = []; }
+
+function clockText(seconds) {
+  if (seconds === null || seconds === undefined) return "–";
+  const s = Math.max(0, Math.round(seconds)), h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60);
+  const pad = (x) => String(x).padStart(2, "0");
+  return h ? `${h}:${pad(m)}:${pad(s % 60)}` : `${m}:${pad(s % 60)}`;
+}
+
+function progressLine(p) {
+  const finished = p.already + p.done + p.failed;
+  return `games ${finished}/${p.planned} (failed ${p.failed}, in flight ${p.in_flight}) · calls ${fmt(p.calls)} (retries ${p.retries}, errors ${p.errors}) · ` +
+    `tokens ${fmt(p.input_tokens + p.output_tokens)} · cost ${p.cost_usd === null ? "unknown" : "$" + p.cost_usd.toFixed(4)} · elapsed ${clockText(p.elapsed_s)} · ETA ${p.state === "running" ? clockText(p.eta_s) : "–"}`;
+}
+
+// The run's progress, live while it plays; `onChange` is called when its game counts move.
+function liveProgress(runId, run, onChange) {
+  const box = el("div", { class: "progress-box", id: "run-progress" });
+  const draw = (p) => {
+    const finished = p.already + p.done + p.failed;
+    box.replaceChildren(
+      el("span", { class: `state-${p.state}`, id: "run-state" }, p.state), " ",
+      el("progress", { max: p.planned || 1, value: finished }), " ",
+      el("span", { id: "run-progress-line" }, progressLine(p)));
+  };
+  draw(run.progress);
+  if (run.progress.state === "running") {
+    let key = "";
+    openStream(`/api/runs/${enc(runId)}/live`, {
+      progress: (snap) => {
+        if (snap.progress) draw(snap.progress);
+        const k = `${snap.games}/${snap.complete}/${snap.failed}/${snap.in_flight}`;
+        if (k !== key) { key = k; onChange(); }
+      },
+      end: (_, es) => { es.close(); onChange(); },
+    });
+  }
+  return box;
+}
+
+// A game in flight: what its log holds so far, then each event as the runner records it.
+function renderLiveGame(runId, traceId, game) {
+  const list = el("ol", { class: "timeline", id: "live-timeline" });
+  let n = 0;
+  const count = el("span", { id: "live-count" }, "0");
+  const add = (ev) => { list.append(renderEvent(game, ev, n++)); count.textContent = String(n); };
+  game.events.forEach(add);
+  show(
+    crumbs(link("#/", "Runs"), link(runHref(runId), runId), traceId),
+    el("h1", {}, traceId),
+    el("p", { class: "muted" }, `${game.game_id} · seed ${game.seed} · started ${game.started_at}`),
+    el("p", {}, el("span", { class: `status-${game.status}`, id: "live-status" }, game.status),
+      game.status === "playing" ? el("span", { class: "muted" }, " · events appear as they happen; the full trace replaces this page when the game ends") : null),
+    el("h2", {}, "Seats"),
+    sortableTable([
+      { label: "seat", value: (r) => r.seat, num: true }, { label: "name", value: (r) => r.name },
+      { label: "agent", value: (r) => r.agent }, { label: "model", value: (r) => r.model },
+    ], game.seats),
+    el("h2", {}, "Events (", count, ")"),
+    list,
+  );
+  if (game.status !== "playing") return;
+  openStream(`/api/runs/${enc(runId)}/games/${enc(traceId)}/stream?since=${n}`, {
+    ev: add,
+    end: (data, es) => {
+      es.close();
+      if (data.gone) document.getElementById("live-status").textContent = "gone (no trace was written)";
+      else route();
+    },
+  });
+}
+
 async function renderGame(runId, traceId) {
   const trace = await api(`/api/runs/${enc(runId)}/games/${enc(traceId)}`);
+  if (trace.live) return renderLiveGame(runId, traceId, trace);
   const scalars = Object.fromEntries(Object.entries(trace.metrics).filter(([, v]) => v === null || typeof v !== "object"));
   const nested = Object.fromEntries(Object.entries(trace.metrics).filter(([, v]) => v !== null && typeof v === "object"));
   const seatRowKeys = [...new Set(trace.seat_rows.flatMap((r) => Object.keys(r)))];
@@ -445,11 +536,267 @@ async function renderGame(runId, traceId) {
   );
 }
 
+// -- people in the browser (accord serve --play) ------------------------------------------
+// #/play/KEY is the lobby (the key was printed by the server); #/seat/TOKEN is one seat.
+let timers = [];
+function every(ms, fn) { timers.push(setInterval(fn, ms)); }
+function stopTimers() { timers.forEach(clearInterval); timers = []; }
+
+async function keyed(path, key, init) {
+  const res = await fetch(path, { ...(init || {}), headers: { Accept: "application/json", "Content-Type": "application/json", "X-Accord-Key": key } });
+  if (!res.ok) {
+    let detail = res.statusText;
+    try { detail = (await res.json()).detail || detail; } catch (_) { /* not JSON */ }
+    throw new Error(typeof detail === "string" ? detail : JSON.stringify(detail));
+  }
+  return res.json();
+}
+
+function seatUrl(token) { return `${location.origin}${location.pathname}#/seat/${enc(token)}`; }
+
+async function renderLobby(key) {
+  const games = await keyed("/api/play/games", key);
+  const gameSel = el("select", { id: "play-game", "aria-label": "game" }, games.map((g) => el("option", { value: g.game_id }, g.game_id)));
+  const seatsBox = el("div", { id: "play-seats", class: "seat-choices" });
+  const options = el("textarea", { id: "play-options", rows: 2, cols: 50, placeholder: '{"rounds": 2}  (game options as JSON; empty: defaults)' });
+  const seed = el("input", { id: "play-seed", type: "number", min: 0, placeholder: "random", size: 12 });
+  const error = el("p", { class: "error", id: "play-error" });
+  const tablesBox = el("div", { id: "play-tables" });
+  const choices = [];
+  const drawSeats = () => {
+    const game = games.find((g) => g.game_id === gameSel.value);
+    choices.length = 0;
+    seatsBox.replaceChildren(...game.seats.map((name, i) => {
+      const pick = el("select", { id: `seat-${i}`, "aria-label": `seat ${name}` },
+        el("option", { value: "human" }, "a person"),
+        game.reference_agents.map((a) => el("option", { value: a }, `reference: ${a}`)),
+        el("option", { value: "/model" }, "a model…"));
+      const model = el("input", { id: `seat-${i}-model`, placeholder: "provider/model, e.g. mock/schema", size: 28, hidden: true });
+      pick.addEventListener("change", () => { model.hidden = pick.value !== "/model"; });
+      if (i > 0 && game.reference_agents.length) pick.value = game.reference_agents[0];
+      choices.push(() => (pick.value === "/model" ? model.value.trim() : pick.value));
+      return el("div", { class: "toolbar" }, el("b", {}, `seat ${name}: `), pick, " ", model);
+    }));
+  };
+  gameSel.addEventListener("change", drawSeats);
+  drawSeats();
+  const drawTables = async () => {
+    const tables = await keyed("/api/play/tables", key);
+    tablesBox.replaceChildren(...(tables.length ? tables.map((t) => el("section", { class: "table-card", "data-table": t.table },
+      el("h3", {}, `${t.game_id} · table ${t.table} · `, el("span", { class: `status-${t.status}` }, t.status)),
+      t.error ? el("p", { class: "error" }, t.error) : null,
+      el("ul", {}, t.seats.map((st) => el("li", {},
+        el("b", {}, st.name), ` — ${st.agent}`,
+        st.token ? [" · ", el("a", { href: seatUrl(st.token), class: "seat-link", "data-seat": st.seat, target: "_blank", rel: "noopener" }, "seat link"),
+          st.joined ? (st.present ? " · here" : " · away") : " · not joined yet"] : null))),
+      t.status === "complete" || t.status === "failed" ? el("p", {}, link(gameHref(t.run, t.trace_id), "trace")) : null,
+    )) : [el("p", { class: "muted" }, "No tables yet.")]));
+  };
+  const create = el("button", { type: "button", id: "play-create" }, "Create table");
+  create.addEventListener("click", async () => {
+    error.textContent = "";
+    let opts = {};
+    if (options.value.trim()) {
+      try { opts = JSON.parse(options.value); } catch (err) { error.textContent = `Options are not JSON: ${err.message}`; return; }
+    }
+    const body = { game: gameSel.value, seats: choices.map((c) => c()), options: opts };
+    if (seed.value !== "") body.seed = Number(seed.value);
+    try { await keyed("/api/play/tables", key, { method: "POST", body: JSON.stringify(body) }); await drawTables(); }
+    catch (err) { error.textContent = err.message; }
+  });
+  show(
+    crumbs(link("#/", "Runs"), "play"),
+    el("h1", {}, "Play in the browser"),
+    el("p", { class: "muted" }, "Set up a table: who sits in each seat. Each person's seat gets a link; send it to them (or open it yourself). The game starts when every person has opened theirs. A person sees exactly what a model in that seat would be told."),
+    el("div", { class: "toolbar" }, el("b", {}, "game: "), gameSel, " ", el("b", {}, "seed: "), seed),
+    seatsBox,
+    el("details", {}, el("summary", {}, "game options"), options),
+    el("p", {}, create), error,
+    el("h2", {}, "Tables"),
+    tablesBox,
+  );
+  await drawTables();
+  every(2000, () => drawTables().catch(() => {}));
+}
+
+// -- an answer form built from the request's JSON schema ---------------------------------
+function alternatives(schema) {
+  return (schema.anyOf || []).flatMap((alt) => (alt.anyOf ? alternatives(alt) : [alt]));
+}
+
+function altLabel(alt) {
+  if (alt.title) return alt.title;
+  if (alt.type === "null") return "none";
+  const props = alt.properties || {};
+  if (props.type && props.type.const !== undefined) return String(props.type.const);
+  const keys = Object.keys(props);
+  return keys.length ? keys.join(" + ") : String(alt.type || "value");
+}
+
+let fieldIds = 0;
+// Returns { node, value() } for one schema; labels come from property names.
+function schemaInput(schema, label) {
+  const id = `f${++fieldIds}`;
+  if (!schema || schema === true) {
+    const area = el("textarea", { id, rows: 6, cols: 70, "aria-label": label || "answer" });
+    return { node: area, value: () => area.value };
+  }
+  if (schema.anyOf) {
+    const alts = alternatives(schema);
+    const pick = el("select", { id, "aria-label": `${label || "choice"}: kind` }, alts.map((a, i) => el("option", { value: i }, altLabel(a))));
+    const holder = el("div", { class: "alt" });
+    let current = null;
+    const draw = () => { current = schemaInput(alts[Number(pick.value)], label); holder.replaceChildren(current.node); };
+    pick.addEventListener("change", draw);
+    draw();
+    return { node: el("div", {}, pick, holder), value: () => current.value() };
+  }
+  if (schema.const !== undefined) return { node: el("span", { class: "muted" }, JSON.stringify(schema.const)), value: () => schema.const };
+  if (schema.enum) {
+    const pick = el("select", { id, "aria-label": label }, schema.enum.map((v, i) => el("option", { value: i }, String(v))));
+    return { node: pick, value: () => schema.enum[Number(pick.value)] };
+  }
+  switch (schema.type) {
+    case "null": return { node: el("span", { class: "muted" }, "(nothing)"), value: () => null };
+    case "boolean": {
+      const box = el("input", { id, type: "checkbox", "aria-label": label });
+      return { node: box, value: () => box.checked };
+    }
+    case "integer": case "number": {
+      const input = el("input", { id, type: "number", step: schema.type === "integer" ? 1 : "any", min: schema.minimum, max: schema.maximum, "aria-label": label, size: 6 });
+      return { node: input, value: () => (input.value === "" ? null : Number(input.value)) };
+    }
+    case "string": {
+      const long = !schema.maxLength || schema.maxLength > 120;
+      const input = long ? el("textarea", { id, rows: 3, cols: 60, maxlength: schema.maxLength, "aria-label": label })
+        : el("input", { id, maxlength: schema.maxLength, "aria-label": label, size: 40 });
+      return { node: input, value: () => input.value };
+    }
+    case "array": {
+      const items = [];
+      const list = el("ol", { class: "form-array" });
+      const add = el("button", { type: "button", class: "small" }, `add ${label ? label.replace(/s$/, "") : "item"}`);
+      const redraw = () => { list.replaceChildren(...items.map((it) => it.li)); add.disabled = schema.maxItems !== undefined && items.length >= schema.maxItems; };
+      add.addEventListener("click", () => {
+        const inner = schemaInput(schema.items, label);
+        const remove = el("button", { type: "button", class: "small" }, "remove");
+        const item = { li: el("li", {}, inner.node, " ", remove), value: inner.value };
+        remove.addEventListener("click", () => { items.splice(items.indexOf(item), 1); redraw(); });
+        items.push(item);
+        redraw();
+      });
+      redraw();
+      return { node: el("div", {}, list, add, schema.maxItems !== undefined ? el("span", { class: "muted" }, ` (at most ${schema.maxItems})`) : null), value: () => items.map((it) => it.value()) };
+    }
+    case "object": default: {
+      const props = Object.entries(schema.properties || {});
+      const fields = props.map(([name, sub]) => [name, schemaInput(sub, name)]);
+      return {
+        node: el("div", { class: "form-object" }, fields.map(([name, f]) => el("div", { class: "form-row" }, el("label", {}, name), f.node))),
+        value: () => Object.fromEntries(fields.map(([name, f]) => [name, f.value()])),
+      };
+    }
+  }
+}
+
+// -- one seat ----------------------------------------------------------------------------
+async function renderSeat(token) {
+  const state = await api(`/api/play/seat/${enc(token)}`);
+  const names = Object.fromEntries(state.seats.map((s) => [s.seat, s.name]));
+  const status = el("span", { id: "seat-status", class: `status-${state.status}` }, state.status);
+  const waiting = el("span", { id: "seat-waiting", class: "muted" });
+  const briefing = el("pre", { id: "briefing" }, "(not yet)");
+  const request = el("div", { id: "request" }, el("p", { class: "muted" }, "Waiting for your turn…"));
+  const messages = el("ol", { id: "messages", class: "timeline" });
+  const history = el("div", { id: "history" });
+  const result = el("div", { id: "seat-result" });
+  let open = null;
+
+  const showRequest = (item) => {
+    if (item.system) briefing.textContent = item.system;
+    const form = schemaInput(item.form.schema, item.form.kind);
+    const raw = el("textarea", { id: "answer-raw", rows: 4, cols: 70, "aria-label": "answer as JSON" });
+    const rawBox = el("details", { id: "answer-raw-box" }, el("summary", {}, "edit the answer as text (it is sent exactly as written)"), raw);
+    rawBox.addEventListener("toggle", () => { if (rawBox.open && !raw.value) raw.value = item.form.schema ? JSON.stringify(form.value()) : form.value(); });
+    const error = el("p", { class: "error", id: "answer-error" });
+    const send = el("button", { type: "button", id: "answer-submit" }, "Send");
+    send.addEventListener("click", async () => {
+      error.textContent = "";
+      const text = rawBox.open ? raw.value : (item.form.schema ? JSON.stringify(form.value()) : form.value());
+      send.disabled = true;
+      try {
+        const res = await fetch(`/api/play/seat/${enc(token)}/answer`, { method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json" }, body: JSON.stringify({ id: item.id, text }) });
+        if (!res.ok) {
+          let detail = res.statusText;
+          try { detail = (await res.json()).detail || detail; } catch (_) { /* not JSON */ }
+          error.textContent = `Not valid: ${typeof detail === "string" ? detail : JSON.stringify(detail)}`;
+        }
+      } catch (err) { error.textContent = String(err.message || err); }
+      send.disabled = false;
+    });
+    open = item.id;
+    request.replaceChildren(
+      el("h3", {}, `Your move: ${item.form.kind} · round ${item.round}`),
+      el("pre", { id: "observation" }, item.observation),
+      item.form.hint ? el("p", { class: "muted" }, item.form.hint) : null,
+      el("div", { id: "answer-form", "data-kind": item.form.kind }, form.node),
+      rawBox, el("p", {}, send), error);
+  };
+  const closeRequest = (item, how) => {
+    if (open !== item.id) return;
+    const obs = request.querySelector("#observation");
+    if (obs) history.prepend(el("details", { class: "past" }, el("summary", {}, `${how} (request ${item.id})`), el("pre", {}, obs.textContent)));
+    open = null;
+    request.replaceChildren(el("p", { class: "muted", id: "request-wait" }, how === "timed out" ? "You were away: this decision used the game's fallback. Waiting…" : "Sent. Waiting for the others…"));
+  };
+  const handle = (item) => {
+    if (item.type === "request") showRequest(item);
+    else if (item.type === "answered") closeRequest(item, `answered in ${item.response_s} s`);
+    else if (item.type === "timed_out") closeRequest(item, "timed out");
+    else if (item.type === "message") messages.append(el("li", { class: `ev ev-chat seat-${item.from % 6}` },
+      el("div", { class: "ev-head" }, el("span", { class: "who" }, names[item.from] ?? String(item.from)), item.channel ? el("span", { class: "tag" }, item.channel) : null, item.round ? el("span", { class: "pos" }, `round ${item.round}`) : null),
+      el("div", { class: "bubble" }, item.text || "(empty)")));
+    else if (item.type === "end") {
+      status.textContent = item.status; status.className = `status-${item.status}`;
+      request.replaceChildren(el("p", { id: "game-over" }, `The game is over (${item.status}).`, item.error ? el("span", { class: "error" }, " " + item.error) : null));
+      if (item.result) result.replaceChildren(el("h2", {}, "Your result"), keyValueTable(item.result));
+    }
+  };
+  show(
+    el("h1", {}, `${state.game_id} · you are ${state.name}`),
+    el("p", {}, status, " ", waiting),
+    el("div", { class: "game-body" },
+      el("section", { class: "events-col" },
+        el("details", { open: true }, el("summary", {}, "Your briefing"), briefing),
+        request, result, el("h3", {}, "Earlier decisions"), history),
+      el("section", { class: "transcript-col" }, el("h2", {}, "Messages to you"), messages)),
+  );
+  let received = 0, ended = false;
+  const connect = () => {
+    const es = openStream(`/api/play/seat/${enc(token)}/stream?since=${received}`, {
+      table: (info) => {
+        if (!ended) { status.textContent = info.status; status.className = `status-${info.status}`; }
+        waiting.textContent = info.waiting_for.length ? `waiting for ${info.waiting_for.join(", ")} to join` : "";
+      },
+      item: (item, src) => { received++; handle(item); if (item.type === "end") { ended = true; src.close(); } },
+    });
+    es.onerror = () => {
+      es.close();
+      if (!ended && streams.includes(es)) setTimeout(() => { if (streams.includes(es)) connect(); }, 1000);
+    };
+  };
+  connect();
+}
+
 async function route() {
+  closeStreams();
+  stopTimers();
   show(el("p", { class: "muted" }, "Loading…"));
   try {
     const parts = location.hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
-    if (parts[0] === "compare" && parts.length >= 5) await renderCompare(parts[1], parts[2], parts[3], parts[4]);
+    if (parts[0] === "play" && parts[1]) await renderLobby(parts[1]);
+    else if (parts[0] === "seat" && parts[1]) await renderSeat(parts[1]);
+    else if (parts[0] === "compare" && parts.length >= 5) await renderCompare(parts[1], parts[2], parts[3], parts[4]);
     else if (parts[0] === "run" && parts[2] === "game" && parts[3]) await renderGame(parts[1], parts[3]);
     else if (parts[0] === "run" && parts[1]) await renderRun(parts[1]);
     else await renderRuns();

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from accord.core.errors import ConfigError
 from accord.models.cache import CacheStats, ModelCache
-from accord.runner.live import EventSink
+from accord.runner.live import current_sink
 from accord.runner.play import play_game
 from accord.runner.specs import GameSpec
 from accord.traces.schema import Trace
@@ -42,11 +42,11 @@ class Executor(ABC):
     """True when `play` reports events as they happen (games in this process)."""
 
     @abstractmethod
-    async def play(self, spec: GameSpec, sink: EventSink | None = None) -> Trace:
+    async def play(self, spec: GameSpec) -> Trace:
         """Play one game; never raises for a game that fails (its trace says so).
 
-        `sink` is told the game's events as they happen, where the executor can (see
-        `live_events`); others ignore it.
+        An executor with `live_events` tells `accord.runner.live.current_sink()` the game's
+        events as they happen.
         """
 
     async def close(self) -> None:  # noqa: B027  (optional hook)
@@ -65,8 +65,8 @@ class LocalExecutor(Executor):
         if self._cache is not None:
             self.cache_stats = self._cache.stats
 
-    async def play(self, spec: GameSpec, sink: EventSink | None = None) -> Trace:
-        return await play_game(spec, cache=self._cache, sink=sink)
+    async def play(self, spec: GameSpec) -> Trace:
+        return await play_game(spec, cache=self._cache, sink=current_sink())
 
 
 def make_executor(

@@ -17,11 +17,14 @@ buffered ``write`` per phase of a game; `bench/bench_live.py` measures the overh
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import datetime as dt
 import json
 import os
 import shutil
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any, Protocol
 
@@ -46,6 +49,27 @@ class EventSink(Protocol):
 
     def events(self, batch: list[dict[str, Any]]) -> None:
         """New trace events, in order, as soon as a phase has recorded them."""
+
+
+_SINK: contextvars.ContextVar[EventSink | None] = contextvars.ContextVar(
+    "accord_live_sink", default=None
+)
+
+
+def current_sink() -> EventSink | None:
+    """The sink of the game the current task is about to play (set by `playing_into`)."""
+    return _SINK.get()
+
+
+@contextlib.contextmanager
+def playing_into(sink: EventSink | None) -> Iterator[None]:
+    """``with playing_into(sink): await executor.play(spec)``: the executor's `play_game`
+    reports to `sink`. A context variable, so executors keep their ``play(spec)`` signature."""
+    token = _SINK.set(sink)
+    try:
+        yield
+    finally:
+        _SINK.reset(token)
 
 
 def _now() -> str:

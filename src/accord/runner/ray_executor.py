@@ -36,7 +36,6 @@ from accord.core.errors import ConfigError
 from accord.models.cache import CacheStats, ModelCache
 from accord.models.client import SlotReport
 from accord.models.limits import AdaptiveLimit, FixedLimit, Limit, Outcome
-from accord.runner.live import EventSink
 from accord.runner.executors import Executor
 from accord.runner.play import failed_trace, play_game
 from accord.runner.specs import GameSpec
@@ -240,8 +239,8 @@ class RayExecutor(Executor):
                 if name not in self.slots:
                     self.slots[name] = _slots_class(ray).options(name=name).remote(limit, adaptive)
 
-    async def play(self, spec: GameSpec, sink: EventSink | None = None) -> Trace:
-        del sink  # games play in other processes: the live view shows them in flight only
+    async def play(self, spec: GameSpec) -> Trace:
+        # Games play in other processes: the live view shows them in flight, without events.
         cache_dir = str(self.cache_dir) if self.cache_dir is not None else None
         ref = self._remote.remote(spec.model_dump(mode="json"), cache_dir, self.prefix)
         self._in_flight.add(ref)

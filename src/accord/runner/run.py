@@ -45,7 +45,7 @@ from accord.core.registry import resolve
 from accord.models.cache import CacheStats, scrub_secrets
 from accord.models.telemetry import observe
 from accord.runner.executors import Executor, make_executor
-from accord.runner.live import LiveRun
+from accord.runner.live import LiveRun, playing_into
 from accord.runner.lock import RunLock
 from accord.runner.monitor import RunMonitor
 from accord.runner.plan_file import check_plan, write_plan
@@ -232,7 +232,8 @@ async def run_specs(
                 monitor.game_started()
             log = live_run.game(spec, _seats(spec)) if live_run is not None else None
             try:
-                trace = await (runner.play(spec, log) if log is not None else runner.play(spec))
+                with playing_into(log):
+                    trace = await runner.play(spec)
             except Exception as exc:
                 # An executor bug must not take the other games down with it.
                 trace = failed_trace(spec, f"{type(exc).__name__}: {exc}")

@@ -1,0 +1,166 @@
+"""Runs in progress in the web view: games in flight listed, their events streamed."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+
+from accord.runner.live import LIVE_DIR, RUN_FILE
+from accord.runner.run import run_sync
+from accord.runner.specs import AgentSpec, GameSpec
+from accord.testing.webserver import serving
+from accord.traces.io import read_trace
+from accord.web.app import create_app
+from accord.web.live import LiveLog, run_progress
+
+
+def _finished_run(root: Path) -> tuple[Path, list[dict[str, Any]]]:
+    """A run of two games, then one of them turned back into a game "in flight": its trace
+    moved aside and its events written as a live log, with a progress file naming this
+    (live) process."""
+    out = root / "run"
+    specs = [
+        GameSpec(
+            trace_id=f"g{i}",
+            game="negotiation",
+            options={"rounds": 2},
+            seed=i,
+            agents=[AgentSpec(agent="greedy"), AgentSpec(agent="cooperative")],
+        )
+        for i in range(2)
+    ]
+    run_sync(specs, out)
+    trace_file = out / "traces" / "g1.json"
+    events = read_trace(trace_file).events
+    shutil.move(trace_file, root / "g1.json")
+    live = out / LIVE_DIR
+    header = {
+        "live_format": 1,
+        "trace_id": "g1",
+        "game_id": "negotiation",
+        "seed": 1,
+        "run": {"batch": "b"},
+        "seats": [{"seat": 0, "agent": "greedy"}, {"seat": 1, "agent": "cooperative"}],
+        "started_at": "2026-01-01T00:00:00.000+00:00",
+    }
+    names = {"live_header": True, "game_id": "negotiation-v2", "seats": [
+        {"seat": 0, "agent": "greedy", "name": "A"},
+        {"seat": 1, "agent": "cooperative", "name": "B"},
+    ]}
+    lines = [header, names, *events[:5]]
+    (live / "g1.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines), "utf-8")
+    progress = json.loads((live / RUN_FILE).read_text("utf-8"))
+    progress.update(finished=False, pid=os.getpid(), done=1, in_flight=1, planned=2)
+    (live / RUN_FILE).write_text(json.dumps(progress), "utf-8")
+    return out, events
+
+
+def test_games_in_flight_are_listed_and_shown_as_far_as_they_got(tmp_path: Path) -> None:
+    out, events = _finished_run(tmp_path)
+    client = TestClient(create_app([out]))
+    entry = client.get("/api/runs").json()[0]
+    assert (entry["games"], entry["complete"], entry["playing"]) == (2, 1, 1)
+    assert entry["progress"]["state"] == "running" and "pid" not in entry["progress"]
+    rows = {r["trace_id"]: r for r in client.get("/api/runs/run/games").json()}
+    assert rows["g1"]["status"] == "playing" and rows["g1"]["events"] == 5
+    assert rows["g1"]["batch"] == "b" and rows["g1"]["players"] == "greedy vs cooperative"
+    game = client.get("/api/runs/run/games/g1").json()
+    assert game["live"] is True and game["status"] == "playing"
+    assert [s["name"] for s in game["seats"]] == ["A", "B"]
+    assert game["events"] == events[:5]
+
+
+def test_a_game_whose_run_died_shows_as_stopped(tmp_path: Path) -> None:
+    out, _ = _finished_run(tmp_path)
+    progress = json.loads((out / LIVE_DIR / RUN_FILE).read_text("utf-8"))
+    progress["pid"] = 2**22 + 12345  # no such process
+    (out / LIVE_DIR / RUN_FILE).write_text(json.dumps(progress), "utf-8")
+    assert (run_progress(out) or {})["state"] == "stopped"
+    rows = {r["trace_id"]: r for r in TestClient(create_app([out])).get("/api/runs/run/games").json()}
+    assert rows["g1"]["status"] == "stopped" and "stopped" in rows["g1"]["error"]
+
+
+def test_a_half_written_line_waits_for_its_end(tmp_path: Path) -> None:
+    path = tmp_path / "g.jsonl"
+    path.write_text('{"live_format": 1, "trace_id": "g"}\n{"type": "a", "t": 1}\n{"type": "b"', "utf-8")
+    log = LiveLog(path)
+    assert [e["type"] for e in log.read_more()] == ["a"]
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(', "t": 2}\n')
+    assert [e["type"] for e in log.read_more()] == ["b"]
+    assert log.header["trace_id"] == "g"
+
+
+def _sse(url: str, until: str, timeout: float = 30) -> list[tuple[str, Any]]:
+    got: list[tuple[str, Any]] = []
+    with httpx.stream("GET", url, timeout=timeout) as response:
+        assert response.status_code == 200
+        assert response.headers["content-type"].startswith("text/event-stream")
+        event = ""
+        for line in response.iter_lines():
+            if line.startswith("event: "):
+                event = line[len("event: "):]
+            elif line.startswith("data: "):
+                got.append((event, json.loads(line[len("data: "):])))
+                if event == until:
+                    return got
+    return got
+
+
+def test_the_game_stream_sends_new_events_then_end_when_the_trace_lands(tmp_path: Path) -> None:
+    out, events = _finished_run(tmp_path)
+
+    def finish_game() -> None:
+        time.sleep(0.8)
+        with (out / LIVE_DIR / "g1.jsonl").open("a", encoding="utf-8") as fh:
+            for event in events[5:8]:
+                fh.write(json.dumps(event) + "\n")
+        time.sleep(0.8)
+        shutil.move(tmp_path / "g1.json", out / "traces" / "g1.json")
+        (out / LIVE_DIR / "g1.jsonl").unlink()
+
+    with serving(create_app([out])) as url:
+        writer = threading.Thread(target=finish_game)
+        writer.start()
+        got = _sse(f"{url}/api/runs/run/games/g1/stream?since=3", until="end")
+        writer.join()
+    assert got[-1] == ("end", {"events": 8})
+    assert [data for kind, data in got if kind == "ev"] == events[3:8]
+
+
+@pytest.mark.parametrize("url", ["/api/runs/run/games/nope/stream", "/api/runs/nope/live"])
+def test_streams_of_unknown_games_and_runs_are_404(tmp_path: Path, url: str) -> None:
+    out, _ = _finished_run(tmp_path)
+    assert TestClient(create_app([out])).get(url).status_code == 404
+
+
+def test_the_run_stream_follows_progress_until_the_run_ends(tmp_path: Path) -> None:
+    out, _ = _finished_run(tmp_path)
+
+    def finish_run() -> None:
+        time.sleep(1.5)
+        shutil.move(tmp_path / "g1.json", out / "traces" / "g1.json")
+        (out / LIVE_DIR / "g1.jsonl").unlink()
+        progress = json.loads((out / LIVE_DIR / RUN_FILE).read_text("utf-8"))
+        progress.update(finished=True, done=2, in_flight=0)
+        (out / LIVE_DIR / RUN_FILE).write_text(json.dumps(progress), "utf-8")
+
+    with serving(create_app([out])) as url:
+        writer = threading.Thread(target=finish_run)
+        writer.start()
+        got = _sse(f"{url}/api/runs/run/live", until="end")
+        writer.join()
+    snaps = [data for kind, data in got if kind == "progress"]
+    assert snaps[0]["in_flight"] == 1 and snaps[0]["progress"]["state"] == "running"
+    assert snaps[-1]["in_flight"] == 0 and snaps[-1]["complete"] == 2
+    assert snaps[-1]["progress"]["state"] == "finished"
+    assert got[-1][0] == "end"

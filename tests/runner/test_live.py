@@ -110,8 +110,14 @@ def test_run_specs_streams_every_event_of_every_game(tmp_path: Path, monkeypatch
         original(self, batch)
 
     monkeypatch.setattr(LiveGame, "events", spy)
-    asyncio.run(run_specs(_specs(4), tmp_path / "run", concurrency=4))
-    assert sorted(seen) == ["g0", "g1", "g2", "g3"]
+    calendar = GameSpec(
+        trace_id="cal",
+        game="calendar",
+        seed=2,
+        agents=[AgentSpec(model="mock/schema"), AgentSpec(agent="imap"), AgentSpec(agent="imap")],
+    )
+    asyncio.run(run_specs([*_specs(3), calendar], tmp_path / "run", concurrency=4))
+    assert sorted(seen) == ["cal", "g0", "g1", "g2"]
     for tid, events in seen.items():
         trace = read_trace(tmp_path / "run" / "traces" / f"{tid}.json")
         assert events == trace.events

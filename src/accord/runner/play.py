@@ -36,6 +36,10 @@ from accord.traces.schema import SeatInfo, SeatUsage, Trace
 _Buffered = list[tuple[str, dict[str, Any]]]
 
 
+def _step(event: dict[str, Any]) -> int:
+    return int(event["t"])
+
+
 def _now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds")
 
@@ -146,7 +150,9 @@ async def play_game(
     def stream() -> None:
         nonlocal sent
         if sink is not None and len(events) > sent:
-            batch, sent = events[sent:], len(events)
+            # In step order, as the trace will hold them: a batch's steps all follow the
+            # previous batch's, so the stream is the trace's event list, piece by piece.
+            batch, sent = sorted(events[sent:], key=_step), len(events)
             sink.events(batch)
     status: Literal["complete", "failed"] = "complete"
     error: str | None = None

@@ -264,7 +264,7 @@ async def run_specs(
             if heartbeat is not None:
                 pulse = asyncio.ensure_future(_pulse(*heartbeat))
             if live_run is not None:
-                live_pulse = asyncio.ensure_future(_pulse(1.0, live_run.progress))
+                live_pulse = asyncio.ensure_future(_pulse(live_run.every_s, live_run.progress))
             try:
                 await runner.start(todo)
                 # `concurrency` workers share one iterator: no task object per game, so memory

@@ -739,7 +739,7 @@ async function renderSeat(token) {
       el("h3", {}, `Your move: ${item.form.kind} · round ${item.round}`),
       el("pre", { id: "observation" }, item.observation),
       item.form.hint ? el("p", { class: "muted" }, item.form.hint) : null,
-      el("div", { id: "answer-form", "data-kind": item.form.kind }, form.node),
+      el("div", { id: "answer-form", "data-kind": item.form.kind, "data-id": item.id }, form.node),
       rawBox, el("p", {}, send), error);
   };
   const closeRequest = (item, how) => {

@@ -1,0 +1,273 @@
+"""People and live runs in a real headless Chromium (Debian's ``chromium``, via Playwright).
+
+- two browser contexts (two people) play a whole negotiation against each other, from the
+  lobby's seat links to the end, through the forms built from the action schema;
+- one browser plays a calendar seat against two reference agents (IMAP);
+- a run in progress: its page shows a game's events before the game ends.
+
+Screenshots go to ``runs/screenshots`` (``lobby``, ``seat``, ``seat-calendar``, ``live``).
+"""
+
+from __future__ import annotations
+
+import shutil
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from accord.runner.live import LIVE_DIR
+from accord.runner.run import run_sync
+from accord.runner.specs import AgentSpec, GameSpec
+from accord.testing.webserver import serving
+from accord.traces.io import read_trace
+from accord.web.app import create_app
+from accord.web.play import PlayHub
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+playwright_api = pytest.importorskip("playwright.sync_api")
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")
+
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SHOTS = Path("runs") / "screenshots"
+STEP_MS = 30_000
+
+
+def _new_table(page: Any, url: str, key: str, game: str, seats: list[str], options: str) -> list[str]:
+    """Set up a table in the lobby; the seat links of its people, in seat order."""
+    page.goto(f"{url}/#/play/{key}")
+    page.wait_for_selector("#play-create")
+    page.select_option("#play-game", game)
+    for i, who in enumerate(seats):
+        page.select_option(f"#seat-{i}", who)
+    page.click("#play-seats + details summary")
+    page.fill("#play-options", options)
+    page.click("#play-create")
+    page.wait_for_selector(".seat-link")
+    assert page.locator("#play-error").inner_text() == ""
+    return [a.get_attribute("href") for a in page.locator(".seat-link").all()]
+
+
+def _answered(page: Any, request_id: str) -> None:
+    """Wait until the open request is gone (answered) or refused (then fail with why)."""
+    page.wait_for_function(
+        """(id) => {
+            const err = document.querySelector('#answer-error');
+            if (err && err.textContent) return true;
+            const form = document.querySelector('#answer-form');
+            return !form || form.dataset.id !== id;
+        }""",
+        arg=request_id,
+        timeout=STEP_MS,
+    )
+
+
+def _error(page: Any) -> str:
+    err = page.locator("#answer-error")
+    return err.inner_text() if err.count() else ""
+
+
+def _negotiation_move(page: Any, who: str) -> bool:
+    """Answer the open request through the form, if there is one."""
+    form = page.locator("#answer-form")
+    if page.locator("#game-over").count() or not form.count():
+        return False
+    request_id = form.get_attribute("data-id")
+    kind = form.get_attribute("data-kind")
+    speech = form.locator('textarea[aria-label="speech"]')
+    if speech.count():
+        speech.fill(f"{who} here: shall we split [fairly]?")
+    pick = form.locator('select[aria-label="action: kind"]')
+    if pick.count():
+        labels = pick.locator("option").all_inner_texts()
+        if kind == "talk" and "none" in labels:
+            pick.select_option(label="none")
+        else:
+            pick.select_option(index=0)
+            for box in form.locator('input[type="number"]').all():
+                box.fill("1")
+    page.click("#answer-submit")
+    _answered(page, request_id)
+    assert _error(page) == "", _error(page)
+    return True
+
+
+def test_two_people_play_a_whole_negotiation_in_two_browsers(tmp_path: Path) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    hub = PlayHub(tmp_path / "humans")
+    with serving(create_app([], play=hub)) as url, playwright_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        errors: list[str] = []
+        lobby = browser.new_context(viewport={"width": 1300, "height": 900}).new_page()
+        lobby.on("pageerror", lambda exc: errors.append(str(exc)))
+        links = _new_table(
+            lobby, url, hub.lobby_key, "negotiation-v2", ["human", "human"],
+            '{"rounds": 2, "talk_turns": 1, "reflection": false}',
+        )
+        assert len(links) == 2
+        pages = []
+        for link in links:  # one browser context each: separate people, nothing shared
+            page = browser.new_context(viewport={"width": 1300, "height": 900}).new_page()
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            page.goto(link)
+            pages.append(page)
+        pages[0].wait_for_selector("#answer-form", timeout=STEP_MS)
+        assert "--- CHEAP TALK" in pages[0].locator("#observation").inner_text()
+        pages[0].screenshot(path=str(SHOTS / "seat.png"))
+        deadline = time.monotonic() + 120
+        while not all(pg.locator("#game-over").count() for pg in pages):
+            assert time.monotonic() < deadline, "the game did not end"
+            moved = [_negotiation_move(pg, who) for pg, who in zip(pages, "AB", strict=True)]
+            if not any(moved):
+                time.sleep(0.1)
+        # B read A's speech as it arrived, under A's name.
+        pages[1].wait_for_selector("#messages li")
+        assert "A here: shall we split [fairly]?" in pages[1].locator("#messages").inner_text()
+        assert "(complete)" in pages[0].locator("#game-over").inner_text()
+        pages[0].wait_for_selector("#seat-result table")
+        lobby.wait_for_selector(".table-card .status-complete", timeout=STEP_MS)
+        lobby.screenshot(path=str(SHOTS / "lobby.png"), full_page=True)
+        browser.close()
+    assert errors == []
+    table = next(iter(hub.tables.values()))
+    trace = read_trace(tmp_path / "humans" / "traces" / f"{table.spec.trace_id}.json")
+    assert trace.status == "complete" and [s.agent for s in trace.seats] == ["human", "human"]
+    said = [e["speech"] for e in trace.events if e["type"] == "message"]
+    assert "A here: shall we split [fairly]?" in said and "B here: shall we split [fairly]?" in said
+    assert {e["seat"] for e in trace.events if e["type"] == "human_action"} == {0, 1}
+    assert not [e for e in trace.events if e["type"] == "heuristic_fallback"]
+
+
+def _calendar_move(page: Any, done: set[str]) -> bool:
+    """First talk: a DM through the form; first decision: schedule slot 0 (or pass, in raw
+    JSON, if the rules refuse it); otherwise pass."""
+    form = page.locator("#answer-form")
+    if page.locator("#game-over").count() or not form.count():
+        return False
+    request_id = form.get_attribute("data-id")
+    kind = form.get_attribute("data-kind")
+    if kind not in done:
+        done.add(kind)
+        form.get_by_role("button", name="add action").click()
+        item = form.locator(".form-array > li").first
+        if kind == "talk":
+            item.locator('textarea[aria-label="content"]').fill("Slot 0 suits my user [ok]")
+        else:
+            item.locator("select").first.select_option(label="schedule")
+            item.locator('input[aria-label="slot"]').fill("0")
+        page.click("#answer-submit")
+        _answered(page, request_id)
+        if not _error(page):
+            return True
+    page.click("#answer-raw-box summary")
+    page.fill("#answer-raw", '{"thinking": "", "actions": []}')
+    page.click("#answer-submit")
+    _answered(page, request_id)
+    assert _error(page) == "", _error(page)
+    return True
+
+
+def test_one_person_plays_a_calendar_seat_against_reference_agents(tmp_path: Path) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    hub = PlayHub(tmp_path / "humans")
+    with serving(create_app([], play=hub)) as url, playwright_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        errors: list[str] = []
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        links = _new_table(page, url, hub.lobby_key, "calendar-v2", ["human", "imap", "imap"], "")
+        assert len(links) == 1
+        page.goto(links[0])
+        page.wait_for_selector("#answer-form", timeout=STEP_MS)
+        briefing = page.locator("#briefing").inner_text()
+        assert "calendar assistant" in briefing
+        assert "Slot 0:" in page.locator("#observation").inner_text()
+        done: set[str] = set()
+        deadline = time.monotonic() + 180
+        shot = False
+        while not page.locator("#game-over").count():
+            assert time.monotonic() < deadline, "the game did not end"
+            if not _calendar_move(page, done):
+                time.sleep(0.1)
+            elif not shot and page.locator("#messages li").count():
+                page.screenshot(path=str(SHOTS / "seat-calendar.png"))
+                shot = True
+        assert "(complete)" in page.locator("#game-over").inner_text()
+        received = page.locator("#messages li").count()
+        browser.close()
+    assert errors == []
+    table = next(iter(hub.tables.values()))
+    trace = read_trace(tmp_path / "humans" / "traces" / f"{table.spec.trace_id}.json")
+    assert trace.status == "complete"
+    assert [s.agent for s in trace.seats] == ["human", "imap", "imap"]
+    mine = [e for e in trace.events if e["type"] == "dm_sent" and e["sender"] == 0]
+    assert mine and mine[0]["content"] == "Slot 0 suits my user [ok]"
+    to_me = [e for e in trace.events if e["type"] == "dm_sent" and 0 in e["recipients"]]
+    assert received == len(to_me)  # every DM to this seat, and nothing else
+    assert "decide" in done and "talk" in done
+
+
+def test_a_live_run_page_shows_a_games_events_before_it_ends(tmp_path: Path) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    out = tmp_path / "live"
+    slow = AgentSpec(model="mock/schema", options={"latency_s": 0.4})
+    spec = GameSpec(
+        trace_id="slow-game",
+        game="negotiation",
+        options={"rounds": 3},
+        seed=1,
+        agents=[slow, AgentSpec(agent="greedy")],
+    )
+    (out / "traces").mkdir(parents=True)
+    runner = threading.Thread(target=run_sync, args=([spec], out), daemon=True)
+    with serving(create_app([out])) as url, playwright_api.sync_playwright() as p:
+        runner.start()
+        deadline = time.monotonic() + 30
+        while not (out / LIVE_DIR / "slow-game.jsonl").exists():
+            assert time.monotonic() < deadline, "the run did not start"
+            time.sleep(0.05)
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(f"{url}/#/run/live")
+        page.wait_for_selector("#run-state")
+        assert page.locator("#run-state").inner_text() == "running"
+        # The progress line follows the run as it goes (the stream updates it).
+        page.wait_for_function(
+            "() => document.querySelector('#run-progress-line').textContent.includes('in flight 1')",
+            timeout=STEP_MS,
+        )
+        page.wait_for_selector(".status-playing")
+        page.click('a[href="#/run/live/game/slow-game"]')
+        page.wait_for_selector("#live-timeline")
+        assert page.locator("#live-status").inner_text() == "playing"
+        first = page.locator("#live-timeline li").count()
+        page.wait_for_function(
+            "(n) => document.querySelectorAll('#live-timeline li').length > n",
+            arg=first + 2,
+            timeout=STEP_MS,
+        )
+        assert page.locator("#live-status").inner_text() == "playing"  # still going
+        assert not (out / "traces" / "slow-game.json").exists()
+        seen = [li.get_attribute("data-type") for li in page.locator("#live-timeline li").all()]
+        page.screenshot(path=str(SHOTS / "live.png"))
+        # When the game ends the page turns into the whole trace.
+        page.wait_for_selector(".transcript-col", timeout=60_000)
+        browser.close()
+        runner.join(timeout=60)
+    assert errors == []
+    trace = read_trace(out / "traces" / "slow-game.json")
+    assert seen == [e["type"] for e in trace.events[: len(seen)]]
+    assert len(seen) < len(trace.events)

@@ -44,11 +44,14 @@ SHOTS = Path("runs") / "screenshots"
 STEP_MS = 30_000
 
 
-def _new_table(page: Any, url: str, key: str, game: str, seats: list[str], options: str) -> list[str]:
+def _new_table(
+    page: Any, url: str, key: str, game: str, seats: list[str], options: str, seed: int = 7
+) -> list[str]:
     """Set up a table in the lobby; the seat links of its people, in seat order."""
     page.goto(f"{url}/#/play/{key}")
     page.wait_for_selector("#play-create")
     page.select_option("#play-game", game)
+    page.fill("#play-seed", str(seed))
     for i, who in enumerate(seats):
         page.select_option(f"#seat-{i}", who)
     page.click("#play-seats + details summary")
@@ -186,7 +189,8 @@ def test_one_person_plays_a_calendar_seat_against_reference_agents(tmp_path: Pat
         errors: list[str] = []
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.on("pageerror", lambda exc: errors.append(str(exc)))
-        links = _new_table(page, url, hub.lobby_key, "calendar-v2", ["human", "imap", "imap"], "")
+        # The last seat: IMAP's initiators write to it, so DMs arrive while it plays.
+        links = _new_table(page, url, hub.lobby_key, "calendar-v2", ["imap", "imap", "human"], "")
         assert len(links) == 1
         page.goto(links[0])
         page.wait_for_selector("#answer-form", timeout=STEP_MS)
@@ -210,11 +214,11 @@ def test_one_person_plays_a_calendar_seat_against_reference_agents(tmp_path: Pat
     table = next(iter(hub.tables.values()))
     trace = read_trace(tmp_path / "humans" / "traces" / f"{table.spec.trace_id}.json")
     assert trace.status == "complete"
-    assert [s.agent for s in trace.seats] == ["human", "imap", "imap"]
-    mine = [e for e in trace.events if e["type"] == "dm_sent" and e["sender"] == 0]
+    assert [s.agent for s in trace.seats] == ["imap", "imap", "human"]
+    mine = [e for e in trace.events if e["type"] == "dm_sent" and e["sender"] == 2]
     assert mine and mine[0]["content"] == "Slot 0 suits my user [ok]"
-    to_me = [e for e in trace.events if e["type"] == "dm_sent" and 0 in e["recipients"]]
-    assert received == len(to_me)  # every DM to this seat, and nothing else
+    to_me = [e for e in trace.events if e["type"] == "dm_sent" and 2 in e["recipients"]]
+    assert to_me and received == len(to_me)  # every DM to this seat, and nothing else
     assert "decide" in done and "talk" in done
 
 

@@ -55,6 +55,7 @@ async def person(
     seen = answered = 0
     try:
         while True:
+            version = ch.version
             while seen < len(ch.feed):
                 item = ch.feed[seen]
                 seen += 1
@@ -74,15 +75,18 @@ async def person(
                         break
                     if errors is not None:
                         errors.append(error)
-            await ch.changed(1.0)
+            await ch.changed(version, 5.0)
     finally:
         if ch.connections:
             ch.disconnect()
 
 
 async def _wait_end(ch: SeatChannel) -> None:
-    while not any(i["type"] == "end" for i in ch.feed):
-        await ch.changed(1.0)
+    while True:
+        version = ch.version
+        if any(i["type"] == "end" for i in ch.feed):
+            return
+        await ch.changed(version, 5.0)
 
 
 def _play(hub: PlayHub, table: Table, **people: Any) -> None:

@@ -127,6 +127,7 @@ def add_play_routes(app: FastAPI, hub: PlayHub) -> None:
             status = None
             try:
                 while True:
+                    seen = ch.version
                     info = seat_info(table, ch)
                     key = (info["status"], tuple(info["waiting_for"]))
                     if key != status:
@@ -140,7 +141,7 @@ def add_play_routes(app: FastAPI, hub: PlayHub) -> None:
                             return
                     if await request.is_disconnected():
                         return
-                    if not await ch.changed(KEEPALIVE_S):
+                    if not await ch.changed(seen, KEEPALIVE_S):
                         yield ": keep-alive\n\n"
             finally:
                 ch.disconnect()

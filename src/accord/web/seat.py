@@ -49,6 +49,8 @@ class SeatChannel:
         """The seat link's secret: whoever holds it plays this seat."""
         self.clock = clock
         self.feed: list[dict[str, Any]] = []
+        self.version = 0
+        """Bumped by every change of the feed or of the seat's presence."""
         self.connections = 0
         self.joined = False
         self.left_at: float | None = None
@@ -89,12 +91,16 @@ class SeatChannel:
 
     def notify(self) -> None:
         """Wake everything waiting on `changed`."""
+        self.version += 1
         self._changed.set()
         self._changed = asyncio.Event()
 
-    async def changed(self, timeout_s: float) -> bool:
-        """Wait until the feed or the seat's presence changes (True), or `timeout_s` passes
-        (False)."""
+    async def changed(self, seen: int, timeout_s: float) -> bool:
+        """Wait until something changed after version `seen` (True at once if it already
+        has), or `timeout_s` passes (False). Read `version` *before* reading the feed, so a
+        change in between is never missed."""
+        if self.version != seen:
+            return True
         event = self._changed
         try:
             await asyncio.wait_for(event.wait(), timeout_s)

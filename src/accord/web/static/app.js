@@ -716,8 +716,11 @@ async function renderSeat(token) {
     if (item.system) briefing.textContent = item.system;
     const form = schemaInput(item.form.schema, item.form.kind);
     const raw = el("textarea", { id: "answer-raw", rows: 4, cols: 70, "aria-label": "answer as JSON" });
-    const rawBox = el("details", { id: "answer-raw-box" }, el("summary", {}, "edit the answer as text (it is sent exactly as written)"), raw);
-    rawBox.addEventListener("toggle", () => { if (rawBox.open && !raw.value) raw.value = item.form.schema ? JSON.stringify(form.value()) : form.value(); });
+    const rawSummary = el("summary", {}, "edit the answer as text (it is sent exactly as written)");
+    const rawBox = el("details", { id: "answer-raw-box" }, rawSummary, raw);
+    // Filled from the form as the box opens (on the click itself: the toggle event comes later
+    // and would overwrite what was typed meanwhile).
+    rawSummary.addEventListener("click", () => { if (!rawBox.open && !raw.value) raw.value = item.form.schema ? JSON.stringify(form.value()) : form.value(); });
     const error = el("p", { class: "error", id: "answer-error" });
     const send = el("button", { type: "button", id: "answer-submit" }, "Send");
     send.addEventListener("click", async () => {
@@ -788,9 +791,12 @@ async function renderSeat(token) {
   connect();
 }
 
+const TAGLINE = document.querySelector(".top .muted");
 async function route() {
   closeStreams();
   stopTimers();
+  const playing = /^#\/(play|seat)\//.test(location.hash);
+  if (TAGLINE) TAGLINE.textContent = playing ? "playing in the browser" : "view of run directories";
   show(el("p", { class: "muted" }, "Loading…"));
   try {
     const parts = location.hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);

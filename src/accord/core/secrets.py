@@ -17,6 +17,7 @@ encoding). Three lines of defence:
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -61,9 +62,31 @@ def registered_secret_envs() -> frozenset[str]:
     return frozenset(_registered)
 
 
+_values_cache: tuple[tuple[Any, ...], frozenset[str], dict[str, str]] | None = None
+
+
 def secret_values(extra_names: Iterable[str] = ()) -> dict[str, str]:
-    """Environment values that may be credentials, by variable name."""
-    explicit = _registered | set(extra_names)
+    """Environment values that may be credentials, by variable name.
+
+    Scrubbing runs on every write (each batch of a live event log too), so the result is
+    kept while the environment (its raw entries, compared as they are) and the names asked
+    for stay the same; any change to either computes it again.
+    """
+    global _values_cache
+    explicit = frozenset(_registered | set(extra_names))
+    raw = getattr(os.environ, "_data", None)
+    snapshot = tuple(raw.items()) if isinstance(raw, dict) else None
+    cached = _values_cache
+    if snapshot is not None and cached is not None:
+        if cached[1] == explicit and cached[0] == snapshot:
+            return dict(cached[2])
+    out = _scan_environment(explicit)
+    if snapshot is not None:
+        _values_cache = (snapshot, explicit, out)
+    return dict(out)
+
+
+def _scan_environment(explicit: frozenset[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for name, raw in os.environ.items():
         value = raw.strip()
@@ -75,8 +98,17 @@ def secret_values(extra_names: Iterable[str] = ()) -> dict[str, str]:
     return dict(sorted(out.items()))
 
 
+@functools.lru_cache(maxsize=256)
+def _encoded_forms(value: str) -> tuple[str, ...]:
+    return tuple(_forms(value))
+
+
 def encoded_forms(value: str) -> list[str]:
     """`value` as it may appear in what Accord writes, longest first."""
+    return list(_encoded_forms(value))
+
+
+def _forms(value: str) -> list[str]:
     once = json.dumps(value, ensure_ascii=False)[1:-1]
     ascii_once = json.dumps(value)[1:-1]
     forms = {
@@ -101,7 +133,7 @@ def scrub_secrets(text: str, extra_names: Iterable[str] = ()) -> str:
     secrets = secret_values(extra_names)
     # Longest secrets first, so a key that contains another is redacted whole.
     for name, value in sorted(secrets.items(), key=lambda kv: -len(kv[1])):
-        for form in encoded_forms(value):
+        for form in _encoded_forms(value):
             if form in text:
                 text = text.replace(form, f"[redacted:{name}]")
     return text

@@ -24,7 +24,7 @@ import json
 import os
 import shutil
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any, Protocol
 
@@ -83,47 +83,83 @@ def _line(obj: dict[str, Any]) -> str:
 class LiveGame:
     """The append-only event log of one game in flight (an `EventSink`).
 
-    The view is a convenience: a log that cannot be written (a full disk) stops being
-    written, and the game goes on; its trace is what counts.
+    Records are kept in memory and written at most every `flush_s` seconds (by the next
+    batch, or by `LiveRun`'s pulse, whichever comes first), so a game that ends sooner than
+    that never touches the disk, and a long one costs one write per `flush_s`. The view is a
+    convenience: a log that cannot be written (a full disk) stops being written, and the game
+    goes on; its trace is what counts.
     """
 
-    def __init__(self, path: Path, header: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        path: Path,
+        header: dict[str, Any],
+        *,
+        flush_s: float = 0.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.path = path
+        self.flush_s = flush_s
+        self.clock = clock
         self._header = header
         self._fh: IO[str] | None = None
-        try:
-            self._fh = path.open("w", encoding="utf-8")
-        except OSError:
-            return
-        self._write([header])
+        self._pending: list[dict[str, Any]] = [header]
+        self._opened = False
+        self._closed = False
+        self._last = clock()
+        self._flush_if_due()
 
-    def _write(self, records: list[dict[str, Any]]) -> None:
-        if self._fh is None:
+    def _flush_if_due(self) -> None:
+        if self._pending and self.clock() - self._last >= self.flush_s:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write what is pending now."""
+        if self._closed or not self._pending:
             return
+        records, self._pending = self._pending, []
+        self._last = self.clock()
         try:
+            if not self._opened:
+                self._opened = True
+                self._fh = self.path.open("w", encoding="utf-8")
+            if self._fh is None:
+                return
             self._fh.write(scrub_secrets("".join(_line(r) + "\n" for r in records)))
             self._fh.flush()
         except OSError:
-            self.close(remove=False)
+            self._stop()
+
+    def _stop(self) -> None:
+        self._closed = True
+        self._pending = []
+        if self._fh is not None:
+            with contextlib.suppress(OSError):
+                self._fh.close()
+            self._fh = None
 
     def begin(self, game_id: str, seat_names: list[str]) -> None:
         """Name the game and its seats (a second header line, read over the first)."""
         seats = [
             s | {"name": name} for s, name in zip(self._header["seats"], seat_names, strict=False)
         ]
-        self._write([{"live_header": True, "game_id": game_id, "seats": seats}])
+        self._pending.append({"live_header": True, "game_id": game_id, "seats": seats})
+        self._flush_if_due()
 
     def events(self, batch: list[dict[str, Any]]) -> None:
         """Append new trace events."""
-        if batch:
-            self._write(batch)
+        if batch and not self._closed:
+            self._pending.extend(batch)
+            self._flush_if_due()
 
     def close(self, *, remove: bool = True) -> None:
-        """Stop writing; remove the log (its trace now holds everything) unless told not to."""
-        if self._fh is not None:
-            self._fh.close()
-            self._fh = None
-        if remove:
+        """Stop writing; remove the log (its trace now holds everything), or with
+        ``remove=False`` write what is pending and keep it."""
+        if not remove:
+            self.flush()
+        opened = self._opened
+        self._stop()
+        if remove and opened:
             self.path.unlink(missing_ok=True)
 
 
@@ -149,6 +185,8 @@ class LiveRun:
         self.write_games = games
         self.started_at = _now()
         self._last = 0.0
+        self.games: set[LiveGame] = set()
+        """Logs of the games in flight (`pulse` writes what they hold)."""
         self.progress(force=True)
 
     def game(self, spec: GameSpec, seats: list[dict[str, Any]]) -> LiveGame | None:
@@ -165,7 +203,23 @@ class LiveRun:
             "seats": seats,
             "started_at": _now(),
         }
-        return LiveGame(self.dir / f"{check_id(spec.trace_id)}.jsonl", header)
+        log = LiveGame(
+            self.dir / f"{check_id(spec.trace_id)}.jsonl", header, flush_s=self.every_s / 2
+        )
+        self.games.add(log)
+        return log
+
+    def done(self, log: LiveGame) -> None:
+        """A game's trace is on disk: its log goes."""
+        self.games.discard(log)
+        log.close()
+
+    def pulse(self) -> None:
+        """Called every `every_s` while games play: progress, and each log's pending events
+        (a game waiting on a slow model shows what it did before)."""
+        for log in list(self.games):
+            log.flush()
+        self.progress()
 
     def progress(
         self, *, force: bool = False, finished: bool = False, interrupted: str | None = None

@@ -239,12 +239,12 @@ async def run_specs(
                 trace = failed_trace(spec, f"{type(exc).__name__}: {exc}")
             except asyncio.CancelledError:
                 report.in_flight_cancelled += 1
-                if log is not None:
-                    log.close()  # played again on resume
+                if log is not None and live_run is not None:
+                    live_run.done(log)  # played again on resume
                 raise
             write_run_trace(traces_dir, trace)
-            if log is not None:
-                log.close()  # the trace replaces it
+            if log is not None and live_run is not None:
+                live_run.done(log)  # the trace replaces it
             if monitor is not None:
                 monitor.game_finished(trace)
             if live_run is not None:
@@ -264,7 +264,7 @@ async def run_specs(
             if heartbeat is not None:
                 pulse = asyncio.ensure_future(_pulse(*heartbeat))
             if live_run is not None:
-                live_pulse = asyncio.ensure_future(_pulse(live_run.every_s, live_run.progress))
+                live_pulse = asyncio.ensure_future(_pulse(live_run.every_s, live_run.pulse))
             try:
                 await runner.start(todo)
                 # `concurrency` workers share one iterator: no task object per game, so memory

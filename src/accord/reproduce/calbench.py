@@ -20,6 +20,7 @@ and one of each published file, and caps the model rows at 3 turns per round.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from accord.reproduce.compare import Observation, observation
@@ -41,8 +42,14 @@ SMOKE_TASKS: dict[str, tuple[int, ...]] = {
 }
 """Task indices ``--smoke`` keeps per suite."""
 
-TABLE1_OPTIONS: dict[str, Any] = {"channels": "dm", "max_turns_per_round": 15, "dm_cap": None}
-"""App. B's game configuration of the model rows (the calendar defaults, stated here)."""
+TABLE1_OPTIONS: dict[str, Any] = {
+    "channels": "dm",
+    "max_turns_per_round": 15,
+    "dm_cap": None,
+    "reflection": True,
+}
+"""App. B's game configuration of the model rows, plus the measurement-only reflection prompt
+that reflection-calibrated VPS needs (App. F.3; Table 1 reports calibrated VPS)."""
 
 SMOKE_TURNS = 3
 """Turns per round of the model rows under ``--smoke``."""
@@ -109,6 +116,13 @@ class CalBenchKit(Kit):
             if isinstance(task, int) and task in SMOKE_TASKS.get(suite, ()):
                 keep.append(spec)
         return keep
+
+    def row_label(self, identity: Mapping[str, Any]) -> str:
+        """``imap · uniform`` (canonical suite), ``imap · calbench-uniform`` (a published file)."""
+        name = identity.get("model") or identity.get("agent")
+        suite = identity.get("suite")
+        where = identity.get("cost_setting") if suite == "canonical" else suite
+        return f"{name} · {where}"
 
     def observe(self, trace: Trace) -> list[Observation]:
         """One row per distinct seat agent: its seats' mean of each metric in this game."""

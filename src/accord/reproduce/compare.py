@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -148,22 +148,29 @@ class Comparison:
     """Position of the published row in its table."""
 
 
-def _in_ci(est: Estimate, value: float) -> bool:
-    tol = 1e-9 + 0.005 * max(1.0, abs(value))  # the paper rounds what it prints
-    return est.n > 0 and est.lo - tol <= value <= est.hi + tol
+def half_digit(printed: float) -> float:
+    """Half a unit of the last digit the paper printed (``45.8`` -> 0.05, ``20`` -> 0.5): the
+    paper rounded its value, so ours may differ by that much and still agree."""
+    text = repr(printed)
+    decimals = len(text.split(".", 1)[1]) if "." in text and "e" not in text else 0
+    return 0.5 * 10.0**-decimals
+
+
+def _in_ci(est: Estimate, value: float, tol: float) -> bool:
+    return est.n > 0 and est.lo - tol - 1e-12 <= value <= est.hi + tol + 1e-12
 
 
 def compare(
     table: PublishedTable,
     rows: Sequence[OurRow],
     *,
-    label: Mapping[str, str] | None = None,
+    label: Callable[[Mapping[str, Any]], str] | None = None,
     pooled_same: bool = False,
 ) -> list[Comparison]:
     """Each of our rows of `table` beside its published row (see the module docstring).
 
     Args:
-        label: our row labels by `repr(identity)` (default: the identity itself).
+        label: how to name one of our rows from its identity (default: the identity itself).
         pooled_same: for a pooled table, whether the reproduction played the paper's models.
     """
     out = []
@@ -182,7 +189,7 @@ def compare(
         published = same[0] if same else None
         comp = Comparison(
             table=table.id,
-            label=(label or {}).get(repr(ours.identity), _describe(ours.identity)),
+            label=(label or describe)(ours.identity),
             identity=ours.identity,
             games=ours.games,
             kind=kind,
@@ -200,16 +207,22 @@ def compare(
                 label=col.label,
                 ours=est,
                 published=pub,
-                inside=_in_ci(est, pub) if pub is not None and kind == "value" else None,
+                inside=(
+                    _in_ci(est, pub, half_digit(value) * scale)
+                    if pub is not None and value is not None and kind == "value"
+                    else None
+                ),
                 paper_range=(min(theirs), max(theirs)) if kind == "shape" and theirs else None,
                 percent=col.percent,
             )
             comp.cells.append(cell)
         out.append(comp)
-    return out
+    # The paper's row order first, then rows it has no counterpart for.
+    return sorted(out, key=lambda c: (c.published_index is None, c.published_index or 0, c.label))
 
 
-def _describe(identity: Mapping[str, Any]) -> str:
+def describe(identity: Mapping[str, Any]) -> str:
+    """An identity as text: model and agent names bare, other fields as key=value."""
     parts = []
     for key, value in identity.items():
         shown = " × ".join(map(str, value)) if isinstance(value, tuple | list) else str(value)

@@ -18,6 +18,7 @@ table needs ``--model``. ``--smoke``: stable partners, fixed projects, one game 
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping
 from typing import Any
 
 from accord.reproduce.compare import Observation, observation
@@ -95,6 +96,16 @@ class GroundingKit(Kit):
         if "3" in request.tables:
             return specs
         return [s for s in specs if len({a.model for a in s.agents}) == 1]
+
+    def row_label(self, identity: Mapping[str, Any]) -> str:
+        """``a × b · M/C=0.5`` or ``a · stable · M/C=0.5 · no talk``."""
+        parts = [" × ".join(map(str, identity.get("models", ())))]
+        if "partner" in identity:
+            parts.append(str(identity["partner"]))
+        parts.append(f"M/C={identity.get('ratio')}")
+        if "cheap_talk" in identity:
+            parts.append("talk" if identity["cheap_talk"] else "no talk")
+        return " · ".join(parts)
 
     def observe(self, trace: Trace) -> list[Observation]:
         """Table 3 (talk games, per pair and ratio) and Table 10 (self-play, per model,

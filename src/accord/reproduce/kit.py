@@ -11,10 +11,11 @@ games where the paper played a sample of its grid, or where ``--smoke`` asks for
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
-from accord.reproduce.compare import Observation, model_matches
+from accord.reproduce.compare import Observation, describe, model_matches
 from accord.reproduce.published import PublishedPaper, load_published
 from accord.runner.config import Batch
 from accord.runner.specs import AgentSpec, GameSpec
@@ -62,6 +63,10 @@ class Kit(ABC):
     @abstractmethod
     def observe(self, trace: Trace) -> list[Observation]:
         """The table rows one complete trace contributes to."""
+
+    def row_label(self, identity: Mapping[str, Any]) -> str:
+        """How one of our rows is named in the write-up (default: its identity)."""
+        return describe(identity)
 
     def paper_models(self) -> list[str]:
         """Every model identifier named in the published rows."""

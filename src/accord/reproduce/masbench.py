@@ -22,6 +22,7 @@ K = 1, the three backends, the ``random`` family, Base and CAMOC, R_max = 4.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping
 from typing import Any
 
 from accord.core.ids import slug
@@ -127,6 +128,18 @@ class MasBenchKit(Kit):
             chosen |= {s.trace_id for s in rng.sample(pool, min(extra, len(pool)))}
         # Keep the plan's order, so the games run (and resume) in the order they were expanded.
         return [s for s in specs if s.trace_id in chosen]
+
+    def row_label(self, identity: Mapping[str, Any]) -> str:
+        """``model · camoc · kv``, ``models · N=3 · p2p · K=5``, ``share-all · random``."""
+        who = identity.get("model") or identity.get("team")
+        if who == "models":
+            who = "models (pooled)"
+        parts = [str(who)]
+        if "n" in identity:
+            parts += [f"N={identity['n']}", str(identity["backend"]), f"K={identity['k']}"]
+        else:
+            parts += [str(identity[k]) for k in ("condition", "backend", "mode") if k in identity]
+        return " · ".join(parts)
 
     def observe(self, trace: Trace) -> list[Observation]:
         """Table 1 (per team, condition, backend) and Tables 2-3 (pooled model teams)."""

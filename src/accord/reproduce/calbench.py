@@ -61,6 +61,7 @@ class CalBenchKit(Kit):
     paper = "calbench"
     game = "calendar"
     reference_tables = frozenset({"2"})
+    model_tables = frozenset({"1"})
 
     def batches(self, request: Request) -> list[Batch]:
         """Protocol rows for Table 2, one homogeneous team per model for Table 1."""

@@ -38,6 +38,7 @@ class GroundingKit(Kit):
 
     paper = "grounding"
     game = "negotiation"
+    model_tables = frozenset({"3", "10"})
 
     def batches(self, request: Request) -> list[Batch]:
         """The main grid (cross-play), and the no-talk self-play cells for Table 10."""

@@ -45,6 +45,8 @@ class Kit(ABC):
     """The game the paper's benchmark is."""
     reference_tables: frozenset[str] = frozenset()
     """Tables with rows that need no model (reference protocols, scripted floors)."""
+    model_tables: frozenset[str] = frozenset()
+    """Tables with rows played by the ``--model`` seats."""
 
     @property
     def published(self) -> PublishedPaper:

@@ -73,6 +73,7 @@ class MasBenchKit(Kit):
     paper = "mas-bench"
     game = "sorting"
     reference_tables = frozenset({"1", "2", "3"})
+    model_tables = frozenset({"1", "2", "3"})
 
     def batches(self, request: Request) -> list[Batch]:
         """One batch per team and grid cell; model teams get two repeats (then sampled)."""

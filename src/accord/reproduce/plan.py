@@ -116,6 +116,11 @@ def make_plan(
                 "rows are played."
             )
         table_ids = [t for t in table_ids if t in kit.reference_tables]
+    if seats and not set(table_ids) & kit.model_tables:
+        notes.append(
+            f"--model is not used: Table {', '.join(table_ids)} has only reference rows "
+            f"(model rows are in Table {', '.join(sorted(kit.model_tables))})."
+        )
     request = Request(tables=table_ids, models=seats, smoke=smoke, notes=notes)
     batches = kit.batches(request)
     name = f"reproduce-{paper}" + ("-smoke" if smoke else "")

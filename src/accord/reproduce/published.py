@@ -59,7 +59,8 @@ class PublishedTable(BaseModel):
     caption: str = Field(description="What the table shows, in our words.")
     needs_model: bool = Field(description="False when its rows are reference protocols.")
     pooled: bool = Field(
-        False, description="Rows pool over the paper's models (compared by value only when "
+        False,
+        description="Rows pool over the paper's models (compared by value only when "
         "the reproduction plays exactly those models).",
     )
     columns: list[Column]

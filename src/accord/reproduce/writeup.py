@@ -196,9 +196,11 @@ def _write_markdown(kit: Kit, plan: Plan, rep: Reproduction, out: Path, command:
         table = pub.table(table_id)
         lines.append(table_markdown(table, comps, table.where))
     figs = [f"table{t}.png" for t in rep.tables] + [f"figure{f}.png" for f in plan.figures]
-    lines += ["Figures (published values as hollow diamonds): " + ", ".join(
-        f"`reproduction/{name}`" for name in figs
-    ), ""]
+    lines += [
+        "Figures (published values as hollow diamonds): "
+        + ", ".join(f"`reproduction/{name}`" for name in figs),
+        "",
+    ]
     path = out / "reproduction.md"
     atomic_write_text(path, "\n".join(lines))
     return path
@@ -284,9 +286,9 @@ def _figure(
         ax = fig.add_subplot(len(index), 1, p + 1)
         seen: set[str] = set()
 
-        def once(name: str, seen: set[str] = seen) -> str | None:
+        def once(name: str, seen: set[str] = seen) -> str:
             if name in seen:
-                return None
+                return "_nolegend_"  # matplotlib leaves labels starting with _ out of legends
             seen.add(name)
             return name
 
@@ -313,4 +315,3 @@ def _figure(
     fig.suptitle(f"Table {table.id} ({table.where}): ours beside the paper", fontsize=9)
     games = sum(c.games for c in comps)
     return save_figure(fig, path, note=ci_note(games, "games"))
-

@@ -88,7 +88,7 @@ def reproduce(
             smoke=smoke,
         )
         out_dir = out or Path("runs") / (f"reproduce-{paper}" + ("-smoke" if smoke else ""))
-        _check_seats(plan)
+        _check_seats(plan, models=not dry_run)
         _print_plan(plan, out_dir)
         _estimate(plan, out_dir, pilot, estimate_from, resume, dry_run, yes, concurrency, max_cost)
         if dry_run:
@@ -100,10 +100,12 @@ def reproduce(
     _finish(plan, out_dir, report)
 
 
-def _check_seats(plan: Plan) -> None:
+def _check_seats(plan: Plan, *, models: bool) -> None:
+    """An unknown agent, provider or a missing API key, before anything plays (a dry run may
+    be planned on a machine without the keys)."""
     from accord.runner.run import check_seats
 
-    check_seats(plan.specs)  # an unknown provider or a missing API key, before anything plays
+    check_seats(plan.specs, models=models)
 
 
 def _print_plan(plan: Plan, out: Path) -> None:
@@ -153,7 +155,10 @@ def _estimate(
                 f"{', '.join(paid)} are billed)?",
             )
         console.print(f"Pilot: {len(trial)} games ({pilot} per row group) -> {out / 'pilot'}")
-        run_sync(trial, out / "pilot", concurrency=concurrency, resume=True, max_cost=max_cost)
+        # Games without hosted models keep this process's one event loop busy: played one at
+        # a time, each one's wall time is its real cost, and the estimate adds them up.
+        at_once = concurrency if paid else 1
+        run_sync(trial, out / "pilot", concurrency=at_once, resume=True, max_cost=max_cost)
         sources.append(out / "pilot")
         label = f"a pilot of {pilot} games per row group"
     history = measure(sources, label or "no earlier games")

@@ -209,7 +209,7 @@ def compare(
                 published=pub,
                 inside=(
                     _in_ci(est, pub, half_digit(value) * scale)
-                    if pub is not None and value is not None and kind == "value"
+                    if pub is not None and value is not None and kind == "value" and est.n
                     else None
                 ),
                 paper_range=(min(theirs), max(theirs)) if kind == "shape" and theirs else None,

@@ -141,6 +141,10 @@ class PlanEstimate:
 
     models: list[ModelEstimate]
     seconds: float | None
+    """Summed time of the games that keep a core busy (reference agents, mock, local model);
+    None when nothing could be timed."""
+    waiting_seconds: float
+    """Summed time of the games that wait on hosted models (they overlap with concurrency)."""
     timed_games: int
     games: int
     source: str
@@ -159,7 +163,8 @@ class PlanEstimate:
         if self.seconds is None:
             out.append(f"Time: unknown ({self.source}).")
         else:
-            total = self.seconds / max(1, concurrency)
+            # Hosted-model games mostly wait, so they overlap; the others share the CPU.
+            total = self.seconds + self.waiting_seconds / max(1, concurrency)
             out.append(
                 f"Time: about {_duration(total)} at --concurrency {concurrency} "
                 f"({self.source}; rate limits can make it longer)."
@@ -171,12 +176,15 @@ def estimate(specs: Sequence[GameSpec], history: History) -> PlanEstimate:
     """Tokens, cost and time of `specs` from `history` (see the module docstring)."""
     per_model: dict[str, ModelEstimate] = {}
     agents: dict[str, AgentSpec] = {}
-    seconds = 0.0
+    serial = waiting = 0.0
     timed = 0
     for spec in specs:
         seen = history.groups.get(group_of(spec))
         if seen is not None and seen.timed:
-            seconds += seen.seconds / seen.timed
+            if needs_payment([spec]):
+                waiting += seen.seconds / seen.timed
+            else:
+                serial += seen.seconds / seen.timed
             timed += 1
         for model in {a.model for a in spec.agents if a.model}:
             est = per_model.setdefault(model, ModelEstimate(model=model, games=0))
@@ -204,9 +212,14 @@ def estimate(specs: Sequence[GameSpec], history: History) -> PlanEstimate:
             f"{len(specs)} games"
         )
     # Games of a group never timed are counted at the mean of the timed ones.
-    total = seconds * len(specs) / timed if timed else None
+    scale = len(specs) / timed if timed else 0.0
     return PlanEstimate(
-        sorted(per_model.values(), key=lambda m: m.model), total, timed, len(specs), source
+        sorted(per_model.values(), key=lambda m: m.model),
+        serial * scale if timed else None,
+        waiting * scale,
+        timed,
+        len(specs),
+        source,
     )
 
 

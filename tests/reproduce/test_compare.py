@@ -50,6 +50,7 @@ def test_a_reference_row_is_compared_by_value_with_its_ci() -> None:
     [comp] = compare(table, rows)
     assert comp.kind == "value" and comp.published_label == "IMAP" and comp.games == 6
     coord, excess, msgs, fair, vps = comp.cells
+    assert msgs.published == pytest.approx(2.0) and msgs.inside is True
     assert coord.published == pytest.approx(1.0) and coord.inside is True  # 100.0 printed
     assert excess.ours.mean == pytest.approx(0.2667, abs=1e-3)
     assert excess.published == pytest.approx(0.26) and excess.inside is True

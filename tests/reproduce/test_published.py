@@ -13,7 +13,7 @@ def test_every_paper_loads_with_a_source_for_every_table(paper: str) -> None:
     pub = load_published(paper)
     assert pub.paper == paper and pub.title
     for table in pub.tables:
-        assert "Table" in table.where and "§" in table.where or "App." in table.where
+        assert "Table" in table.where and ("§" in table.where or "App." in table.where)
         assert table.rows and table.columns
         for row in table.rows:
             assert len(row.values) == len(table.columns)

@@ -200,8 +200,8 @@ def _finish(plan: Plan, out: Path, report: object) -> None:
     assert isinstance(report, RunReport)
     command = "accord " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     try:
-        write_reproduction(plan, out, command=command)
         rep = collect(plan, out)
+        write_reproduction(plan, out, command=command, rep=rep)
     except AccordError as exc:
         raise _fail(exc) from exc
     for tid, comps in rep.tables.items():

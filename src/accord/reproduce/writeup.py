@@ -139,10 +139,13 @@ def table_markdown(table: PublishedTable, comps: Sequence[Comparison], where: st
     return "\n".join(lines)
 
 
-def write_reproduction(plan: Plan, out: Path, *, command: str = "") -> list[Path]:
-    """Write ``reproduction.md``, ``reproduction.json`` and the figures into `out`."""
+def write_reproduction(
+    plan: Plan, out: Path, *, command: str = "", rep: Reproduction | None = None
+) -> list[Path]:
+    """Write ``reproduction.md``, ``reproduction.json`` and the figures into `out` (from `rep`
+    when the caller has already collected it)."""
     kit = get_kit(plan.paper)
-    rep = collect(plan, out)
+    rep = rep if rep is not None else collect(plan, out)
     written = [_write_markdown(kit, plan, rep, out, command)]
     written.append(_write_json(rep, out))
     written += write_figures(kit, plan, rep, out / "reproduction")

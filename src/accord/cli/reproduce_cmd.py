@@ -11,7 +11,7 @@ import typer
 from rich.markup import escape
 
 from accord.cli.main import _fail, app, console
-from accord.cli.options import dollars
+from accord.cli.options import dollars, model_options, with_model_options
 from accord.core.errors import AccordError, ConfigError
 from accord.reproduce.plan import Plan
 
@@ -57,6 +57,14 @@ def reproduce(
     dry_run: Annotated[
         bool, typer.Option(help="Print the plan (and an estimate from earlier runs); play nothing.")
     ] = False,
+    model_base_url: Annotated[
+        str | None,
+        typer.Option(help="Server address for every model seat, e.g. http://127.0.0.1:8000/v1."),
+    ] = None,
+    model_option: Annotated[
+        list[str] | None,
+        typer.Option("--model-option", "-M", help="Model option key=value for every model seat."),
+    ] = None,
 ) -> None:
     """Reproduce a paper's tables: plan its grid, play it, write our numbers beside the paper's.
 
@@ -75,6 +83,9 @@ def reproduce(
       accord reproduce grounding --model mock/schema --smoke --yes
 
       accord reproduce mas-bench --model openrouter/deepseek/deepseek-chat-v3.1 --dry-run
+
+      accord reproduce grounding --model openai-compatible/qwen --model-base-url
+      http://127.0.0.1:8000/v1 --smoke
     """
     from accord.reproduce.plan import make_plan
 
@@ -87,6 +98,10 @@ def reproduce(
             everything=everything,
             smoke=smoke,
         )
+        extra = model_options(model_base_url, model_option)
+        plan.specs = [
+            s.model_copy(update={"agents": with_model_options(s.agents, extra)}) for s in plan.specs
+        ]
         out_dir = out or Path("runs") / (f"reproduce-{paper}" + ("-smoke" if smoke else ""))
         _check_seats(plan, models=not dry_run)
         _print_plan(plan, out_dir)

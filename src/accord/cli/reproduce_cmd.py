@@ -169,13 +169,20 @@ def _estimate(
                 f"Estimate from a pilot of {len(trial)} games ({pilot} per row group; calls to "
                 f"{', '.join(paid)} are billed)?",
             )
-        console.print(f"Pilot: {len(trial)} games ({pilot} per row group) -> {out / 'pilot'}")
+        console.print(
+            f"Pilot: {len(trial)} games ({pilot} per row group) -> {escape(str(out / 'pilot'))}"
+        )
         # Games without hosted models keep this process's one event loop busy: played one at
         # a time, each one's wall time is its real cost, and the estimate adds them up.
         at_once = concurrency if paid else 1
-        run_sync(trial, out / "pilot", concurrency=at_once, resume=True, max_cost=max_cost)
+        tried = run_sync(trial, out / "pilot", concurrency=at_once, resume=True, max_cost=max_cost)
+        if tried.failed:
+            console.print(
+                f"[yellow]Pilot: {len(tried.failed)} of {tried.played} games failed, e.g. "
+                f"{escape(tried.failed[0])}; fix the cause before the run.[/yellow]"
+            )
         sources.append(out / "pilot")
-        label = f"a pilot of {pilot} games per row group"
+        label = f"a pilot of {pilot} game{'' if pilot == 1 else 's'} per row group"
     history = measure(sources, label or "no earlier games")
     est = estimate(plan.specs, history)
     console.print("[bold]Estimate[/bold]")

@@ -43,6 +43,7 @@ def test_calbench_table2_smoke_puts_the_protocol_rows_beside_the_paper(tmp_path:
     text = (out / "reproduction.md").read_text()
     assert "| imap · uniform | 3 | 100.0 | 100.0 | yes |" in text
     assert "Smoke run" in text and "--model is not used" in text
+    assert f"accord reproduce calbench --table 2 --model mock/schema --smoke --out {out}" in text
     assert (out / "reproduction" / "table2.png").is_file()
     # A normal run directory: resuming plays nothing new.
     again = runner.invoke(
@@ -96,3 +97,19 @@ def test_dry_run_plans_without_keys_or_games(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "90 games" in result.output and "cost unknown" in result.output
     assert not (tmp_path / "d" / "traces").exists()
+
+
+def test_failed_games_are_counted_never_scored_and_exit_1(tmp_path: Path) -> None:
+    out = tmp_path / "dead"
+    dead = ["-M", "fault_rate=1.0", "-M", "faults=[timeout]", "-M", "max_retries=0"]
+    result = runner.invoke(
+        app,
+        ["reproduce", "grounding", "--table", "3", "--model", "mock/schema", "--smoke", "--yes",
+         "--pilot", "0", "--out", str(out), *dead],
+    )  # fmt: skip
+    assert result.exit_code == 1, result.output
+    assert "3 games failed" in result.output
+    rep = json.loads((out / "reproduction.json").read_text())
+    assert rep["complete"] == 0 and sum(rep["failed"].values()) == 3
+    assert rep["tables"]["3"] == []  # no value comes from a failed game
+    assert "3 failed (kept out of every value)" in (out / "reproduction.md").read_text()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shlex
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -14,6 +14,9 @@ from accord.cli.main import _fail, app, console
 from accord.cli.options import dollars, model_options, with_model_options
 from accord.core.errors import AccordError, ConfigError
 from accord.reproduce.plan import Plan
+
+if TYPE_CHECKING:
+    from accord.runner.run import RunReport
 
 
 @app.command("reproduce")
@@ -207,20 +210,29 @@ def _confirm(yes: bool, question: str) -> None:
         raise typer.Exit(0)
 
 
-def _play(plan: Plan, out: Path, concurrency: int, resume: bool, max_cost: float | None) -> object:
+def _play(
+    plan: Plan, out: Path, concurrency: int, resume: bool, max_cost: float | None
+) -> RunReport:
     from accord.cli.run_cmd import _run_with_progress
 
     options = {"executor": "local", "max_cost": max_cost}
     return _run_with_progress(plan.specs, out, concurrency, resume, options)
 
 
-def _finish(plan: Plan, out: Path, report: object) -> None:
+def _finish(plan: Plan, out: Path, report: RunReport) -> None:
     """Write the reproduction, say where it is and how it compares; then the exit code."""
     from accord.reproduce.writeup import collect, write_reproduction
-    from accord.runner.run import RunReport
 
-    assert isinstance(report, RunReport)
-    command = "accord " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    command = " ".join(
+        [
+            "accord reproduce",
+            plan.paper,
+            *(f"--table {t}" for t in plan.tables),
+            *(f"--model {shlex.quote(m.model or '')}" for m in plan.models),
+            *(["--smoke"] if plan.smoke else []),
+            f"--out {shlex.quote(str(out))}",
+        ]
+    )
     try:
         rep = collect(plan, out)
         write_reproduction(plan, out, command=command, rep=rep)

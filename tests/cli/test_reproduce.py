@@ -56,10 +56,16 @@ def test_calbench_table2_smoke_puts_the_protocol_rows_beside_the_paper(tmp_path:
 
 
 def test_grounding_smoke_end_to_end(tmp_path: Path) -> None:
-    rep = _reproduce(tmp_path / "g", "grounding")
+    out = tmp_path / "g"
+    rep = _reproduce(out, "grounding")
     assert rep["complete"] == 6 and set(rep["tables"]) == {"3", "10"}
     assert all(r["kind"] == "shape" for t in rep["tables"].values() for r in t)
-    assert (tmp_path / "g" / "reproduction" / "figure3.png").is_file()
+    assert (out / "reproduction" / "figure3.png").is_file()
+    # The directory works with the commands every run directory does.
+    query = runner.invoke(app, ["query", str(out), "SELECT count(*) AS n FROM games"])
+    assert query.exit_code == 0 and "6" in query.output, query.output
+    assert runner.invoke(app, ["leaderboard", str(out)]).exit_code == 0
+    assert runner.invoke(app, ["report", str(out)]).exit_code == 0
 
 
 def test_mas_bench_smoke_end_to_end(tmp_path: Path) -> None:

@@ -221,7 +221,7 @@ def _play(
 
 def _finish(plan: Plan, out: Path, report: RunReport) -> None:
     """Write the reproduction, say where it is and how it compares; then the exit code."""
-    from accord.reproduce.writeup import collect, write_reproduction
+    from accord.reproduce.writeup import collect, verdict, write_reproduction
 
     command = " ".join(
         [
@@ -239,10 +239,7 @@ def _finish(plan: Plan, out: Path, report: RunReport) -> None:
     except AccordError as exc:
         raise _fail(exc) from exc
     for tid, comps in rep.tables.items():
-        judged = [c.inside for comp in comps if comp.kind == "value" for c in comp.cells]
-        known = [x for x in judged if x is not None]
-        shown = f"{sum(known)} of {len(known)} published values inside our 95% CI"
-        console.print(f"Table {tid}: {len(comps)} rows; {shown if known else 'compared by shape'}")
+        console.print(f"Table {tid}: {len(comps)} rows; {verdict(comps)}")
     if report.stopped:
         console.print(f"[yellow]{escape(report.stopped)}[/yellow]")
     failed = sum(rep.failed.values())

@@ -79,7 +79,7 @@ class MasBenchKit(Kit):
         """One batch per team and grid cell; model teams get two repeats (then sampled)."""
         rounds = SMOKE_ROUNDS if request.smoke else MAX_ROUNDS
         teams: list[tuple[str, Any, int]] = [(f, f, 1) for f in FLOORS]
-        if not request.smoke:
+        if request.models and not request.smoke:
             request.notes.append(
                 f"Sampling: the paper played {PAPER_GAMES_PER_MODEL} games per model from its "
                 "900-cell grid without saying which; each model plays every cell once and 150 "

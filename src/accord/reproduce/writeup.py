@@ -99,6 +99,19 @@ def _paper_cell(c: Comparison, i: int) -> tuple[str, str]:
     return "–", "no published row"
 
 
+def verdict(comps: Sequence[Comparison]) -> str:
+    """One line on how a table compares: published values inside our CI, or why none is."""
+    judged = [cell.inside for c in comps if c.kind == "value" for cell in c.cells]
+    known = [x for x in judged if x is not None]
+    if known:
+        return f"{sum(known)} of {len(known)} published values inside our 95% CI"
+    if any(c.kind == "shape" for c in comps):
+        return "compared by shape only: no row was played with the paper's models"
+    if comps:
+        return "no published counterpart: reference rows the paper does not print"
+    return "no complete game"
+
+
 def table_markdown(table: PublishedTable, comps: Sequence[Comparison], where: str) -> str:
     """One reproduced table as Markdown: ours, paper, inside the CI, per column."""
     head = ["row", "games"]
@@ -127,7 +140,7 @@ def table_markdown(table: PublishedTable, comps: Sequence[Comparison], where: st
             f"(rows compared by value: {sum(1 for c in comps if c.kind == 'value')})."
         )
     else:
-        lines.append("No row of this table was played with the paper's models or protocols.")
+        lines.append(verdict(comps) + ".")
     missing = missing_rows(table, comps)
     if missing and len(missing) < len(table.rows):
         lines.append(

@@ -53,6 +53,12 @@ def test_calbench_table2_smoke_puts_the_protocol_rows_beside_the_paper(tmp_path:
     )  # fmt: skip
     assert again.exit_code == 0, again.output
     assert "32 of 32 already finished" in again.output and "Pilot:" not in again.output
+    # Without --resume an existing run is never mixed into (and no pilot is played first).
+    mixed = runner.invoke(
+        app, ["reproduce", "calbench", "--table", "2", "--smoke", "--yes", "--out", str(out)]
+    )
+    assert mixed.exit_code == 2 and "add --resume" in mixed.output
+    assert "Pilot:" not in mixed.output
 
 
 def test_grounding_smoke_end_to_end(tmp_path: Path) -> None:

@@ -65,6 +65,12 @@ def test_grounding_crossplays_the_main_grid_and_adds_the_no_talk_baseline() -> N
     assert len(only10.specs) == 2 * 12 * 10 + len(notalk)
 
 
+def test_a_figure_plays_the_table_behind_it() -> None:
+    plan = make_plan("grounding", models=["mock/schema"], figures=["3"], smoke=True)
+    assert plan.tables == ["10"] and plan.figures == ["3"]
+    assert make_plan("calbench", figures=["4"], models=["mock/schema"]).tables == ["1"]
+
+
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [

@@ -107,6 +107,12 @@ def reproduce(
         ]
         out_dir = out or Path("runs") / (f"reproduce-{paper}" + ("-smoke" if smoke else ""))
         _check_seats(plan, models=not dry_run)
+        traces = out_dir / "traces"
+        if not (resume or dry_run) and traces.is_dir() and any(traces.glob("*.json")):
+            raise ConfigError(
+                f"{out_dir} already holds a run: add --resume to go on with it, or choose "
+                "another --out directory"
+            )
         _print_plan(plan, out_dir)
         _estimate(plan, out_dir, pilot, estimate_from, resume, dry_run, yes, concurrency, max_cost)
         if dry_run:

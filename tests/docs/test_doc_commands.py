@@ -25,7 +25,7 @@ DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 SKIP = [
     (r"^make ", "builds the environment (CI runs make test itself)"),
     (r"local/smollm2", "the bundled model takes minutes of CPU (tests/e2e plays it)"),
-    (r"openai/|anthropic/|gpt-", "a hosted model needs an API key"),
+    (r"openai/|anthropic/|gpt-|openrouter/", "a hosted model needs an API key"),
     (r"openai-compatible", "needs a model server (tests/e2e/test_llama_server.py runs one)"),
     (r"--executor ray", "starts Ray (tests/runner/test_ray_executor.py covers it)"),
     (r"accord serve", "a server that runs until stopped (tests/web covers it)"),
@@ -99,7 +99,9 @@ def test_a_documented_command_works(workdir: Path, doc: str, command: str) -> No
     words = shlex.split(command)
     assert words[0] in ("accord", ".venv/bin/accord"), (doc, command)
     args = words[1:]
-    if args[0] == "run" and any(p in command for p in PLAN_ONLY):
+    if args[0] == "reproduce" and "--smoke" not in args:
+        args = [*args, "--dry-run"]  # a paper's full grid takes minutes: planned, not played
+    elif args[0] == "run" and any(p in command for p in PLAN_ONLY):
         args = [*[a for a in args if a != "--resume"], "--dry-run"]
     elif args[0] == "run" and "--out" in args and "--resume" not in args:
         shutil.rmtree(workdir / args[args.index("--out") + 1], ignore_errors=True)

@@ -1,0 +1,259 @@
+"""What a reproduction should cost and how long it should take, before it is played.
+
+Token use and game time differ between row groups (a team of 20 sorting agents is not a team of
+one), so they are measured per row group (the pairing label of a game: ``imap ×5``,
+``openai/gpt-5.4-mini ×5``, ``a vs b``) from earlier games: ``--estimate-from`` run directories,
+the reproduction's own directory when resuming, or a *pilot* of a few games of each row group
+played into ``DIR/pilot`` (a normal run directory). Each model's tokens are then priced with its
+configured prices, else LiteLLM's price map (`accord.runner.cost.configured_prices`); the mock
+and the bundled local model are free; without a price the pilot's measured cost is used when
+the provider reported one, and otherwise the cost is "unknown", never guessed. Every number
+says where it came from.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from accord.core.errors import ConfigError
+from accord.runner.cost import configured_prices
+from accord.runner.specs import AgentSpec, GameSpec
+from accord.traces.io import read_trace
+
+_PER = 1_000_000
+FREE_PROVIDERS: tuple[str, ...] = ("mock", "local")
+
+
+def group_of(spec: GameSpec) -> str:
+    """The row group of a game: its pairing label."""
+    return str(spec.labels.get("pairing", "?"))
+
+
+def pilot_specs(specs: Sequence[GameSpec], per_group: int) -> list[GameSpec]:
+    """The first `per_group` games of each row group, in plan order."""
+    taken: dict[str, int] = defaultdict(int)
+    out = []
+    for spec in specs:
+        group = group_of(spec)
+        if taken[group] < per_group:
+            taken[group] += 1
+            out.append(spec)
+    return out
+
+
+def needs_payment(specs: Iterable[GameSpec]) -> list[str]:
+    """Models of `specs` that are not free (their calls may cost money)."""
+    return sorted(
+        {
+            a.model
+            for s in specs
+            for a in s.agents
+            if a.model and a.model.split("/", 1)[0] not in FREE_PROVIDERS
+        }
+    )
+
+
+@dataclass
+class _Seen:
+    games: int = 0
+    seconds: float = 0.0
+    timed: int = 0
+    tokens: dict[str, list[float]] = field(default_factory=dict)
+    """Per model: [seat-games, input tokens, output tokens, cost, cost known (0/1)]."""
+
+
+@dataclass
+class History:
+    """Measured games per row group."""
+
+    groups: dict[str, _Seen] = field(default_factory=dict)
+    sources: list[str] = field(default_factory=list)
+
+    @property
+    def games(self) -> int:
+        """Games measured."""
+        return sum(g.games for g in self.groups.values())
+
+
+def measure(dirs: Iterable[Path], label: str) -> History:
+    """Token use and time per row group from the complete traces in run directories."""
+    hist = History()
+    for d in dirs:
+        traces = d / "traces"
+        if not traces.is_dir():
+            continue
+        for path in sorted(traces.glob("*.json")):
+            try:
+                trace = read_trace(path)
+            except ConfigError:
+                continue
+            if trace.status != "complete":
+                continue
+            seen = hist.groups.setdefault(str(trace.run.get("pairing", "?")), _Seen())
+            seen.games += 1
+            seconds = _seconds(trace.started_at, trace.ended_at)
+            if seconds is not None:
+                seen.seconds += seconds
+                seen.timed += 1
+            for seat in trace.seats:
+                usage = trace.usage.get(seat.name)
+                if seat.model is None or usage is None:
+                    continue
+                acc = seen.tokens.setdefault(seat.model, [0, 0, 0, 0.0, 1])
+                acc[0] += 1
+                acc[1] += usage.input_tokens
+                acc[2] += usage.output_tokens
+                acc[3] += usage.cost_usd
+                acc[4] = acc[4] if usage.cost_known else 0
+    if hist.games:
+        hist.sources.append(label)
+    return hist
+
+
+def _seconds(start: str, end: str) -> float | None:
+    try:
+        s = (dt.datetime.fromisoformat(end) - dt.datetime.fromisoformat(start)).total_seconds()
+    except (TypeError, ValueError):
+        return None
+    return s if s >= 0 else None
+
+
+@dataclass
+class ModelEstimate:
+    """One model's share of the plan."""
+
+    model: str
+    games: int
+    seat_games: int = 0
+    input_tokens: float = 0.0
+    output_tokens: float = 0.0
+    usd: float | None = 0.0
+    note: str = ""
+
+
+@dataclass
+class PlanEstimate:
+    """The whole plan."""
+
+    models: list[ModelEstimate]
+    seconds: float | None
+    """Summed time of the games that keep a core busy (reference agents, mock, local model);
+    None when nothing could be timed."""
+    waiting_seconds: float
+    """Summed time of the games that wait on hosted models (they overlap with concurrency)."""
+    timed_games: int
+    games: int
+    source: str
+
+    def lines(self, concurrency: int) -> list[str]:
+        """The estimate for the terminal and the write-up, each number with its source."""
+        out = []
+        for m in self.models:
+            tokens = (
+                f"~{m.input_tokens / 1e6:.2f}M input + {m.output_tokens / 1e6:.2f}M output tokens"
+                if m.seat_games
+                else "tokens unknown"
+            )
+            cost = "cost unknown" if m.usd is None else f"${m.usd:,.2f}"
+            out.append(f"{m.model}: {m.games} games, {tokens}, {cost} ({m.note})")
+        if self.seconds is None:
+            out.append(f"Time: unknown ({self.source}).")
+        else:
+            # Hosted-model games mostly wait, so they overlap; the others share the CPU.
+            total = self.seconds + self.waiting_seconds / max(1, concurrency)
+            out.append(
+                f"Time: about {_duration(total)} at --concurrency {concurrency} "
+                f"({self.source}; rate limits can make it longer)."
+            )
+        return out
+
+
+def estimate(specs: Sequence[GameSpec], history: History) -> PlanEstimate:
+    """Tokens, cost and time of `specs` from `history` (see the module docstring)."""
+    per_model: dict[str, ModelEstimate] = {}
+    agents: dict[str, AgentSpec] = {}
+    serial = waiting = 0.0
+    timed = 0
+    for spec in specs:
+        seen = history.groups.get(group_of(spec))
+        if seen is not None and seen.timed:
+            if needs_payment([spec]):
+                waiting += seen.seconds / seen.timed
+            else:
+                serial += seen.seconds / seen.timed
+            timed += 1
+        for model in {a.model for a in spec.agents if a.model}:
+            est = per_model.setdefault(model, ModelEstimate(model=model, games=0))
+            est.games += 1
+        for agent in spec.agents:
+            if agent.model is None:
+                continue
+            agents.setdefault(agent.model, agent)
+            est = per_model[agent.model]
+            acc = seen.tokens.get(agent.model) if seen is not None else None
+            if not acc or not acc[0]:
+                continue
+            est.seat_games += 1
+            est.input_tokens += acc[1] / acc[0]
+            est.output_tokens += acc[2] / acc[0]
+    for model, est in per_model.items():
+        _price(est, agents[model], history)
+    if not timed:
+        source = "no earlier games of these row groups to time"
+    elif timed == len(specs):
+        source = "from " + ", ".join(history.sources)
+    else:
+        source = (
+            f"from {', '.join(history.sources)}, which timed the row groups of {timed} of the "
+            f"{len(specs)} games"
+        )
+    # Games of a group never timed are counted at the mean of the timed ones.
+    scale = len(specs) / timed if timed else 0.0
+    return PlanEstimate(
+        sorted(per_model.values(), key=lambda m: m.model),
+        serial * scale if timed else None,
+        waiting * scale,
+        timed,
+        len(specs),
+        source,
+    )
+
+
+def _price(est: ModelEstimate, agent: AgentSpec, history: History) -> None:
+    if est.seat_games == 0:
+        est.usd = None
+        est.note = "no pilot or earlier games of it: tokens and cost unknown"
+        return
+    provider = (agent.model or "").split("/", 1)[0]
+    where = "tokens from " + ", ".join(history.sources)
+    if provider in FREE_PROVIDERS and "prices" not in agent.options:
+        est.usd = 0.0
+        est.note = f"free provider; {where}"
+        return
+    prices = configured_prices(agent)
+    if prices is not None:
+        est.usd = (
+            est.input_tokens * prices.input_per_mtok + est.output_tokens * prices.output_per_mtok
+        ) / _PER
+        est.note = f"priced per token from the model's known prices; {where}"
+        return
+    measured = [acc for g in history.groups.values() if (acc := g.tokens.get(est.model)) and acc[4]]
+    if measured:
+        per_seat_game = sum(a[3] for a in measured) / max(1, sum(a[0] for a in measured))
+        est.usd = per_seat_game * est.seat_games
+        est.note = f"no known price: the cost the provider reported in the pilot; {where}"
+        return
+    est.usd = None
+    est.note = f"no known price and none reported: cost unknown; {where}"
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"

@@ -1,0 +1,137 @@
+"""The published numbers of each reproduced paper, shipped as data (``data/<paper>.yaml``).
+
+Each file names the paper and lists its reproduced tables: where the table is (section and
+number), its columns (the metric key our games report, the printed label, whether the paper
+prints it as a percentage) and its rows. A row is its identity (cost setting, model identifier,
+reference protocol, backend, ratio, ...) plus its printed values in column order. Nothing here
+is computed: these are the paper's numbers, transcribed, and they only ever sit beside ours.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from accord.core.errors import ConfigError
+from accord.core.inputs import load_yaml
+
+PAPERS: tuple[str, ...] = ("calbench", "mas-bench", "grounding")
+"""The papers `accord reproduce` knows, by the name it takes on the command line."""
+
+_RESERVED = frozenset({"label", "values", "seats"})
+
+
+class Column(BaseModel):
+    """One column of a published table."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    key: str = Field(description="The metric key our games report (trace metrics or seat rows).")
+    label: str = Field(description="The column header as the paper prints it.")
+    percent: bool = Field(False, description="The paper prints it as a percentage.")
+
+
+class PublishedRow(BaseModel):
+    """One row of a published table: its identity (extra fields) and its values."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    label: str = Field(description="The row as the paper names it.")
+    values: list[float | None] = Field(description="Printed values, in column order.")
+    seats: int | None = Field(None, description="The paper's N for the row, when printed.")
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        """The fields that say which of our rows this one is compared with."""
+        return {k: v for k, v in (self.model_extra or {}).items() if k not in _RESERVED}
+
+
+class PublishedTable(BaseModel):
+    """A reproduced table."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(description="The table number in the paper.")
+    where: str = Field(description="Section and table, e.g. '§4.3, Table 2'.")
+    caption: str = Field(description="What the table shows, in our words.")
+    needs_model: bool = Field(description="False when its rows are reference protocols.")
+    pooled: bool = Field(
+        False,
+        description="Rows pool over the paper's models (compared by value only when "
+        "the reproduction plays exactly those models).",
+    )
+    columns: list[Column]
+    rows: list[PublishedRow]
+
+    @model_validator(mode="after")
+    def _widths(self) -> PublishedTable:
+        for row in self.rows:
+            if len(row.values) != len(self.columns):
+                raise ValueError(
+                    f"table {self.id}, row {row.label!r}: {len(row.values)} values for "
+                    f"{len(self.columns)} columns"
+                )
+        return self
+
+
+class PublishedFigure(BaseModel):
+    """A paper figure whose numbers are those of one column of a reproduced table."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str
+    table: str
+    column: str
+    where: str
+
+
+class PublishedPaper(BaseModel):
+    """One paper's published numbers."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    paper: str
+    title: str
+    tables: list[PublishedTable]
+    figures: list[PublishedFigure] = Field(default_factory=list)
+    model_settings: dict[str, dict[str, Any]] = Field(
+        default_factory=dict,
+        description="How the paper called each of its models (temperature, max_tokens, "
+        "options), by model identifier.",
+    )
+
+    def table(self, table_id: str) -> PublishedTable:
+        """The table numbered `table_id`; a `ConfigError` listing the others if none."""
+        for t in self.tables:
+            if t.id == table_id:
+                return t
+        known = ", ".join(t.id for t in self.tables)
+        raise ConfigError(
+            f"{self.paper} has no reproducible table {table_id!r}; choose one of: {known}"
+        )
+
+    def figure(self, figure_id: str) -> PublishedFigure:
+        """The figure numbered `figure_id`; a `ConfigError` listing the others if none."""
+        for f in self.figures:
+            if f.id == figure_id:
+                return f
+        known = ", ".join(f.id for f in self.figures) or "none"
+        raise ConfigError(
+            f"{self.paper} has no reproducible figure {figure_id!r}; choose one of: {known}"
+        )
+
+
+@cache
+def load_published(paper: str) -> PublishedPaper:
+    """The packaged published numbers of `paper` (one of `PAPERS`)."""
+    if paper not in PAPERS:
+        raise ConfigError(f"unknown paper {paper!r}; choose one of: {', '.join(PAPERS)}")
+    source = f"published numbers of {paper}"
+    text = resources.files("accord.reproduce").joinpath("data", f"{paper}.yaml").read_text("utf-8")
+    try:
+        return PublishedPaper.model_validate(load_yaml(text, source=source))
+    except ValidationError as exc:  # a packaging bug, but say which file
+        raise ConfigError(f"{source}: {exc}") from exc

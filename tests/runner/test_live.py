@@ -73,10 +73,17 @@ def test_a_game_in_flight_has_a_log_with_its_events_so_far(tmp_path: Path) -> No
 
     async def scenario() -> tuple[list[dict[str, Any]], Any]:
         gate = asyncio.Event()
-        log = LiveGame(out / "g0.jsonl", {"live_format": 1, "trace_id": "g0", "seats": [
-            {"seat": 0, "agent": "greedy", "model": None},
-            {"seat": 1, "agent": "gate", "model": None},
-        ]})
+        log = LiveGame(
+            out / "g0.jsonl",
+            {
+                "live_format": 1,
+                "trace_id": "g0",
+                "seats": [
+                    {"seat": 0, "agent": "greedy", "model": None},
+                    {"seat": 1, "agent": "gate", "model": None},
+                ],
+            },
+        )
         seats = [make_reference("negotiation-v2", "greedy"), Gate(gate)]
         task = asyncio.ensure_future(play_game(spec, seats, sink=log))
         for _ in range(200):

@@ -115,7 +115,11 @@ def test_two_people_play_a_whole_negotiation_in_two_browsers(tmp_path: Path) -> 
         lobby = browser.new_context(viewport={"width": 1300, "height": 900}).new_page()
         lobby.on("pageerror", lambda exc: errors.append(str(exc)))
         links = _new_table(
-            lobby, url, hub.lobby_key, "negotiation-v2", ["human", "human"],
+            lobby,
+            url,
+            hub.lobby_key,
+            "negotiation-v2",
+            ["human", "human"],
             '{"rounds": 2, "talk_turns": 1, "reflection": false}',
         )
         assert len(links) == 2
@@ -250,7 +254,8 @@ def test_a_live_run_page_shows_a_games_events_before_it_ends(tmp_path: Path) -> 
         assert page.locator("#run-state").inner_text() == "running"
         # The progress line follows the run as it goes (the stream updates it).
         page.wait_for_function(
-            "() => document.querySelector('#run-progress-line').textContent.includes('in flight 1')",
+            "() => document.querySelector('#run-progress-line')"
+            ".textContent.includes('in flight 1')",
             timeout=STEP_MS,
         )
         page.wait_for_selector(".status-playing")

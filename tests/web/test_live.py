@@ -52,10 +52,14 @@ def _finished_run(root: Path) -> tuple[Path, list[dict[str, Any]]]:
         "seats": [{"seat": 0, "agent": "greedy"}, {"seat": 1, "agent": "cooperative"}],
         "started_at": "2026-01-01T00:00:00.000+00:00",
     }
-    names = {"live_header": True, "game_id": "negotiation-v2", "seats": [
-        {"seat": 0, "agent": "greedy", "name": "A"},
-        {"seat": 1, "agent": "cooperative", "name": "B"},
-    ]}
+    names = {
+        "live_header": True,
+        "game_id": "negotiation-v2",
+        "seats": [
+            {"seat": 0, "agent": "greedy", "name": "A"},
+            {"seat": 1, "agent": "cooperative", "name": "B"},
+        ],
+    }
     lines = [header, names, *events[:5]]
     (live / "g1.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines), "utf-8")
     progress = json.loads((live / RUN_FILE).read_text("utf-8"))
@@ -85,13 +89,17 @@ def test_a_game_whose_run_died_shows_as_stopped(tmp_path: Path) -> None:
     progress["pid"] = 2**22 + 12345  # no such process
     (out / LIVE_DIR / RUN_FILE).write_text(json.dumps(progress), "utf-8")
     assert (run_progress(out) or {})["state"] == "stopped"
-    rows = {r["trace_id"]: r for r in TestClient(create_app([out])).get("/api/runs/run/games").json()}
+    rows = {
+        r["trace_id"]: r for r in TestClient(create_app([out])).get("/api/runs/run/games").json()
+    }
     assert rows["g1"]["status"] == "stopped" and "stopped" in rows["g1"]["error"]
 
 
 def test_a_half_written_line_waits_for_its_end(tmp_path: Path) -> None:
     path = tmp_path / "g.jsonl"
-    path.write_text('{"live_format": 1, "trace_id": "g"}\n{"type": "a", "t": 1}\n{"type": "b"', "utf-8")
+    path.write_text(
+        '{"live_format": 1, "trace_id": "g"}\n{"type": "a", "t": 1}\n{"type": "b"', "utf-8"
+    )
     log = LiveLog(path)
     assert [e["type"] for e in log.read_more()] == ["a"]
     with path.open("a", encoding="utf-8") as fh:
@@ -108,9 +116,9 @@ def _sse(url: str, until: str, timeout: float = 30) -> list[tuple[str, Any]]:
         event = ""
         for line in response.iter_lines():
             if line.startswith("event: "):
-                event = line[len("event: "):]
+                event = line[len("event: ") :]
             elif line.startswith("data: "):
-                got.append((event, json.loads(line[len("data: "):])))
+                got.append((event, json.loads(line[len("data: ") :])))
                 if event == until:
                     return got
     return got

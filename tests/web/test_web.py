@@ -19,8 +19,8 @@ from accord.core.registry import game_ids
 from accord.runner.run import run_sync
 from accord.runner.specs import AgentSpec, GameSpec
 from accord.traces.io import read_trace, write_trace
-from accord.web.play import PlayHub
 from accord.web.app import STATIC_DIR, create_app
+from accord.web.play import PlayHub
 
 # Starlette deprecates plain httpx for its TestClient in favour of a package we do not ship;
 # the client still works, and the warning would otherwise fail collection (warnings are errors).

@@ -77,9 +77,9 @@ def secret_values(extra_names: Iterable[str] = ()) -> dict[str, str]:
     raw = getattr(os.environ, "_data", None)
     snapshot = tuple(raw.items()) if isinstance(raw, dict) else None
     cached = _values_cache
-    if snapshot is not None and cached is not None:
-        if cached[1] == explicit and cached[0] == snapshot:
-            return dict(cached[2])
+    hit = snapshot is not None and cached is not None and cached[0] == snapshot
+    if hit and cached is not None and cached[1] == explicit:
+        return dict(cached[2])
     out = _scan_environment(explicit)
     if snapshot is not None:
         _values_cache = (snapshot, explicit, out)

@@ -40,7 +40,6 @@ LIVE_FORMAT = 1
 """Version of the header and progress records (bumped when a field changes meaning)."""
 
 
-
 class EventSink(Protocol):
     """Where a game in flight reports itself (`accord.runner.play.play_game`)."""
 
@@ -234,10 +233,8 @@ class LiveRun:
         self._last = now
         m = self.monitor
         eta = m.eta_s()
-        try:
+        with contextlib.suppress(OSError):  # the view is a convenience; the run goes on
             self._write_progress(m, eta, finished, interrupted)
-        except OSError:
-            pass  # the view is a convenience; the run goes on
 
     def _write_progress(
         self, m: RunMonitor, eta: float | None, finished: bool, interrupted: str | None

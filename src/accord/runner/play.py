@@ -154,6 +154,7 @@ async def play_game(
             # previous batch's, so the stream is the trace's event list, piece by piece.
             batch, sent = sorted(events[sent:], key=_step), len(events)
             sink.events(batch)
+
     status: Literal["complete", "failed"] = "complete"
     error: str | None = None
     seats: list[Agent] = []

@@ -30,9 +30,9 @@ from accord.core.errors import ConfigError
 from accord.core.registry import game_ids
 from accord.traces.io import read_trace
 from accord.traces.schema import Trace
+from accord.web.live import game_stream, live_game, live_logs, live_row, run_progress, run_stream
 from accord.web.play import PlayHub
 from accord.web.play_routes import add_play_routes
-from accord.web.live import game_stream, live_game, live_logs, live_row, run_progress, run_stream
 from accord.web.views import MAX_LEADERBOARD_GAMES, compare, report_figures, side_rows
 
 STATIC_DIR = Path(__file__).with_name("static")
@@ -254,7 +254,9 @@ def create_app(
     runs = resolve_runs(dirs)
     cache = RowCache()
     if play is not None:
-        play.run_id = next(r.run_id for r in runs.values() if r.path.resolve() == play.out.resolve())
+        play.run_id = next(
+            r.run_id for r in runs.values() if r.path.resolve() == play.out.resolve()
+        )
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:

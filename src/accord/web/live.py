@@ -127,8 +127,8 @@ def live_row(trace_id: str, path: Path, state: str) -> dict[str, Any]:
     log = LiveLog(path)
     log.read_more()
     h = log.header
-    seats = h.get("seats") if isinstance(h.get("seats"), list) else []
-    run = h.get("run") if isinstance(h.get("run"), dict) else {}
+    seats: list[Any] = h["seats"] if isinstance(h.get("seats"), list) else []
+    run: dict[str, Any] = h["run"] if isinstance(h.get("run"), dict) else {}
     return {
         "trace_id": trace_id,
         "game_id": h.get("game_id"),
@@ -139,7 +139,9 @@ def live_row(trace_id: str, path: Path, state: str) -> dict[str, Any]:
         "batch": run.get("batch"),
         "pairing": run.get("pairing"),
         "repeat": run.get("repeat"),
-        "players": " vs ".join(str(s.get("model") or s.get("agent")) for s in seats),
+        "players": " vs ".join(
+            str(s.get("model") or s.get("agent")) for s in seats if isinstance(s, dict)
+        ),
         "events": len(log.events),
         "input_tokens": None,
         "output_tokens": None,

@@ -17,6 +17,7 @@ the run pages (no live log is written for it); its trace appears when it ends.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dt
 import secrets
 import time
@@ -221,10 +222,9 @@ class PlayHub:
             return
         trace = await play_game(table.spec, agents, sink=SeatSink(table))
         write_run_trace(self.out / "traces", trace)
-        try:
+        # The trace is on disk; if this fails, the next game (or accord report) rebuilds them.
+        with contextlib.suppress(AccordError, OSError):
             write_outputs(self.out)
-        except (AccordError, OSError):
-            pass  # the trace is on disk; results are rebuilt by the next game or accord report
         table.status = trace.status
         table.error = trace.error
         self._end(table, trace)

@@ -63,9 +63,7 @@ def seat_info(table: Table, ch: SeatChannel) -> dict[str, Any]:
         "seat": ch.seat,
         "name": ch.name,
         "seats": [{"seat": i, "name": n} for i, n in enumerate(table.seat_names)],
-        "waiting_for": [
-            c.name for c in table.channels.values() if not c.joined and c is not ch
-        ],
+        "waiting_for": [c.name for c in table.channels.values() if not c.joined and c is not ch],
     }
 
 

@@ -55,9 +55,7 @@ class SeatChannel:
         self.joined = False
         self.left_at: float | None = None
         self._changed = asyncio.Event()
-        self._answers: asyncio.Queue[tuple[int, str, asyncio.Future[str | None]]] = (
-            asyncio.Queue()
-        )
+        self._answers: asyncio.Queue[tuple[int, str, asyncio.Future[str | None]]] = asyncio.Queue()
         self.open_request: int | None = None
 
     # -- the person's side -------------------------------------------------------------------

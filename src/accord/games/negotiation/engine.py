@@ -96,7 +96,11 @@ class NegotiationGame(Game):
             return None
         if not event.get("delivered", True):
             return None
-        return {"from": event.get("seat"), "text": event.get("speech", ""), "round": event.get("round")}
+        return {
+            "from": event.get("seat"),
+            "text": event.get("speech", ""),
+            "round": event.get("round"),
+        }
 
     def reset(self, seed: int) -> None:
         cfg = self.config

@@ -94,6 +94,10 @@ def test_a_person_plays_a_whole_negotiation_and_sees_the_requirements(tmp_path: 
     # What the person typed reached the game as they typed it, brackets included.
     said = [e for e in trace["events"] if e.get("seat") == 0 and "hello [friend]" in json.dumps(e)]
     assert said
+    # Each answer's response time is in the trace, and summed into the seat's latency.
+    answers = [e for e in trace["events"] if e["type"] == "human_action"]
+    assert answers and all(e["seat"] == 0 and e["response_s"] >= 0 for e in answers)
+    assert trace["usage"]["A"]["decisions"] == len(answers)
 
 
 def test_a_person_plays_a_whole_calendar_game_and_sees_free_slots(tmp_path: Path) -> None:

@@ -329,3 +329,60 @@ def test_the_privacy_check_catches_a_leaking_seat_view(tmp_path: Path, monkeypat
     table = hub.create("calendar", ["human"] * 3, seed=7)
     _play(hub, table)
     assert _leaks(table)
+
+
+# -- the command -----------------------------------------------------------------------------
+
+
+def test_serve_play_prints_the_lobby_link_and_binds_loopback(tmp_path: Path, monkeypatch) -> None:
+    import socket
+
+    import uvicorn
+    from typer.testing import CliRunner
+
+    from accord.cli import serve_cmd
+    from accord.cli.main import app as cli_app
+
+    calls: list[dict[str, Any]] = []
+    monkeypatch.setattr(serve_cmd, "_bind", lambda host, port: socket.socket())
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: calls.append({"app": app, **kw}))
+    out = tmp_path / "humans"
+    result = CliRunner().invoke(cli_app, ["serve", "--play", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert calls[0]["host"] == "127.0.0.1"
+    key = result.output.split("#/play/")[1].split()[0]
+    served = TestClient(calls[0]["app"], base_url="http://127.0.0.1")
+    assert served.get("/api/play/tables", headers={"X-Accord-Key": key}).json() == []
+    assert [r["run"] for r in served.get("/api/runs").json()] == ["humans"]
+    assert (out / "traces").is_dir()
+    # Not on loopback: a warning that seat links are all it takes.
+    result = CliRunner().invoke(
+        cli_app, ["serve", "--play", "--out", str(out), "--host", "0.0.0.0"]
+    )
+    assert result.exit_code == 0 and "anyone who can reach this machine" in result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["serve"], "give at least one run directory"),
+        (["serve", "--play", "--seat-timeout", "0"], "seat-timeout"),
+    ],
+)
+def test_serve_play_bad_input_is_one_line_and_exit_2(args: list[str], message: str) -> None:
+    from typer.testing import CliRunner
+
+    from accord.cli.main import app as cli_app
+
+    result = CliRunner().invoke(cli_app, args)
+    assert result.exit_code == 2 and message in result.output
+    assert "Traceback" not in result.output
+
+
+def test_serve_help_shows_the_play_example() -> None:
+    from typer.testing import CliRunner
+
+    from accord.cli.main import app as cli_app
+
+    result = CliRunner().invoke(cli_app, ["serve", "--help"])
+    assert "accord serve --play" in result.output and "--seat-timeout" in result.output

@@ -3,12 +3,15 @@
 The person sees exactly what an LLM seat would see (system prompt once, then each
 observation). What they type goes through the game's human adapter when it has one (short
 commands instead of JSON), else straight to the request's parser. A bad entry is explained
-and asked again; nothing is lost. Typing ``/quit`` leaves the game (recorded as failed).
+and asked again; nothing is lost. Typing ``/quit`` leaves the game (recorded as failed). Each
+accepted answer records ``human_action`` with its response time in seconds (``response_s``),
+also summed into the seat's ``latency_s``, as for people in the browser (`accord.web.seat`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 
 from rich.console import Console
@@ -62,6 +65,7 @@ class HumanAgent(Agent):
         adapter = _ADAPTERS.get(self.game_id)
         if adapter is not None:
             c.print(Text(adapter[1](request), style="dim"))
+        asked = time.monotonic()
         while True:
             try:
                 line = await asyncio.to_thread(self._read, "> ")
@@ -76,4 +80,8 @@ class HumanAgent(Agent):
                 c.print(Text.assemble(("Not valid: ", "red"), str(exc)))
                 continue
             action.pop("_warnings", None)
+            response_s = round(time.monotonic() - asked, 3)
+            record("human_action", kind=request.spec.kind, response_s=response_s)
+            self.usage.decisions += 1
+            self.usage.latency_s += response_s
             return action

@@ -5,7 +5,8 @@
 - one browser plays a calendar seat against two reference agents (IMAP);
 - a run in progress: its page shows a game's events before the game ends.
 
-Screenshots go to ``runs/screenshots`` (``lobby``, ``seat``, ``seat-calendar``, ``live``).
+Screenshots go to ``runs/screenshots`` (``lobby``, ``seat``, ``seat-calendar``, ``live-run``,
+``live``).
 """
 
 from __future__ import annotations
@@ -259,6 +260,7 @@ def test_a_live_run_page_shows_a_games_events_before_it_ends(tmp_path: Path) -> 
             timeout=STEP_MS,
         )
         page.wait_for_selector(".status-playing")
+        page.screenshot(path=str(SHOTS / "live-run.png"))
         page.click('a[href="#/run/live/game/slow-game"]')
         page.wait_for_selector("#live-timeline")
         assert page.locator("#live-status").inner_text() == "playing"

@@ -45,6 +45,7 @@ async def person(
     *,
     leave_after: int | None = None,
     errors: list[str] | None = None,
+    mark_thinking: bool = False,
 ) -> None:
     """A scripted person at one seat: opens the link, answers each request, reads to the end.
 
@@ -69,7 +70,10 @@ async def person(
                     await _wait_end(ch)
                     return
                 for attempt in range(20):
-                    error = await ch.answer(item["id"], answer(item, attempt))
+                    text = answer(item, attempt)
+                    if mark_thinking:
+                        text = _mark_thinking(text, f"{THOUGHT}{ch.seat}-{item['id']}")
+                    error = await ch.answer(item["id"], text)
                     if error is None:
                         answered += 1
                         break
@@ -79,6 +83,20 @@ async def person(
     finally:
         if ch.connections:
             ch.disconnect()
+
+
+THOUGHT = "private-thought-of-seat-"
+
+
+def _mark_thinking(text: str, mark: str) -> str:
+    """The answer with its private ``thinking`` replaced by a marker no one else may see."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return text
+    if isinstance(value, dict) and "thinking" in value:
+        value["thinking"] = mark
+    return json.dumps(value)
 
 
 async def _wait_end(ch: SeatChannel) -> None:
@@ -271,13 +289,22 @@ def _private_lines(items: list[dict[str, Any]]) -> set[str]:
     return lines
 
 
-def _leaks(table: Table) -> dict[str, list[str]]:
-    """For each seat: lines of what another seat was told that reached this seat's browser
-    although this seat itself was never told them."""
+def _leaks(
+    table: Table, feeds: dict[int, list[dict[str, Any]]] | None = None
+) -> dict[str, list[str]]:
+    """For each seat: lines of what another seat was told, and another seat's private
+    thinking, that reached this seat's browser although this seat itself was never told them.
+
+    `feeds`: what each seat's browser was sent (default: the seats' feeds as the game left
+    them)."""
     found: dict[str, list[str]] = {}
     told = {seat: _private_lines(ch.feed) for seat, ch in table.channels.items()}
     for seat, ch in table.channels.items():
-        sent = json.dumps(ch.feed, ensure_ascii=False)
+        sent = json.dumps(feeds[seat] if feeds else ch.feed, ensure_ascii=False)
+        others = [f"{THOUGHT}{other}-" for other in table.channels if other != seat]
+        found.setdefault(ch.name, []).extend(mark for mark in others if mark in sent)
+        if not found[ch.name]:
+            del found[ch.name]
         own = "\n".join(
             (i.get("system") or "") + "\n" + i["observation"]
             for i in ch.feed
@@ -307,12 +334,19 @@ def test_no_seat_is_sent_another_seats_private_information(tmp_path: Path, game_
     game = make(game_id, OPTIONS.get(game_id, {}))
     hub = PlayHub(tmp_path / "play", seat_timeout_s=5)
     table = hub.create(game_id, ["human"] * game.num_seats, options=OPTIONS.get(game_id), seed=7)
-    _play(hub, table)
+    _play(hub, table, mark_thinking=True)
     assert table.status == "complete", table.error
     assert all(any(i["type"] == "request" for i in ch.feed) for ch in table.channels.values())
+    # What the HTTP side sends a seat's page is that feed, nothing more.
+    client = TestClient(create_app([], play=hub))
+    feeds = {
+        seat: client.get(f"/api/play/seat/{ch.token}").json()["feed"]
+        for seat, ch in table.channels.items()
+    }
+    assert all(feeds[seat] == ch.feed for seat, ch in table.channels.items())
     if game_class(game_id).seat_view.__func__ is not Game.seat_view.__func__:  # shows messages
         assert any(i["type"] == "message" for ch in table.channels.values() for i in ch.feed)
-    assert _leaks(table) == {}
+    assert _leaks(table, feeds) == {}
 
 
 def test_the_privacy_check_catches_a_leaking_seat_view(tmp_path: Path, monkeypatch) -> None:
@@ -329,6 +363,24 @@ def test_the_privacy_check_catches_a_leaking_seat_view(tmp_path: Path, monkeypat
     table = hub.create("calendar", ["human"] * 3, seed=7)
     _play(hub, table)
     assert _leaks(table)
+
+
+def test_the_privacy_check_catches_leaked_thinking(tmp_path: Path, monkeypatch) -> None:
+    """...and a negotiation view that shows the partner's private thinking with its speech."""
+    from accord.games.negotiation.engine import NegotiationGame
+
+    def with_thinking(cls: type, seat: int, event: dict[str, Any]) -> dict[str, Any] | None:
+        del cls
+        if event.get("type") != "message" or event.get("seat") == seat:
+            return None
+        return {"from": event["seat"], "text": f"{event['speech']} ({event['thinking']})"}
+
+    monkeypatch.setattr(NegotiationGame, "seat_view", classmethod(with_thinking))
+    hub = PlayHub(tmp_path / "play", seat_timeout_s=5)
+    table = hub.create("negotiation", ["human", "human"], options={"rounds": 1}, seed=7)
+    _play(hub, table, mark_thinking=True)
+    leaks = _leaks(table)
+    assert leaks and all(THOUGHT in line for lines in leaks.values() for line in lines)
 
 
 # -- the command -----------------------------------------------------------------------------

@@ -202,7 +202,7 @@ function gamesTables(run, rows) {
       { label: "seed", value: (r) => r.seed, num: true },
       { label: "events", value: (r) => r.events, num: true },
       { label: "tokens", value: (r) => r.input_tokens == null ? null : r.input_tokens + r.output_tokens, num: true },
-      { label: "cost $", value: (r) => r.cost_usd, render: (r) => (r.cost_usd == null && r.status !== "unreadable" ? "unknown" : fmt(r.cost_usd)), num: true },
+      { label: "cost $", value: (r) => r.cost_usd, render: (r) => (r.cost_usd == null && (r.status === "complete" || r.status === "failed") ? "unknown" : fmt(r.cost_usd)), num: true },
       ...keys.map((k) => ({ label: k, value: (r) => r.metrics[k] ?? null, num: true })),
     ], rs));
   });
@@ -219,7 +219,7 @@ async function renderRun(runId) {
     crumbs(link("#/", "Runs"), runId),
     el("h1", {}, runId),
     run.progress ? liveProgress(runId, run, refresh) : null,
-    el("p", { class: "muted" }, `${run.dir} · ${run.games} games, ${run.complete} complete, ${run.failed} failed` + (run.unreadable ? `, ${run.unreadable} unreadable` : "")),
+    el("p", { class: "muted" }, `${run.dir} · ${run.games} games, ${run.complete} complete, ${run.failed} failed` + (run.playing ? `, ${run.playing} playing` : "") + (run.unreadable ? `, ${run.unreadable} unreadable` : "")),
     el("h2", {}, "Summary (mean [95% bootstrap CI] over games)"),
     run.summary ? summaryTables(run.summary) : el("p", { class: "muted" }, "This run has no summary.json."),
     el("h2", {}, "Leaderboard"),

@@ -172,3 +172,19 @@ def test_the_run_stream_follows_progress_until_the_run_ends(tmp_path: Path) -> N
     assert snaps[-1]["in_flight"] == 0 and snaps[-1]["complete"] == 2
     assert snaps[-1]["progress"]["state"] == "finished"
     assert got[-1][0] == "end"
+
+
+def test_a_run_on_another_machine_is_judged_by_the_age_of_its_progress(tmp_path: Path) -> None:
+    import datetime as dt
+
+    out, _ = _finished_run(tmp_path)
+    path = out / LIVE_DIR / RUN_FILE
+    progress = json.loads(path.read_text("utf-8"))
+    now = dt.datetime.now(dt.UTC)
+    progress.update(host="another-machine", pid=1, updated_at=now.isoformat())
+    path.write_text(json.dumps(progress), "utf-8")
+    assert (run_progress(out) or {})["state"] == "running"
+    progress["updated_at"] = (now - dt.timedelta(minutes=5)).isoformat()
+    path.write_text(json.dumps(progress), "utf-8")
+    shown = run_progress(out) or {}
+    assert shown["state"] == "stopped" and "host" not in shown and "pid" not in shown

@@ -23,6 +23,7 @@ import datetime as dt
 import json
 import os
 import shutil
+import socket
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -244,6 +245,7 @@ class LiveRun:
             {
                 "live_format": LIVE_FORMAT,
                 "pid": os.getpid(),
+                "host": socket.gethostname(),
                 "started_at": self.started_at,
                 "updated_at": _now(),
                 "finished": finished,

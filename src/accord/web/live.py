@@ -9,8 +9,10 @@ played by another process (or machine, over a shared directory) shows the same w
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import json
 import os
+import socket
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -60,9 +62,27 @@ def _alive(pid: Any) -> bool:
     return True
 
 
+STALE_S = 60.0
+"""A run on another machine whose progress is older than this is taken as stopped."""
+
+
+def _running(data: dict[str, Any]) -> bool:
+    """Whether the process that writes `data` still runs: on this machine, by its pid; on
+    another one (a shared directory), by the age of its last update (written twice a
+    second while it plays)."""
+    if data.get("host") in (None, socket.gethostname()):
+        return _alive(data.get("pid"))
+    try:
+        updated = dt.datetime.fromisoformat(str(data.get("updated_at")))
+    except ValueError:
+        return False
+    return (dt.datetime.now(dt.UTC) - updated).total_seconds() < STALE_S
+
+
 def run_progress(run_path: Path) -> dict[str, Any] | None:
-    """``live/run.json`` with its ``state``: ``running``, ``finished`` or ``stopped`` (the
-    process that wrote it is gone without finishing: killed). None when there is none."""
+    """``live/run.json`` with its ``state``: ``running``, ``finished``, ``interrupted`` or
+    ``stopped`` (the process that wrote it is gone without finishing: killed). None when
+    there is none."""
     path = live_dir(run_path) / RUN_FILE
     try:
         if path.is_symlink() or not path.is_file():
@@ -75,8 +95,9 @@ def run_progress(run_path: Path) -> dict[str, Any] | None:
     if data.get("finished"):
         data["state"] = "interrupted" if data.get("interrupted") else "finished"
     else:
-        data["state"] = "running" if _alive(data.get("pid")) else "stopped"
+        data["state"] = "running" if _running(data) else "stopped"
     data.pop("pid", None)  # nothing the page needs
+    data.pop("host", None)
     return data
 
 

@@ -438,3 +438,24 @@ def test_serve_help_shows_the_play_example() -> None:
 
     result = CliRunner().invoke(cli_app, ["serve", "--help"])
     assert "accord serve --play" in result.output and "--seat-timeout" in result.output
+
+
+def test_a_decision_without_a_fallback_fails_the_game_when_its_person_leaves() -> None:
+    from accord.core.errors import AccordError
+    from accord.core.spec import ActionSpec, Request
+    from accord.web.seat import WebHumanAgent
+
+    recorded: list[tuple[str, dict[str, Any]]] = []
+
+    async def main() -> None:
+        ch = SeatChannel(0, "A")
+        ch.connect()
+        ch.disconnect()  # the page was closed
+        agent = WebHumanAgent(ch, timeout_s=0.2)
+        spec = ActionSpec(kind="vote", parse=lambda text: {"vote": text})
+        request = Request(seat=0, observation="Vote now.", spec=spec)
+        with pytest.raises(AccordError, match="left the game for 0.2 s, and this vote"):
+            await agent.act(request, lambda t, **f: recorded.append((t, f)))
+
+    asyncio.run(main())
+    assert [t for t, _ in recorded] == ["human_timeout"]

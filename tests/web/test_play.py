@@ -454,7 +454,7 @@ def test_a_decision_without_a_fallback_fails_the_game_when_its_person_leaves() -
         agent = WebHumanAgent(ch, timeout_s=0.2)
         spec = ActionSpec(kind="vote", parse=lambda text: {"vote": text})
         request = Request(seat=0, observation="Vote now.", spec=spec)
-        with pytest.raises(AccordError, match="left the game for 0.2 s, and this vote"):
+        with pytest.raises(AccordError, match=r"left the game for 0\.2 s, and this vote"):
             await agent.act(request, lambda t, **f: recorded.append((t, f)))
 
     asyncio.run(main())

@@ -69,7 +69,8 @@ def _fail(exc: AccordError) -> typer.Exit:
 
 @app.command("games")
 def games_cmd() -> None:
-    """List the registered games and their reference agents.
+    """List the registered games and their reference agents, and any plugin that was skipped
+    (with its package and the fix).
 
     Example: accord games
     """
@@ -82,6 +83,12 @@ def games_cmd() -> None:
         doc = (package.__doc__ or cls.__doc__ or "").strip().splitlines()[0]
         refs = ", ".join(reference_names(gid)) or "-"
         console.print(f"[bold]{gid}[/bold]  {doc}\n    reference agents: {refs}")
+    from rich.markup import escape
+
+    from accord.core.plugins import problems
+
+    for problem in problems():  # plugins left out, each with its package and fix
+        err_console.print(f"[yellow]skipped:[/yellow] {escape(problem.line())}")
 
 
 def _register_commands() -> None:

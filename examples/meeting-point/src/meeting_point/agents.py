@@ -1,0 +1,85 @@
+"""Reference (non-LLM) agents of meeting-point-v1, declared as its ``accord.agents`` entry
+point.
+
+* ``share``: says its costs (``my costs: 3,0,7,...``), then goes to the place cheapest for both
+  when it has heard the partner's costs, else to its own cheapest. Two sharers reach the
+  oracle whenever they may talk (the game's `oracle_agent`).
+* ``stubborn``: proposes its own cheapest place and goes there, whatever it hears.
+* ``agreeable``: agrees to the first place proposed to it (or proposes its own cheapest) and
+  goes to the first place proposed in the conversation.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from accord.agents.base import Agent, Recorder
+from accord.core.spec import Action, Request
+
+from meeting_point.rules import cheapest
+
+_COSTS = re.compile(r"my costs:\s*([0-9][0-9,\s]*)", re.IGNORECASE)
+_PLACE = re.compile(r"meet at place (\d+)", re.IGNORECASE)
+
+
+def heard_costs(request: Request) -> list[int] | None:
+    """The partner's costs, if the partner said them in the ``my costs: ...`` form."""
+    for seat, text in request.info["messages"]:
+        match = _COSTS.search(text) if seat != request.seat else None
+        if match:
+            costs = [int(c) for c in re.findall(r"\d+", match.group(1))]
+            if len(costs) == len(request.info["places"]):
+                return costs
+    return None
+
+
+def proposed_place(messages: Sequence[Sequence[object]]) -> int | None:
+    """The first place proposed in the conversation (``meet at place N``)."""
+    for _, text in messages:
+        match = _PLACE.search(str(text))
+        if match:
+            return int(match.group(1))
+    return None
+
+
+class Share(Agent):
+    """Tells its costs, then picks the place cheapest for both."""
+
+    async def act(self, request: Request, record: Recorder | None = None) -> Action:
+        own = request.info["costs"]
+        if request.spec.kind == "talk":
+            return {"message": "my costs: " + ",".join(map(str, own))}
+        theirs = heard_costs(request)
+        if theirs is None:
+            return {"place": cheapest(own)}
+        return {"place": cheapest([a + b for a, b in zip(own, theirs, strict=True)])}
+
+
+class Stubborn(Agent):
+    """Proposes and goes to its own cheapest place."""
+
+    async def act(self, request: Request, record: Recorder | None = None) -> Action:
+        best = cheapest(request.info["costs"])
+        if request.spec.kind == "talk":
+            return {"message": f"Let us meet at place {best}."}
+        return {"place": best}
+
+
+class Agreeable(Agent):
+    """Goes along with the first proposal it hears."""
+
+    async def act(self, request: Request, record: Recorder | None = None) -> Action:
+        proposal = proposed_place(request.info["messages"])
+        place = cheapest(request.info["costs"]) if proposal is None else proposal
+        if request.spec.kind == "talk":
+            return {"message": f"Fine, let us meet at place {place}."}
+        return {"place": place}
+
+
+AGENTS: dict[str, Callable[[], Agent]] = {
+    "share": Share,
+    "stubborn": Stubborn,
+    "agreeable": Agreeable,
+}
+"""Agent name (as written in ``--agents``) -> factory."""

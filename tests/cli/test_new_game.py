@@ -79,7 +79,10 @@ def test_the_skeleton_has_every_part(skeleton: Path) -> None:
     files = {
         p.relative_to(skeleton).as_posix()
         for p in skeleton.rglob("*")
-        if p.is_file() and not any(part.startswith((".", "__")) for part in p.parts)
+        if p.is_file()
+        and not any(
+            part.startswith(".") or part == "__pycache__" for part in p.relative_to(skeleton).parts
+        )
     }
     assert files == {
         "README.md",

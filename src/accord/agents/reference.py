@@ -9,6 +9,7 @@ from code. Specs then say ``{agent: greedy}`` (YAML) or ``--agents greedy,local/
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping
 
 from accord.agents.base import Agent
@@ -22,6 +23,7 @@ _REFERENCE: dict[str, dict[str, AgentFactory]] = {}
 _DISCOVERED: dict[str, dict[str, AgentFactory]] = {}
 _SOURCE: dict[tuple[str, str], str] = {}
 _looked: set[str] = set()
+_LOCK = threading.RLock()
 
 
 def register_reference(game_id: str, name: str, factory: AgentFactory) -> None:
@@ -42,7 +44,13 @@ def _discover(game_id: str) -> None:
     """Load the ``accord.agents`` entry points of one game, once."""
     if game_id in _looked:
         return
-    _looked.add(game_id)
+    with _LOCK:
+        if game_id not in _looked:
+            _load_agents(game_id)
+            _looked.add(game_id)
+
+
+def _load_agents(game_id: str) -> None:
     for ep in plugins.entry_points(plugins.AGENTS):
         try:
             target = resolve(ep.name)

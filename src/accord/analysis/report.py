@@ -12,6 +12,7 @@ generic summary table. This module never imports a game.
 from __future__ import annotations
 
 import csv
+import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -34,6 +35,7 @@ def register_report(game_id: str, build: ReportBuilder) -> None:
     _BUILDERS[game_id] = build
 
 
+_LOCK = threading.RLock()
 plugins.on_refresh(_DISCOVERED.clear)
 
 
@@ -42,21 +44,26 @@ def report_builder(game_id: str) -> ReportBuilder:
     then the first package's that loads), else the generic summary."""
     if game_id in _BUILDERS:
         return _BUILDERS[game_id]
-    if game_id not in _DISCOVERED:
-        _DISCOVERED[game_id] = None
-        for ep in plugins.entry_points(plugins.REPORTS):
-            plugin = plugins.load(ep) if ep.name == game_id else None
-            if plugin is None:
-                continue
-            if callable(plugin.obj):
-                _DISCOVERED[game_id] = plugin.obj
-                break
-            plugins.reject(
-                plugin,
-                f"{plugin.obj!r} is not callable",
-                "point it at a function build(traces, out_dir) -> list of written paths",
-            )
+    with _LOCK:
+        if game_id not in _DISCOVERED:
+            _DISCOVERED[game_id] = _load_builder(game_id)
     return _DISCOVERED[game_id] or generic_report
+
+
+def _load_builder(game_id: str) -> ReportBuilder | None:
+    for ep in plugins.entry_points(plugins.REPORTS):
+        plugin = plugins.load(ep) if ep.name == game_id else None
+        if plugin is None:
+            continue
+        if callable(plugin.obj):
+            build: ReportBuilder = plugin.obj
+            return build
+        plugins.reject(
+            plugin,
+            f"{plugin.obj!r} is not callable",
+            "point it at a function build(traces, out_dir) -> list of written paths",
+        )
+    return None
 
 
 def load_traces(dirs: Iterable[Path]) -> list[Trace]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import difflib
 import inspect
 import re
+import threading
 from collections.abc import Mapping
 from typing import Any
 
@@ -33,6 +34,8 @@ _ALIASES: dict[str, str] = {}
 _SOURCE: dict[str, str] = {}
 """Which package provided each game id and alias (for clash messages)."""
 _discovered = False
+_LOCK = threading.RLock()
+"""Discovery runs once even when several threads (a web server's) ask at the same time."""
 
 
 def register(cls: type[Game], *aliases: str) -> type[Game]:
@@ -59,11 +62,15 @@ def _discover() -> None:
     global _discovered
     if _discovered:
         return
-    _discovered = True
-    for ep in plugins.entry_points(plugins.GAMES):
-        plugin = plugins.load(ep)
-        if plugin is not None:
-            _add(plugin)
+    with _LOCK:
+        if _discovered:
+            return
+        found = plugins.entry_points(plugins.GAMES)
+        _discovered = True  # set before loading: a game module may ask the registry itself
+        for ep in found:
+            plugin = plugins.load(ep)
+            if plugin is not None:
+                _add(plugin)
 
 
 def _add(plugin: plugins.Plugin) -> None:

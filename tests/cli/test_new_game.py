@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -21,6 +22,7 @@ from typer.testing import CliRunner
 from accord import testing
 from accord.cli.main import app
 from accord.core import plugins
+from accord.core.errors import ConfigError
 from accord.core.registry import game_ids
 from accord.scaffold import check_name, skeleton_files
 
@@ -181,11 +183,23 @@ def test_a_bad_name_is_refused_in_one_line(name: str, tmp_path: Path) -> None:
         ("class", "would shadow"),
         ("accord", "would shadow"),
         ("negotiation", "'negotiation' is already an installed game (negotiation-v2)"),
+        ("numpy", "a module named 'numpy' is already installed here"),
     ],
 )
 def test_a_name_that_would_shadow_or_clash_is_refused(name: str, why: str) -> None:
-    with pytest.raises(Exception, match=why.replace("(", r"\(").replace(")", r"\)")):
+    with pytest.raises(ConfigError, match=re.escape(why)):
         check_name(name)
+
+
+def test_names_derive_the_module_class_and_game_id() -> None:
+    names = check_name("meeting-point")
+    assert (names.name, names.module, names.cls, names.game_id, names.title) == (
+        "meeting-point",
+        "meeting_point",
+        "MeetingPoint",
+        "meeting-point-v1",
+        "Meeting point",
+    )
 
 
 def test_an_existing_folder_is_never_overwritten(tmp_path: Path) -> None:

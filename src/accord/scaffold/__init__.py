@@ -13,6 +13,7 @@ is copied as it is.
 
 from __future__ import annotations
 
+import importlib.util
 import keyword
 import re
 import subprocess
@@ -69,6 +70,11 @@ def check_name(name: str) -> Names:
         raise ConfigError(
             f"{name!r} would shadow Python's or Accord's own module {module!r}; choose another "
             f"name (e.g. my_{module})"
+        )
+    if importlib.util.find_spec(module) is not None:
+        raise ConfigError(
+            f"a module named {module!r} is already installed here; a game package of that name "
+            f"would shadow it: choose another name (e.g. my_{module})"
         )
     from accord.core.registry import game_class_or_none, game_ids
 

@@ -71,7 +71,8 @@ def check_name(name: str) -> Names:
             f"{name!r} would shadow Python's or Accord's own module {module!r}; choose another "
             f"name (e.g. my_{module})"
         )
-    if importlib.util.find_spec(module) is not None:
+    found = importlib.util.find_spec(module)
+    if found is not None and found.origin is not None:  # a plain folder here does not count
         raise ConfigError(
             f"a module named {module!r} is already installed here; a game package of that name "
             f"would shadow it: choose another name (e.g. my_{module})"

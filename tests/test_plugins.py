@@ -22,7 +22,12 @@ from accord.agents.reference import make_reference, reference_names
 from accord.analysis.report import report_builder
 from accord.cli.main import app
 from accord.core import plugins
-from accord.core.errors import AccordError, ProviderNotFoundError, UnknownGameError
+from accord.core.errors import (
+    AccordError,
+    ConfigError,
+    ProviderNotFoundError,
+    UnknownGameError,
+)
 from accord.core.registry import game_class, game_ids, make, resolve
 from accord.games.negotiation.engine import NegotiationGame
 from accord.models import MockModel, get_model, known_providers
@@ -276,6 +281,27 @@ def test_bad_providers_are_skipped_and_the_others_work(site: Site) -> None:
     errors = {p.name: p.error for p in plugins.problems()}
     assert "already provided by package 'accord'" in errors["mock"]
     assert "ModuleNotFoundError" in errors["broken"]
+
+
+def test_a_provider_that_builds_something_else_is_named_when_used(site: Site) -> None:
+    site.install(
+        "odd-provider",
+        {plugins.MODELS: {"odd": "odd_prov:build"}},
+        {"odd_prov": "def build(model, spec, options):\n    return object()\n"},
+    )
+    with pytest.raises(ConfigError, match="provider 'odd' \\(package 'odd-provider'\\) returned"):
+        get_model("odd/x")
+    result = CliRunner().invoke(app, ["games"], env={"COLUMNS": "400"})
+    assert result.exit_code == 0 and "skipped" not in result.output
+
+
+def test_accord_games_lists_a_skipped_provider(site: Site) -> None:
+    site.install("bad-providers", {plugins.MODELS: {"mock": "x:build"}}, {})
+    result = CliRunner().invoke(app, ["games"], env={"COLUMNS": "400"})
+    assert result.exit_code == 0, result.output
+    assert "skipped: package 'bad-providers': entry point 'mock' in group 'accord.models'" in (
+        result.output
+    )
 
 
 def test_a_report_that_cannot_load_falls_back_to_the_summary(site: Site) -> None:

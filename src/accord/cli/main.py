@@ -86,7 +86,9 @@ def games_cmd() -> None:
     from rich.markup import escape
 
     from accord.core.plugins import problems
+    from accord.models.registry import known_providers
 
+    known_providers()  # discover the providers too, so their problems are listed
     for problem in problems():  # plugins left out, each with its package and fix
         err_console.print(f"[yellow]skipped:[/yellow] {escape(problem.line())}")
 

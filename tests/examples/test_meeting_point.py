@@ -16,6 +16,7 @@ import sys
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pettingzoo.test import api_test
@@ -80,14 +81,14 @@ def accord(args: list[str], cwd: Path, site: Path) -> subprocess.CompletedProces
 
 @pytest.fixture(scope="module")
 def runs(site: Path, work: Path) -> Path:
-    """Three runs played by a separate `accord run` process: two teams of reference agents and
-    the mock model."""
+    """Three runs played by a separate `accord run` process: two teams of reference agents, and
+    the mock model against a reference agent."""
     for out, seats in (("share", "share,share"), ("stubborn", "stubborn,agreeable")):
         done = accord(["run", "meeting-point", "--agents", seats, "--games", "4", "--out",
                        out], work, site)  # fmt: skip
         assert done.returncode == 0, done.stdout + done.stderr
-    done = accord(["run", "meeting-point", "--model", "mock/schema", "--games", "3", "--out",
-                   "mock"], work, site)  # fmt: skip
+    done = accord(["run", "meeting-point", "--agents", "mock/schema,share", "--games", "3",
+                   "--out", "mock"], work, site)  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     return work
 
@@ -131,7 +132,7 @@ def test_accord_run_plays_it_with_reference_agents_and_the_mock_model(runs: Path
         trace = json.loads(trace_file.read_text())
         assert trace["game_id"] == GAME and trace["status"] == "complete"
         calls = [e for e in trace["events"] if e["type"] == "model_call"]
-        assert len(calls) == 6  # 4 messages and 2 decisions, each from the mock model
+        assert len(calls) == 3  # seat A's 2 messages and its decision, from the mock model
     assert len(list((runs / "mock" / "traces").glob("*.json"))) == 3
 
 
@@ -141,7 +142,27 @@ def test_accord_report_uses_the_games_own_report(runs: Path, site: Path) -> None
     table = (runs / "report" / GAME / "meeting_point.md").read_text()
     assert "# Meeting point: outcomes per pairing" in table
     assert "| share vs share | 4 | 1.000 |" in table
-    assert "stubborn vs agreeable" in table and "mock/schema vs mock/schema" in table
+    assert "stubborn vs agreeable" in table and "mock/schema vs share" in table
+
+
+def test_accord_leaderboard_rates_it_on_the_seat_score(runs: Path, site: Path) -> None:
+    def board(*dirs: str) -> dict[str, dict[str, Any]]:
+        done = accord(["leaderboard", *dirs, "--format", "json"], runs, site)
+        assert done.returncode == 0, done.stdout + done.stderr
+        rows = json.loads(done.stdout)
+        assert {r["game"] for r in rows} == {"meeting-point"}
+        return {r["player"]: r for r in rows}
+
+    refs = board("share", "stubborn")
+    assert set(refs) == {"share", "stubborn", "agreeable"}
+    # Sharers always reach the best place (score 1); a stubborn seat meets an agreeable partner
+    # at its own favourite, which is not always the best for both.
+    assert refs["share"]["score_mean"] == 1.0 and refs["share"]["games"] == 4
+    assert 0 < refs["agreeable"]["score_mean"] == refs["stubborn"]["score_mean"] <= 1
+    model = board("mock")["mock/schema"]
+    # One model only: it has its raw mean; a rating (mu) needs another model to play against.
+    assert model["kind"] == "model" and model["score_n"] == 3
+    assert 0 <= model["score_mean"] <= 1
 
 
 def test_the_web_view_serves_its_runs_and_traces(runs: Path, site: Path) -> None:

@@ -5,8 +5,8 @@ point.
   when it has heard the partner's costs, else to its own cheapest. Two sharers reach the
   oracle whenever they may talk (the game's `oracle_agent`).
 * ``stubborn``: proposes its own cheapest place and goes there, whatever it hears.
-* ``agreeable``: agrees to the first place proposed to it (or proposes its own cheapest) and
-  goes to the first place proposed in the conversation.
+* ``agreeable``: agrees to the partner's latest proposal (or proposes its own cheapest while
+  it has heard none) and goes there.
 """
 
 from __future__ import annotations
@@ -34,13 +34,10 @@ def heard_costs(request: Request) -> list[int] | None:
     return None
 
 
-def proposed_place(messages: Sequence[Sequence[object]]) -> int | None:
-    """The first place proposed in the conversation (``meet at place N``)."""
-    for _, text in messages:
-        match = _PLACE.search(str(text))
-        if match:
-            return int(match.group(1))
-    return None
+def proposed_place(messages: Sequence[Sequence[object]], by: int) -> int | None:
+    """The last place seat `by` proposed (``meet at place N``), if any."""
+    places = [int(m.group(1)) for s, t in messages if s == by for m in _PLACE.finditer(str(t))]
+    return places[-1] if places else None
 
 
 class Share(Agent):
@@ -67,10 +64,11 @@ class Stubborn(Agent):
 
 
 class Agreeable(Agent):
-    """Goes along with the first proposal it hears."""
+    """Goes along with the partner's proposal."""
 
     async def act(self, request: Request, record: Recorder | None = None) -> Action:
-        proposal = proposed_place(request.info["messages"])
+        partner = 1 - request.seat
+        proposal = proposed_place(request.info["messages"], partner)
         place = cheapest(request.info["costs"]) if proposal is None else proposal
         if request.spec.kind == "talk":
             return {"message": f"Fine, let us meet at place {place}."}

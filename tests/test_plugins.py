@@ -146,6 +146,23 @@ def test_a_plugin_game_agents_provider_and_report_are_found(site: Site) -> None:
     assert plugins.problems() == []
 
 
+def test_a_game_registered_in_code_survives_a_refresh() -> None:
+    from accord.core.registry import _FROM_CODE, register
+
+    class CodeGame(NegotiationGame):
+        game_id = "code-negotiation-v1"
+
+    register(CodeGame, "codegame")
+    try:
+        plugins.refresh()
+        assert resolve("codegame") == "code-negotiation-v1"
+        assert set(BUILTIN) <= set(game_ids())
+    finally:
+        del _FROM_CODE["code-negotiation-v1"]
+        plugins.refresh()
+    assert "code-negotiation-v1" not in game_ids()
+
+
 # -- broken plugins -----------------------------------------------------------------------------
 def test_an_import_error_is_reported_and_the_other_games_still_load(site: Site) -> None:
     site.install(

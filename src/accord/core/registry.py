@@ -38,12 +38,21 @@ _LOCK = threading.RLock()
 """Discovery runs once even when several threads (a web server's) ask at the same time."""
 
 
+_FROM_CODE: dict[str, tuple[type[Game], tuple[str, ...]]] = {}
+"""Games registered by `register` (kept across `accord.core.plugins.refresh`)."""
+
+
 def register(cls: type[Game], *aliases: str) -> type[Game]:
     """Register a game class under its `game_id` (and short aliases such as ``negotiation``)."""
+    _FROM_CODE[cls.game_id] = (cls, aliases)
+    _put(cls, aliases)
+    return cls
+
+
+def _put(cls: type[Game], aliases: tuple[str, ...]) -> None:
     _GAMES[cls.game_id] = cls
     for alias in aliases:
         _ALIASES[alias] = cls.game_id
-    return cls
 
 
 def _forget() -> None:
@@ -51,6 +60,8 @@ def _forget() -> None:
     _GAMES.clear()
     _ALIASES.clear()
     _SOURCE.clear()
+    for cls, aliases in _FROM_CODE.values():
+        _put(cls, aliases)
     _discovered = False
 
 
@@ -91,7 +102,7 @@ def _add(plugin: plugins.Plugin) -> None:
                 f"'{plugin.package.replace('_', '-')}-{name}') and name the entry point after it",
             )
             return
-    register(cls, *names[1:])
+    _put(cls, tuple(names[1:]))
     for name in names:
         _SOURCE[name] = plugin.package
 

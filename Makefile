@@ -47,8 +47,8 @@ test: $(VENV)/.dev $(VENV)/.browser
 	$(BIN)/python -m pytest -q
 
 check: $(VENV)/.dev
-	$(BIN)/ruff check src tests bench
-	$(BIN)/ruff format --check src tests bench
+	$(BIN)/ruff check src tests bench examples
+	$(BIN)/ruff format --check src tests bench examples
 	$(BIN)/mypy
 
 bench: $(VENV)/.dev

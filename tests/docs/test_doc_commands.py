@@ -30,6 +30,10 @@ SKIP = [
     (r"--executor ray", "starts Ray (tests/runner/test_ray_executor.py covers it)"),
     (r"accord serve", "a server that runs until stopped (tests/web covers it)"),
     (r"\bTRACE\b", "a placeholder, not a file"),
+    (
+        r"^pip |^pytest |^accord (run|report|prompts) .*meeting_room",
+        "needs the new game installed (tests/cli/test_new_game.py installs and plays it)",
+    ),
 ]
 PLAN_ONLY = ["paper-grid.yaml"]  # thousands of games: planned (--dry-run), not played
 

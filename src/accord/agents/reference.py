@@ -1,20 +1,29 @@
 """Registry of reference (non-LLM) agents per game, addressed by name in agent specs.
 
-A game package registers its reference agents at import:
-``register_reference("negotiation-v2", "greedy", GreedyAgent)``. Specs then say
-``{agent: greedy}`` (YAML) or ``--agents greedy,local/smollm2`` (CLI).
+Packages declare them as entry points of the ``accord.agents`` group: the entry point's name is
+a game id (or alias) and it names a mapping ``{agent name: factory}`` (`accord.core.plugins`). A
+package may add agents to another package's game; a name already taken for that game is
+skipped and reported. ``register_reference("negotiation-v2", "greedy", GreedyAgent)`` adds one
+from code. Specs then say ``{agent: greedy}`` (YAML) or ``--agents greedy,local/smollm2`` (CLI).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Mapping
 
 from accord.agents.base import Agent
-from accord.core.errors import ConfigError
+from accord.core import plugins
+from accord.core.errors import ConfigError, UnknownGameError
+from accord.core.registry import resolve
 
 AgentFactory = Callable[[], Agent]
 
 _REFERENCE: dict[str, dict[str, AgentFactory]] = {}
+_DISCOVERED: dict[str, dict[str, AgentFactory]] = {}
+_SOURCE: dict[tuple[str, str], str] = {}
+_looked: set[str] = set()
+_LOCK = threading.RLock()
 
 
 def register_reference(game_id: str, name: str, factory: AgentFactory) -> None:
@@ -22,14 +31,83 @@ def register_reference(game_id: str, name: str, factory: AgentFactory) -> None:
     _REFERENCE.setdefault(game_id, {})[name] = factory
 
 
+def _forget() -> None:
+    _DISCOVERED.clear()
+    _SOURCE.clear()
+    _looked.clear()
+
+
+plugins.on_refresh(_forget)
+
+
+def _discover(game_id: str) -> None:
+    """Load the ``accord.agents`` entry points of one game, once."""
+    if game_id in _looked:
+        return
+    with _LOCK:
+        if game_id not in _looked:
+            _load_agents(game_id)
+            _looked.add(game_id)
+
+
+def _load_agents(game_id: str) -> None:
+    for ep in plugins.entry_points(plugins.AGENTS):
+        try:
+            target = resolve(ep.name)
+        except UnknownGameError:
+            plugins.report(
+                plugins.package_of(ep),
+                ep.group,
+                ep.name,
+                ep.value,
+                f"{ep.name!r} is not an installed game",
+                "name the entry point after the game id its agents play (e.g. 'my-game-v1')",
+            )
+            continue
+        plugin = plugins.load(ep) if target == game_id else None
+        if plugin is not None:
+            _add(plugin, game_id)
+
+
+def _add(plugin: plugins.Plugin, game_id: str) -> None:
+    table = plugin.obj
+    if not isinstance(table, Mapping) or not all(
+        isinstance(k, str) and callable(v) for k, v in table.items()
+    ):
+        plugins.reject(
+            plugin,
+            "it is not a mapping of agent names to factories",
+            "point it at a dict such as {'greedy': GreedyAgent} (each value called with no "
+            "arguments must return an accord.agents.Agent)",
+        )
+        return
+    mine = _DISCOVERED.setdefault(game_id, {})
+    for name, factory in table.items():
+        if name in mine:
+            owner = _SOURCE[(game_id, name)]
+            plugins.reject(
+                plugin,
+                f"agent {name!r} of {game_id} is already provided by package {owner!r}",
+                "give the agent another name (e.g. prefixed with your package name)",
+            )
+            continue
+        mine[name] = factory
+        _SOURCE[(game_id, name)] = plugin.package
+
+
+def _table(game_id: str) -> dict[str, AgentFactory]:
+    _discover(game_id)
+    return {**_DISCOVERED.get(game_id, {}), **_REFERENCE.get(game_id, {})}
+
+
 def reference_names(game_id: str) -> list[str]:
     """Reference agents available for a game."""
-    return sorted(_REFERENCE.get(game_id, {}))
+    return sorted(_table(game_id))
 
 
 def make_reference(game_id: str, name: str) -> Agent:
     """Build a reference agent, or explain which names exist."""
-    table = _REFERENCE.get(game_id, {})
+    table = _table(game_id)
     if name not in table:
         known = ", ".join(sorted(table)) or "(none)"
         raise ConfigError(

@@ -1,20 +1,24 @@
 """`accord report`: per-game report builders, registered by game id.
 
-A game package registers a builder with `register_report(game_id, build)`. `build(traces,
-out_dir)` receives every trace of that game found in the run directories and writes its tables
-(CSV + Markdown) and figures (PNG) into `out_dir`, returning the paths it wrote. `build_report`
-groups the traces by game and calls each builder; a game without a builder gets the generic
-summary table.
+A game package declares its builder as an entry point of the ``accord.reports`` group, named
+after the game id (`accord.core.plugins`); `register_report(game_id, build)` adds one from code.
+`build(traces, out_dir)` receives every trace of that game found in the run directories and
+writes its tables (CSV + Markdown) and figures (PNG) into `out_dir`, returning the paths it
+wrote. `build_report` groups the traces by game and calls each builder; a game without a
+builder, or whose builder could not be loaded (see `accord.core.plugins.problems`), gets the
+generic summary table. This module never imports a game.
 """
 
 from __future__ import annotations
 
 import csv
+import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from accord.core import plugins
 from accord.core.errors import ConfigError
 from accord.traces.io import read_trace
 from accord.traces.schema import Trace
@@ -22,11 +26,44 @@ from accord.traces.schema import Trace
 ReportBuilder = Callable[[list[Trace], Path], list[Path]]
 
 _BUILDERS: dict[str, ReportBuilder] = {}
+_DISCOVERED: dict[str, ReportBuilder | None] = {}
+"""Per game id asked for: its entry point's builder, or None when it has none that loads."""
 
 
 def register_report(game_id: str, build: ReportBuilder) -> None:
     """Make `build` the report of `game_id`."""
     _BUILDERS[game_id] = build
+
+
+_LOCK = threading.RLock()
+plugins.on_refresh(_DISCOVERED.clear)
+
+
+def report_builder(game_id: str) -> ReportBuilder:
+    """The report of `game_id`: registered in code, else its entry point (Accord's own first,
+    then the first package's that loads), else the generic summary."""
+    if game_id in _BUILDERS:
+        return _BUILDERS[game_id]
+    with _LOCK:
+        if game_id not in _DISCOVERED:
+            _DISCOVERED[game_id] = _load_builder(game_id)
+    return _DISCOVERED[game_id] or generic_report
+
+
+def _load_builder(game_id: str) -> ReportBuilder | None:
+    for ep in plugins.entry_points(plugins.REPORTS):
+        plugin = plugins.load(ep) if ep.name == game_id else None
+        if plugin is None:
+            continue
+        if callable(plugin.obj):
+            build: ReportBuilder = plugin.obj
+            return build
+        plugins.reject(
+            plugin,
+            f"{plugin.obj!r} is not callable",
+            "point it at a function build(traces, out_dir) -> list of written paths",
+        )
+    return None
 
 
 def load_traces(dirs: Iterable[Path]) -> list[Trace]:
@@ -42,8 +79,6 @@ def load_traces(dirs: Iterable[Path]) -> list[Trace]:
 
 def build_report(dirs: Sequence[Path], out: Path) -> list[Path]:
     """Write every game's report for the traces in `dirs` into `out`; return the files."""
-    import accord.games  # noqa: F401  (registers games and their report builders)
-
     by_game: dict[str, list[Trace]] = defaultdict(list)
     for t in load_traces(dirs):
         by_game[t.game_id].append(t)
@@ -53,8 +88,7 @@ def build_report(dirs: Sequence[Path], out: Path) -> list[Path]:
     for game_id, traces in sorted(by_game.items()):
         target = out / game_id
         target.mkdir(parents=True, exist_ok=True)
-        build = _BUILDERS.get(game_id, generic_report)
-        written += build(traces, target)
+        written += report_builder(game_id)(traces, target)
     return written
 
 

@@ -66,8 +66,9 @@ def leaderboard_cmd(
             if not sep:
                 raise ConfigError(f"--margin expects dimension=number (e.g. cost=5), got {item!r}")
         from accord.ratings import BOARDS
+        from accord.ratings.scores import SCORE_KEY
 
-        known = {d.key for b in BOARDS.values() for d in b.dimensions}
+        known = {d.key for b in BOARDS.values() for d in b.dimensions} | {SCORE_KEY}
         for key in ([sort] if sort else []) + list(margins):
             if key not in known:
                 raise ConfigError(

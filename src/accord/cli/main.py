@@ -69,7 +69,8 @@ def _fail(exc: AccordError) -> typer.Exit:
 
 @app.command("games")
 def games_cmd() -> None:
-    """List the registered games and their reference agents.
+    """List the registered games and their reference agents, and any plugin that was skipped
+    (with its package and the fix).
 
     Example: accord games
     """
@@ -82,6 +83,14 @@ def games_cmd() -> None:
         doc = (package.__doc__ or cls.__doc__ or "").strip().splitlines()[0]
         refs = ", ".join(reference_names(gid)) or "-"
         console.print(f"[bold]{gid}[/bold]  {doc}\n    reference agents: {refs}")
+    from rich.markup import escape
+
+    from accord.core.plugins import problems
+    from accord.models.registry import known_providers
+
+    known_providers()  # discover the providers too, so their problems are listed
+    for problem in problems():  # plugins left out, each with its package and fix
+        err_console.print(f"[yellow]skipped:[/yellow] {escape(problem.line())}")
 
 
 def _register_commands() -> None:

@@ -10,7 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from accord.cli.main import _fail, app, console
-from accord.core.errors import AccordError, ConfigError
+from accord.core.errors import AccordError
 
 
 @app.command("prompts")
@@ -27,20 +27,12 @@ def prompts_cmd(
 
     Example: accord prompts negotiation --dump my-prompts
     """
-    import importlib
-
-    from accord.core.prompts import PROMPT_MODULES, SUFFIX, dump_defaults, variables_of
+    from accord.core.prompts import SUFFIX, dump_defaults, prompt_module, variables_of
     from accord.core.registry import game_class, resolve
 
     try:
         short = game_class(resolve(game)).game_id.rsplit("-v", 1)[0]
-        module_name = PROMPT_MODULES.get(short)
-        if module_name is None:
-            raise ConfigError(
-                f"{short} has no prompt templates yet (its prompts are built in code); games "
-                f"with templates: {', '.join(PROMPT_MODULES)}"
-            )
-        module = importlib.import_module(module_name)
+        module = prompt_module(game)
         specs = module.TEMPLATES
         if dump is not None:
             written = dump_defaults(module.__package__ or short, specs, dump)

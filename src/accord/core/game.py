@@ -68,6 +68,11 @@ class Game(ABC):
     """Metrics in the run summary table: (metric key, column label, shown as percent)."""
     oracle_agent: ClassVar[str | None] = None
     """A reference agent that, in every seat, reaches the oracle (checked by conformance)."""
+    prompts_module: ClassVar[str | None] = None
+    """The module holding the game's prompt templates: ``TEMPLATES`` (name ->
+    `accord.core.prompts.TemplateSpec`) and ``templates(override=None) -> PromptSet``, with
+    the template files in a ``templates/`` folder of its package. Read by ``accord prompts``,
+    `accord.core.prompts.game_templates` and ``--prompts DIR``; None: prompts built in code."""
 
     def __init__(self, config: BaseModel) -> None:
         self.config = config

@@ -1,10 +1,10 @@
 """Prompt templates: every text a game sends a model, as files a researcher can edit.
 
 Each game ships its prompts as package data, one Jinja2 template per section
-(``accord/games/<game>/templates/<name>.j2``). A folder given as ``prompts: DIR`` in an
-experiment (or ``--prompts DIR``) overrides any of them, file by file: a file there named like
-a default replaces it, the rest stay. ``accord prompts GAME --dump DIR`` writes the defaults to
-start from.
+(``<game package>/templates/<name>.j2``, found through `Game.prompts_module`). A folder given
+as ``prompts: DIR`` in an experiment (or ``--prompts DIR``) overrides any of them, file by
+file: a file there named like a default replaces it, the rest stay. ``accord prompts GAME
+--dump DIR`` writes the defaults to start from.
 
 Templates are rendered by Jinja2's *sandboxed* environment (a template cannot reach Python
 objects' internals or the file system) with ``StrictUndefined`` (a misspelt variable is an
@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from accord.core.errors import ConfigError
@@ -191,19 +192,25 @@ def _load(
     return PromptSet(game=game, specs=by_name, sources=sources, origin=origin)
 
 
-PROMPT_MODULES = {
-    "calendar": "accord.games.calendar.prompts",
-    "negotiation": "accord.games.negotiation.prompts",
-    "sorting": "accord.games.sorting.prompts",
-}
-"""Each game with templates, and the module holding its `TEMPLATES` and `templates()`."""
+def prompt_module(game: str) -> ModuleType:
+    """The module holding `game`'s templates (`Game.prompts_module`); `game` is an id or alias."""
+    import importlib
+
+    from accord.core.registry import game_class, game_ids
+
+    cls = game_class(game)
+    if cls.prompts_module is None:
+        with_templates = [g for g in game_ids() if game_class(g).prompts_module]
+        raise ConfigError(
+            f"{cls.game_id} has no prompt templates (its prompts are built in code); games "
+            f"with templates: {', '.join(with_templates)}"
+        )
+    return importlib.import_module(cls.prompts_module)
 
 
 def game_templates(game: str, override: str | Path | None = None) -> PromptSet:
-    """`game`'s templates (short name, e.g. ``"calendar"``), with `override` laid over them."""
-    import importlib
-
-    module = importlib.import_module(PROMPT_MODULES[game])
+    """`game`'s templates (an id or alias, e.g. ``"calendar"``), with `override` laid over them."""
+    module = prompt_module(game)
     return load_prompts(game, module.__package__ or "", module.TEMPLATES, override)
 
 

@@ -1,45 +1,165 @@
 """Registry of versioned game ids (DESIGN principle 4).
 
-Games register themselves in their package `__init__`; `make("negotiation-v2", cfg)` builds one.
-Importing `accord.games` registers every built-in game.
+Games are found through the ``accord.games`` entry point group (`accord.core.plugins`): each entry
+point names a `Game` subclass, and its name is the game's short alias (``negotiation`` for
+``negotiation-v2``). Accord's own games are declared there like anyone else's, so this module
+never imports a game. `register` adds a class from code (a notebook, a test).
+`make("negotiation-v2", cfg)` builds one.
+
+A class that breaks the contract (not a `Game`, abstract methods left, no versioned
+``game_id``, a config model without defaults) or whose id or alias is taken is left out and
+recorded in `accord.core.plugins.problems`; the other games load as usual.
 """
 
 from __future__ import annotations
 
 import difflib
+import inspect
+import re
+import threading
 from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from accord.core import plugins
 from accord.core.errors import ConfigError, UnknownGameError
 from accord.core.game import Game
 
+GAME_ID = re.compile(r"^[a-z][a-z0-9_.-]*-v[0-9]+$")
+"""A game id: lower-case name, a dash, ``v`` and a version number (``meeting-point-v1``)."""
+
 _GAMES: dict[str, type[Game]] = {}
 _ALIASES: dict[str, str] = {}
+_SOURCE: dict[str, str] = {}
+"""Which package provided each game id and alias (for clash messages)."""
+_discovered = False
+_LOCK = threading.RLock()
+"""Discovery runs once even when several threads (a web server's) ask at the same time."""
+
+
+_FROM_CODE: dict[str, tuple[type[Game], tuple[str, ...]]] = {}
+"""Games registered by `register` (kept across `accord.core.plugins.refresh`)."""
 
 
 def register(cls: type[Game], *aliases: str) -> type[Game]:
     """Register a game class under its `game_id` (and short aliases such as ``negotiation``)."""
-    _GAMES[cls.game_id] = cls
-    for alias in aliases:
-        _ALIASES[alias] = cls.game_id
+    _FROM_CODE[cls.game_id] = (cls, aliases)
+    _put(cls, aliases)
     return cls
 
 
-def _ensure_builtins() -> None:
-    import accord.games  # noqa: F401  (registers the built-in games)
+def _put(cls: type[Game], aliases: tuple[str, ...]) -> None:
+    _GAMES[cls.game_id] = cls
+    for alias in aliases:
+        _ALIASES[alias] = cls.game_id
+
+
+def _forget() -> None:
+    global _discovered
+    _GAMES.clear()
+    _ALIASES.clear()
+    _SOURCE.clear()
+    for cls, aliases in _FROM_CODE.values():
+        _put(cls, aliases)
+    _discovered = False
+
+
+plugins.on_refresh(_forget)
+
+
+def _discover() -> None:
+    """Load the ``accord.games`` entry points once (`accord.core.plugins.refresh` starts over)."""
+    global _discovered
+    if _discovered:
+        return
+    with _LOCK:
+        if _discovered:
+            return
+        found = plugins.entry_points(plugins.GAMES)
+        _discovered = True  # set before loading: a game module may ask the registry itself
+        for ep in found:
+            plugin = plugins.load(ep)
+            if plugin is not None:
+                _add(plugin)
+
+
+def _add(plugin: plugins.Plugin) -> None:
+    cls = plugin.obj
+    broken = contract_problem(cls)
+    if broken is not None:
+        plugins.reject(plugin, *broken)
+        return
+    names = [cls.game_id] if plugin.name == cls.game_id else [cls.game_id, plugin.name]
+    for name in names:
+        taken = name in _GAMES or name in _ALIASES
+        if taken and game_class_or_none(name) is not cls:
+            owner = _SOURCE.get(name, "code that called accord.core.registry.register")
+            plugins.reject(
+                plugin,
+                f"the name {name!r} is already taken by a game from package {owner!r}",
+                "give the game another game_id (e.g. prefixed with your package name, "
+                f"'{plugin.package.replace('_', '-')}-{name}') and name the entry point after it",
+            )
+            return
+    _put(cls, tuple(names[1:]))
+    for name in names:
+        _SOURCE[name] = plugin.package
+
+
+def game_class_or_none(name: str) -> type[Game] | None:
+    """The class registered under an id or alias, None if there is none (no discovery)."""
+    return _GAMES.get(_ALIASES.get(name, name))
+
+
+def contract_problem(cls: object) -> tuple[str, str] | None:
+    """What is wrong with `cls` as a game class, and the fix; None when it can be registered.
+
+    Static checks only: the behaviour is the conformance suite's job (`accord.testing`).
+    """
+    if not (inspect.isclass(cls) and issubclass(cls, Game)):
+        return (
+            f"{cls!r} is not a subclass of accord.core.Game",
+            "point the entry point at your Game subclass ('module:ClassName')",
+        )
+    if inspect.isabstract(cls):
+        missing = ", ".join(sorted(getattr(cls, "__abstractmethods__", ())))
+        return (
+            f"{cls.__name__} leaves abstract methods unimplemented: {missing}",
+            "implement every method of the Game contract (see docs/writing-a-game.md)",
+        )
+    game_id = getattr(cls, "game_id", None)
+    if not isinstance(game_id, str) or not GAME_ID.match(game_id):
+        return (
+            f"{cls.__name__}.game_id is {game_id!r}, not a versioned id",
+            "set game_id to a lower-case name ending in a version, e.g. 'my-game-v1'",
+        )
+    model = getattr(cls, "config_model", None)
+    if not (inspect.isclass(model) and issubclass(model, BaseModel)):
+        return (
+            f"{cls.__name__}.config_model is {model!r}, not a pydantic model class",
+            "set config_model to a pydantic BaseModel subclass holding the game's options",
+        )
+    try:
+        model.model_validate({})
+    except ValidationError as exc:
+        fields = ", ".join(".".join(map(str, e["loc"])) for e in exc.errors())
+        return (
+            f"{cls.__name__}.config_model cannot be built without options (needs {fields})",
+            "give every option a default, so `accord run GAME` works with no options",
+        )
+    return None
 
 
 def game_ids() -> list[str]:
     """Every registered game id, sorted."""
-    _ensure_builtins()
+    _discover()
     return sorted(_GAMES)
 
 
 def resolve(game: str) -> str:
     """Full game id for an id or alias; a guiding error for an unknown one."""
-    _ensure_builtins()
+    _discover()
     if game in _GAMES:
         return game
     if game in _ALIASES:
@@ -47,6 +167,12 @@ def resolve(game: str) -> str:
     known = sorted([*_GAMES, *_ALIASES])
     close = difflib.get_close_matches(game, known, n=1)
     hint = f" Did you mean {close[0]!r}?" if close else ""
+    skipped = plugins.problems(plugins.GAMES)
+    named = [p for p in skipped if p.name == game]
+    if named:
+        hint += f" It was skipped: {named[0].line()}"
+    elif skipped:
+        hint += f" ({len(skipped)} game plugin(s) were skipped; `accord games` says why.)"
     raise UnknownGameError(f"Unknown game {game!r}.{hint} Known games: {', '.join(known)}.")
 
 

@@ -1,5 +1,5 @@
-"""Built-in games. Importing this package registers each of them."""
+"""Accord's own games: calendar (CalBench), negotiation and sorting (MAS-Bench).
 
-from accord.games import calendar, negotiation, sorting
-
-__all__ = ["calendar", "negotiation", "sorting"]
+They are found like any other package's games, through the entry points declared in Accord's
+``pyproject.toml`` (see `accord.core.plugins`); importing this package registers nothing.
+"""

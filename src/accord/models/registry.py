@@ -1,6 +1,8 @@
 """Provider registry: turn a ``provider/model`` string into a cached `ModelClient`.
 
-Providers are imported only when first used, so ``import accord.models`` stays light and never
+Providers are entry points of the ``accord.models`` group (`accord.core.plugins`): Accord declares
+its own there, and any package can add one (a provider prefix and a builder). They are imported
+only when first used, so ``import accord.models`` stays light and never
 loads LiteLLM or llama.cpp. Hosted providers go through LiteLLM; their API key is checked when
 the client is built, so a missing key stops a run before any game starts.
 """
@@ -15,6 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from accord.core import plugins
 from accord.core.errors import ConfigError, MissingAPIKeyError, ProviderNotFoundError
 from accord.core.registry import format_validation_error
 from accord.models.client import ModelClient
@@ -43,15 +46,60 @@ API_KEY_ENV: dict[str, tuple[str, ...]] = {
 LITELLM_PROVIDERS = tuple(API_KEY_ENV)
 """Hosted prefixes served through LiteLLM (plus ``litellm/<any LiteLLM model string>``)."""
 
-_LOCAL_PROVIDERS = ("mock", "local", "openai-compatible", "litellm")
+ProviderBuilder = Callable[[str, str, ModelOptions], ModelClient]
+"""``build(model, spec, options)``: the client for ``spec`` (``provider/model``)."""
 
 _CLIENTS: dict[tuple[str, str], ModelClient] = {}
 _CLIENTS_LOCK = threading.Lock()
+_PROVIDERS: dict[str, ProviderBuilder] = {}
+_SOURCE: dict[str, str] = {}
+_PROVIDERS_LOCK = threading.Lock()
+
+
+def _forget() -> None:
+    with _PROVIDERS_LOCK:
+        _PROVIDERS.clear()
+        _SOURCE.clear()
+
+
+plugins.on_refresh(_forget)
+
+
+def providers() -> dict[str, ProviderBuilder]:
+    """Providers declared as ``accord.models`` entry points (Accord's own: ``mock``,
+    ``local``, ``openai-compatible``, ``litellm``), by the prefix they answer to."""
+    with _PROVIDERS_LOCK:
+        if not _PROVIDERS:
+            for ep in plugins.entry_points(plugins.MODELS):
+                if ep.name in _PROVIDERS or ep.name in LITELLM_PROVIDERS:
+                    owner = _SOURCE.get(ep.name, "accord (a LiteLLM route)")
+                    plugins.report(
+                        plugins.package_of(ep),
+                        ep.group,
+                        ep.name,
+                        ep.value,
+                        f"provider {ep.name!r} is already provided by package {owner!r}",
+                        "name the entry point with another provider prefix",
+                    )
+                    continue
+                plugin = plugins.load(ep)
+                if plugin is None:
+                    continue
+                if not callable(plugin.obj):
+                    plugins.reject(
+                        plugin,
+                        f"{plugin.obj!r} is not callable",
+                        "point it at a function build(model, spec, options) -> ModelClient",
+                    )
+                    continue
+                _PROVIDERS[ep.name] = plugin.obj
+                _SOURCE[ep.name] = plugin.package
+        return dict(_PROVIDERS)
 
 
 def known_providers() -> list[str]:
     """Every provider name accepted before the ``/`` of a model spec, sorted."""
-    return sorted({*_LOCAL_PROVIDERS, *LITELLM_PROVIDERS})
+    return sorted({*providers(), *LITELLM_PROVIDERS})
 
 
 def get_model(spec: str, options: ModelOptions | None = None, **overrides: Any) -> ModelClient:
@@ -116,37 +164,25 @@ def _merge_options(options: ModelOptions | None, overrides: dict[str, Any]) -> M
 
 
 def _build(provider: str, model: str, spec: str, opts: ModelOptions) -> ModelClient:
-    builder = _BUILDERS.get(provider)
+    builder = providers().get(provider)
     if builder is not None:
-        return builder(model, spec, opts)
-    return _build_litellm(spec, spec, opts)
+        client = builder(model, spec, opts)
+        if not isinstance(client, ModelClient):
+            raise ConfigError(
+                f"provider {provider!r} (package {_SOURCE.get(provider, '?')!r}) returned "
+                f"{type(client).__name__}, not a ModelClient; its builder must return one"
+            )
+        return client
+    hosted = providers().get("litellm")
+    if hosted is None:
+        raise ProviderNotFoundError(f"{spec!r} needs the 'litellm' provider; reinstall Accord")
+    return hosted(spec, spec, opts)
 
 
-def _build_mock(model: str, spec: str, opts: ModelOptions) -> ModelClient:
-    from accord.models.mock import MockModel
-
-    return MockModel(model=model, options=opts)
-
-
-def _build_local(model: str, spec: str, opts: ModelOptions) -> ModelClient:
-    from accord.models.local import LocalModel
-
-    return LocalModel(spec, opts)
-
-
-def _build_openai_compatible(model: str, spec: str, opts: ModelOptions) -> ModelClient:
-    from accord.models.openai_compatible import OpenAICompatibleModel
-
-    _require_key(spec, opts, ())
-    return OpenAICompatibleModel(spec, opts)
-
-
-def _build_litellm(model: str, spec: str, opts: ModelOptions) -> ModelClient:
-    from accord.models.litellm_provider import LiteLLMModel
-
-    inner_provider = model.partition("/")[0]
-    _require_key(inner_provider, opts, API_KEY_ENV.get(inner_provider, ()))
-    return LiteLLMModel(spec, opts, litellm_model=model)
+def require_key(provider: str, opts: ModelOptions, conventional: tuple[str, ...]) -> None:
+    """Stop before any game starts when a provider's API key is not in the environment (and
+    redact the named variable's value from every file written)."""
+    _require_key(provider, opts, conventional)
 
 
 def _require_key(provider: str, opts: ModelOptions, conventional: tuple[str, ...]) -> None:
@@ -156,11 +192,3 @@ def _require_key(provider: str, opts: ModelOptions, conventional: tuple[str, ...
     names = (opts.api_key_env,) if opts.api_key_env else conventional
     if names and not any(os.environ.get(name) for name in names):
         raise MissingAPIKeyError(provider, names[0])
-
-
-_BUILDERS: dict[str, Callable[[str, str, ModelOptions], ModelClient]] = {
-    "mock": _build_mock,
-    "local": _build_local,
-    "openai-compatible": _build_openai_compatible,
-    "litellm": _build_litellm,
-}

@@ -11,6 +11,7 @@ A game reports its outcome as `GameResult.seat_rows` (one row of metrics per sea
   game scores 1; a seat without meetings scores ``-excess_cost / 3`` (0 unless it moved things).
 - ``sorting-v2``: 1 if the seat's final submission is its correct slice, else 0 (the seat's
   share of MAS-Bench SR).
+- any other game (e.g. one from another package): the seat row's ``score`` column.
 
 The ``reward`` option of the environment overrides the default: a seat-row column name
 (``"-excess_cost"`` negates it) or any function of the `GameResult`.
@@ -27,6 +28,9 @@ from accord.core.game import GameResult
 
 ScoreFn = Callable[[GameResult], Sequence[float]]
 """Final scores, one per seat in seat order."""
+
+SCORE_COLUMN = "score"
+"""The seat-row column that is the default final score of a game with no registered one."""
 
 ERRAND_COST_LEVELS = 3
 """Highest errand cost on CalBench's 1/2/3 scale."""
@@ -79,16 +83,27 @@ def register_score(game_id: str, score: ScoreFn) -> None:
 def resolve_score(game_id: str, reward: str | ScoreFn | None) -> ScoreFn:
     """The score function for a game under the environment's ``reward`` option."""
     if reward is None:
-        if game_id not in _SCORES:
-            raise ConfigError(
-                f"{game_id} has no default final score for the PettingZoo adapter: pass "
-                "reward='<seat-row column>' or a function of the GameResult, or register one "
-                "with accord.pettingzoo.register_score"
-            )
-        return _SCORES[game_id]
+        return _SCORES.get(game_id) or _score_column(game_id)
     if isinstance(reward, str):
         return column(reward)
     return reward
+
+
+def _score_column(game_id: str) -> ScoreFn:
+    """Any other game: its seat rows' ``score`` column, when they have one."""
+    read = column(SCORE_COLUMN)
+
+    def score(result: GameResult) -> Sequence[float]:
+        if any(SCORE_COLUMN not in row for row in result.seat_rows):
+            raise ConfigError(
+                f"{game_id} has no default final score for the PettingZoo adapter: give each "
+                f"seat row a {SCORE_COLUMN!r} column, pass reward='<seat-row column>' or a "
+                "function of the GameResult, or register one with "
+                "accord.pettingzoo.register_score"
+            )
+        return read(result)
+
+    return score
 
 
 def final_scores(score: ScoreFn, result: GameResult, seats: int) -> list[float]:

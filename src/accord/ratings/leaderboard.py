@@ -1,6 +1,6 @@
 """OpenSkill leaderboards (CalBench App. E), one per game.
 
-Procedure, per game and per dimension (`scores.BOARDS`), each dimension rated on its own:
+Procedure, per game and per dimension (`scores.board_for`), each dimension rated on its own:
 
 1. Players are stable identities: a seat's model string, or for a non-model seat its agent
    name. Model seats form the rating pool; non-model seats (reference protocols, people) are
@@ -40,7 +40,7 @@ from typing import Any
 
 from openskill.models import PlackettLuce
 
-from accord.ratings.scores import BOARDS, Board, Dimension
+from accord.ratings.scores import Board, Dimension, board_for
 from accord.traces.schema import SeatInfo, Trace
 
 
@@ -243,14 +243,15 @@ def leaderboards(
     margins: dict[str, float] | None = None,
     sort_by: str | None = None,
 ) -> list[Leaderboard]:
-    """One leaderboard per game found in `traces` that has a board (`scores.BOARDS`)."""
+    """One leaderboard per game found in `traces` that has a board (`scores.board_for`: the
+    built-in boards, or a game's seat-row ``score``)."""
     by_game: dict[str, list[Trace]] = defaultdict(list)
     for t in traces:
         by_game[t.game].append(t)
     out = []
     for game in sorted(by_game):
-        if game in BOARDS:
-            board = BOARDS[game]
+        board = board_for(game, by_game[game])
+        if board is not None:
             keys = {d.key for d in board.dimensions}
             out.append(
                 leaderboard(

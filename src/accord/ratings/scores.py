@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -183,3 +183,36 @@ BOARDS: dict[str, Board] = {
     ),
 }
 """The leaderboard of each game, by short game name."""
+
+
+# -- any other game (e.g. from another package) ----------------------------------------------
+
+SCORE_KEY = "score"
+"""The seat-row column rated for a game without a board of its own: the seat's final score,
+higher is better (the same column the PettingZoo adapter pays by default)."""
+
+
+def seat_row_score(trace: Trace) -> list[float | None]:
+    """Each seat's ``score`` seat-row column (rows without a ``seat`` key are in seat order)."""
+    by_seat = {r.get("seat", i): r for i, r in enumerate(trace.seat_rows)}
+    out: list[float | None] = []
+    for seat in trace.seats:
+        value = by_seat.get(seat.seat, {}).get(SCORE_KEY)
+        rated = isinstance(value, int | float) and not isinstance(value, bool)
+        out.append(float(value) if rated and value is not None else None)
+    return out
+
+
+SCORE_DIMENSION = Dimension(SCORE_KEY, "score", True, 0.2, seat_score=seat_row_score)
+"""Margin 0.2 as for every rate in [0, 1] above; a game scoring on another scale declares its
+own board."""
+
+
+def board_for(game: str, traces: Sequence[Trace]) -> Board | None:
+    """`BOARDS[game]`; for any other game whose seat rows have a ``score``, a free-for-all
+    board on it; else None (the game is not rated)."""
+    if game in BOARDS:
+        return BOARDS[game]
+    if any(SCORE_KEY in row for t in traces for row in t.seat_rows):
+        return Board(game, "seats", (SCORE_DIMENSION,))
+    return None

@@ -11,7 +11,6 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from pathlib import Path
 
-from accord.core.errors import ConfigError
 from accord.models.cache import CacheStats, ModelCache
 from accord.runner.live import current_sink
 from accord.runner.play import play_game
@@ -67,27 +66,3 @@ class LocalExecutor(Executor):
 
     async def play(self, spec: GameSpec) -> Trace:
         return await play_game(spec, cache=self._cache, sink=current_sink())
-
-
-def make_executor(
-    name: str | Executor,
-    *,
-    address: str | None = None,
-    cache_dir: Path | None = None,
-    num_cpus: int | None = None,
-    cpus_per_game: float = 1.0,
-) -> Executor:
-    """An executor by name (an `Executor` is returned as it is)."""
-    if isinstance(name, Executor):
-        return name
-    if name == "local":
-        if address is not None:
-            raise ConfigError("--address needs --executor ray")
-        return LocalExecutor(cache_dir)
-    if name == "ray":
-        from accord.runner.ray_executor import RayExecutor
-
-        return RayExecutor(
-            address=address, cache_dir=cache_dir, num_cpus=num_cpus, cpus_per_game=cpus_per_game
-        )
-    raise ConfigError(f"Unknown executor {name!r}; use one of {', '.join(EXECUTORS)}")

@@ -44,7 +44,8 @@ from accord.core.ids import check_id
 from accord.core.registry import resolve
 from accord.models.cache import CacheStats, scrub_secrets
 from accord.models.telemetry import observe
-from accord.runner.executors import Executor, make_executor
+from accord.runner.choose_executor import make_executor
+from accord.runner.executors import Executor
 from accord.runner.live import LiveRun, playing_into
 from accord.runner.lock import RunLock
 from accord.runner.monitor import RunMonitor

@@ -6,12 +6,12 @@ This package holds scenarios and their generation (App. A.1), private labels, th
 CalBench task files, the canonical suite (§4.1), exact oracles (§3, §4.2), the play-time rules
 (App. A.5), the four-phase engine (Algorithm 1), prompts (App. A.2-A.3), metrics (§4.2) and a
 scripted reference team. See docs/calendar.md for every modelling choice.
+
+The game, its reference agents and its report reach Accord through entry points (Accord's
+``pyproject.toml``, groups ``accord.games``, ``accord.agents``, ``accord.reports``).
 """
 
 from accord.agents.human import register_human_adapter
-from accord.agents.reference import register_reference
-from accord.core.registry import register
-from accord.games.calendar import report as _report  # noqa: F401  (registers `accord report`)
 from accord.games.calendar.calbench import (
     SUITE_NAMES,
     load_suite,
@@ -49,8 +49,6 @@ from accord.games.calendar.placement import (
     slot_clearable,
     slot_cost,
 )
-from accord.games.calendar.privacy import register_privacy_report
-from accord.games.calendar.protocols import PROTOCOL_AGENTS, REFERENCE_AGENTS
 from accord.games.calendar.scenario import (
     Errand,
     Meeting,
@@ -61,10 +59,6 @@ from accord.games.calendar.scenario import (
 )
 from accord.games.calendar.suite import build_canonical_suite, write_suite
 
-register(CalendarGame, "calendar", "calendar-v2")
-for _name, _factory in {**REFERENCE_AGENTS, **PROTOCOL_AGENTS}.items():
-    register_reference(CalendarGame.game_id, _name, _factory)
-register_privacy_report()
 register_human_adapter(CalendarGame.game_id, human_adapter, human_help)
 
 __all__ = [

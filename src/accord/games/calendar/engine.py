@@ -53,6 +53,7 @@ class CalendarGame(Game):
     """`calendar-v2`: see the module docstring."""
 
     game_id: ClassVar[str] = "calendar-v2"
+    prompts_module: ClassVar[str | None] = "accord.games.calendar.prompts"
     config_model: ClassVar[type[CalendarConfig]] = CalendarConfig
     config: CalendarConfig
     summary_metrics: ClassVar[list[tuple[str, str, bool]]] = SUMMARY_METRICS

@@ -464,11 +464,3 @@ def privacy_report(traces: list[Trace], out_dir: Path) -> list[Path]:
     written.append(figure2(entries, out_dir))
     written.append(out_dir / "figure2_privacy_cost.svg")
     return written
-
-
-def register_privacy_report() -> None:
-    """Add VPS to the calendar Table 1 and the outputs above to `accord report`."""
-    from accord.games.calendar import report
-
-    report.register_seat_column("vps", "VPS")
-    report.register_section("privacy", privacy_report)

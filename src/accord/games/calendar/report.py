@@ -38,9 +38,10 @@ from typing import Any
 
 import numpy as np
 
-from accord.analysis.report import generic_report, register_report, write_table
+from accord.analysis.report import generic_report, write_table
 from accord.analysis.stats import bootstrap_mean
 from accord.games.calendar.metrics import SEAT_METRICS, table1
+from accord.games.calendar.privacy import privacy_report
 from accord.runner.results import seat_rows
 from accord.traces.schema import Trace
 
@@ -341,4 +342,6 @@ def build(traces: list[Trace], out: Path) -> list[Path]:
     return written
 
 
-register_report(GAME_ID, build)
+# VPS in Table 1 and the privacy outputs (Table 2, Figure 2) in `accord report`.
+register_seat_column("vps", "VPS")
+register_section("privacy", privacy_report)

@@ -49,6 +49,7 @@ class NegotiationGame(Game):
     """`negotiation-v2`: see the module docstring."""
 
     game_id: ClassVar[str] = "negotiation-v2"
+    prompts_module: ClassVar[str | None] = "accord.games.negotiation.prompts"
     config_model: ClassVar[type[NegotiationConfig]] = NegotiationConfig
     config: NegotiationConfig
     summary_metrics: ClassVar[list[tuple[str, str, bool]]] = [

@@ -7,10 +7,9 @@ import csv
 from pathlib import Path
 from typing import Any
 
-from accord.analysis.report import register_report, write_table
+from accord.analysis.report import write_table
 from accord.analysis.value import value_of_communication
 from accord.games.negotiation import report_more as more
-from accord.games.negotiation.config import TRACE_GAME_IDS
 from accord.games.negotiation.report import (
     _matched,
     _Numbers,
@@ -123,7 +122,3 @@ def build(traces: list[Trace], out: Path) -> list[Path]:
     note.write_text("\n".join([*skipped, *ALWAYS_SKIPPED]) + "\n", encoding="utf-8")
     written.append(note)
     return written
-
-
-for _gid in TRACE_GAME_IDS:
-    register_report(_gid, build)

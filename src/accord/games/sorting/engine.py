@@ -97,6 +97,7 @@ class SortingGame(Game):
     """`sorting-v2`: see the module docstring."""
 
     game_id: ClassVar[str] = "sorting-v2"
+    prompts_module: ClassVar[str | None] = "accord.games.sorting.prompts"
     config_model: ClassVar[type[SortingConfig]] = SortingConfig
     config: SortingConfig
     summary_metrics: ClassVar[list[tuple[str, str, bool]]] = [

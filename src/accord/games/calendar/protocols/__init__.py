@@ -36,7 +36,11 @@ PROTOCOL_AGENTS: dict[str, Callable[[], Agent]] = {
 REFERENCE_AGENTS: dict[str, Callable[[], Agent]] = {"oracle-follower": OracleFollower}
 """The test-driver team (registered with the game since the engine issue)."""
 
+AGENTS: dict[str, Callable[[], Agent]] = {**REFERENCE_AGENTS, **PROTOCOL_AGENTS}
+"""Every reference agent of the game (the ``accord.agents`` entry point of ``calendar-v2``)."""
+
 __all__ = [
+    "AGENTS",
     "PRIVATE",
     "PROTOCOL_AGENTS",
     "REFERENCE_AGENTS",

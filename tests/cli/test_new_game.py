@@ -1,0 +1,217 @@
+"""`accord new game NAME`: the skeleton passes the conformance suite before anyone edits it.
+
+The skeleton is written, linted with the project's own rules, tested with its own tests (not
+installed), then installed (pip, offline, into a temporary folder) and played through
+`accord run` as a separate process, where Accord finds it only through its entry points.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from accord import testing
+from accord.cli.main import app
+from accord.core import plugins
+from accord.core.errors import ConfigError
+from accord.core.registry import game_ids
+from accord.scaffold import check_name, skeleton_files
+
+runner = CliRunner(env={"COLUMNS": "200"})
+BIN = Path(sys.executable).parent
+
+
+def accord(
+    args: list[str], cwd: Path, site: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "COLUMNS": "200"}
+    if site is not None:
+        env["PYTHONPATH"] = os.pathsep.join([str(site), env.get("PYTHONPATH", "")])
+    return subprocess.run(
+        [sys.executable, "-m", "accord", *args], cwd=cwd, env=env, capture_output=True,
+        text=True, timeout=600,
+    )  # fmt: skip
+
+
+def pip_install(package: Path, work: Path) -> Path:
+    """Install a copy of `package` (offline, no dependencies) into ``work/site``."""
+    copy = work / "build" / package.name
+    shutil.copytree(package, copy)
+    site = work / "site"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
+         "--no-build-isolation", "--target", str(site), str(copy)],
+        check=True, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    return site
+
+
+@pytest.fixture(scope="module")
+def skeleton(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    parent = tmp_path_factory.mktemp("new")
+    result = runner.invoke(app, ["new", "game", "meeting_room", "--dir", str(parent)])
+    assert result.exit_code == 0, result.output
+    assert "game meeting_room-v1" in result.output and "pip install -e" in result.output
+    return parent / "meeting_room"
+
+
+@pytest.fixture(scope="module")
+def site(skeleton: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The skeleton installed and importable in this process, found by its entry points."""
+    target = pip_install(skeleton, tmp_path_factory.mktemp("install"))
+    sys.path.insert(0, str(target))
+    plugins.refresh()
+    yield target
+    sys.path.remove(str(target))
+    for name in [m for m in sys.modules if m == "meeting_room" or m.startswith("meeting_room.")]:
+        del sys.modules[name]
+    plugins.refresh()
+
+
+def test_the_skeleton_has_every_part(skeleton: Path) -> None:
+    files = {
+        p.relative_to(skeleton).as_posix()
+        for p in skeleton.rglob("*")
+        if p.is_file()
+        and not any(
+            part.startswith(".") or part == "__pycache__" for part in p.relative_to(skeleton).parts
+        )
+    }
+    assert files == {
+        "README.md",
+        "pyproject.toml",
+        "docs/meeting_room.md",
+        "scripts/regen_golden.py",
+        "src/meeting_room/__init__.py",
+        "src/meeting_room/agents.py",
+        "src/meeting_room/config.py",
+        "src/meeting_room/game.py",
+        "src/meeting_room/golden.py",
+        "src/meeting_room/prompts.py",
+        "src/meeting_room/py.typed",
+        "src/meeting_room/report.py",
+        "src/meeting_room/rules.py",
+        "src/meeting_room/templates/system.j2",
+        "src/meeting_room/templates/turn.j2",
+        "tests/conftest.py",
+        "tests/golden/meeting_room-favourite.json",
+        "tests/golden/meeting_room-follow.json",
+        "tests/test_conformance.py",
+    }
+    pyproject = (skeleton / "pyproject.toml").read_text()
+    assert 'meeting_room = "meeting_room.game:MeetingRoomGame"' in pyproject
+    assert "%%" not in "".join(p.read_text() for p in skeleton.rglob("*") if p.is_file())
+    golden = json.loads((skeleton / "tests/golden/meeting_room-follow.json").read_text())
+    assert golden["status"] == "complete" and golden["game_id"] == "meeting_room-v1"
+    # The prompts are Jinja2 templates, copied as they are (not rendered by the scaffold).
+    assert (
+        "{% for v in values %}" in (skeleton / "src/meeting_room/templates/system.j2").read_text()
+    )
+
+
+def test_the_skeleton_is_clean_under_our_lint_and_type_rules(skeleton: Path) -> None:
+    # Its pyproject carries our ruff rules and strict mypy, so an author keeps them.
+    for args in (["check", "--no-cache", "."], ["format", "--check", "--no-cache", "."]):
+        done = subprocess.run(
+            [str(BIN / "ruff"), *args], cwd=skeleton, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+    typed = subprocess.run(
+        [str(BIN / "mypy"), "--no-incremental", "src", "scripts", "tests"],
+        cwd=skeleton, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert typed.returncode == 0, typed.stdout + typed.stderr
+
+
+def test_the_skeletons_own_tests_pass_before_it_is_installed(skeleton: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
+        cwd=skeleton, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "7 passed" in done.stdout
+
+
+def test_installed_it_passes_the_conformance_suite(site: Path) -> None:
+    assert "meeting_room-v1" in game_ids()
+    testing.check_game("meeting_room-v1")
+    assert plugins.problems() == []
+
+
+def test_installed_it_runs_and_reports_through_the_command(site: Path, tmp_path: Path) -> None:
+    run = accord(
+        ["run", "meeting_room", "--agents", "follow,follow", "--games", "3", "--out", "r"],
+        tmp_path, site,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "follow vs follow" in run.stdout and "agreed" in run.stdout
+    assert len(list((tmp_path / "r" / "traces").glob("*.json"))) == 3
+    mock = accord(["run", "meeting_room", "--model", "mock/schema", "--out", "m"], tmp_path, site)
+    assert mock.returncode == 0, mock.stdout + mock.stderr
+    report = accord(["report", "r"], tmp_path, site)
+    assert report.returncode == 0, report.stdout + report.stderr
+    table = (tmp_path / "r/report/meeting_room-v1/summary.md").read_text()
+    assert "| follow vs follow | 3 |" in table
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["../evil", "/abs/path", "a/b", "Bad", "1st", "x" * 41, "", "x-", "a--b", "a_", ".hidden"],
+)
+def test_a_bad_name_is_refused_in_one_line(name: str, tmp_path: Path) -> None:
+    result = accord(["new", "game", name], tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: ") and "is not a valid game name" in result.stderr
+    assert len(result.stderr.strip().splitlines()) <= 2  # one line, however the terminal wraps
+    assert "Traceback" not in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("name", "why"),
+    [
+        ("calendar", "would shadow Python's or Accord's own module 'calendar'"),
+        ("class", "would shadow"),
+        ("accord", "would shadow"),
+        ("negotiation", "'negotiation' is already an installed game (negotiation-v2)"),
+        ("numpy", "a module named 'numpy' is already installed here"),
+    ],
+)
+def test_a_name_that_would_shadow_or_clash_is_refused(name: str, why: str) -> None:
+    with pytest.raises(ConfigError, match=re.escape(why)):
+        check_name(name)
+
+
+def test_names_derive_the_module_class_and_game_id() -> None:
+    names = check_name("meeting-point")
+    assert (names.name, names.module, names.cls, names.game_id, names.title) == (
+        "meeting-point",
+        "meeting_point",
+        "MeetingPoint",
+        "meeting-point-v1",
+        "Meeting point",
+    )
+
+
+def test_an_existing_folder_is_never_overwritten(tmp_path: Path) -> None:
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.txt").write_text("keep me")
+    result = accord(["new", "game", "mine"], tmp_path)
+    assert result.returncode == 2
+    assert "already exists" in result.stderr and "nothing was overwritten" in result.stderr
+    assert [p.name for p in (tmp_path / "mine").iterdir()] == ["notes.txt"]
+
+
+def test_the_scaffold_ships_its_files_as_package_data() -> None:
+    names = set(skeleton_files())
+    assert "src/_module_/game.py" in names and "docs/_name_.md" in names
+    assert all(not n.endswith(".tmpl") for n in names)

@@ -1,0 +1,200 @@
+"""The example game in its own package (examples/meeting-point), end to end.
+
+It is installed the way a user installs it (pip, from its pyproject, offline and without
+dependencies, into a temporary folder) and then found only through its entry points: played by
+reference agents and the mock model through `accord run`, reported by `accord report`, served by
+the web view, and checked by `accord.testing` and PettingZoo's `api_test`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pettingzoo.test import api_test
+from typer.testing import CliRunner
+
+from accord import testing
+from accord.agents.reference import reference_names
+from accord.analysis.report import report_builder
+from accord.cli.main import app
+from accord.core import plugins
+from accord.core.registry import game_class, game_ids, resolve
+from accord.pettingzoo import env
+from accord.web.app import create_app
+
+with warnings.catch_warnings():  # see tests/web/test_web.py
+    warnings.filterwarnings("ignore", message=r"Using `httpx` with `starlette.testclient`")
+    from fastapi.testclient import TestClient
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "meeting-point"
+GAME = "meeting-point-v1"
+BIN = Path(sys.executable).parent
+
+
+@pytest.fixture(scope="module")
+def work(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("example")
+
+
+@pytest.fixture(scope="module")
+def copy(work: Path) -> Path:
+    """The example's sources, copied so that building it leaves the repository untouched."""
+    target = work / "meeting-point"
+    shutil.copytree(EXAMPLE, target, ignore=shutil.ignore_patterns(".*", "__pycache__"))
+    return target
+
+
+@pytest.fixture(scope="module")
+def site(copy: Path, work: Path) -> Iterator[Path]:
+    """The example installed into a folder on sys.path; nothing else registers it."""
+    target = work / "site"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
+         "--no-build-isolation", "--target", str(target), str(copy)],
+        check=True, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    sys.path.insert(0, str(target))
+    plugins.refresh()
+    yield target
+    sys.path.remove(str(target))
+    for name in [m for m in sys.modules if m.split(".")[0] == "meeting_point"]:
+        del sys.modules[name]
+    plugins.refresh()
+
+
+def accord(args: list[str], cwd: Path, site: Path) -> subprocess.CompletedProcess[str]:
+    env_vars = {**os.environ, "COLUMNS": "200", "PYTHONPATH": str(site)}
+    return subprocess.run(
+        [sys.executable, "-m", "accord", *args], cwd=cwd, env=env_vars, capture_output=True,
+        text=True, timeout=600,
+    )  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def runs(site: Path, work: Path) -> Path:
+    """Three runs played by a separate `accord run` process: two teams of reference agents, and
+    the mock model against a reference agent."""
+    for out, seats in (("share", "share,share"), ("stubborn", "stubborn,agreeable")):
+        done = accord(["run", "meeting-point", "--agents", seats, "--games", "4", "--out",
+                       out], work, site)  # fmt: skip
+        assert done.returncode == 0, done.stdout + done.stderr
+    done = accord(["run", "meeting-point", "--agents", "mock/schema,share", "--games", "3",
+                   "--out", "mock"], work, site)  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    return work
+
+
+def test_it_is_found_through_its_entry_points_only(site: Path) -> None:
+    assert GAME in game_ids()
+    assert resolve("meeting-point") == GAME
+    assert Path(sys.modules[game_class(GAME).__module__].__file__ or "").is_relative_to(site)
+    assert reference_names(GAME) == ["agreeable", "share", "stubborn"]
+    assert report_builder(GAME).__module__ == "meeting_point.report"
+    assert plugins.problems() == []
+    assert {"calendar-v2", "negotiation-v2", "sorting-v2"} <= set(game_ids())
+
+
+def test_it_passes_the_conformance_suite(site: Path) -> None:
+    testing.check_game(GAME)
+
+
+def test_it_passes_pettingzoos_api_test(site: Path) -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        api_test(env(GAME, talk_turns=1), num_cycles=30, verbose_progress=False)
+    advice = ("Observation is not a NumPy array", "Observation space for each agent",
+              "Action space for each agent")  # fmt: skip
+    assert [str(w.message) for w in caught if not str(w.message).startswith(advice)] == []
+    e = env(GAME)
+    e.reset(seed=2)
+    for _ in e.agent_iter():  # talk replies are invalid (fallback: silence); both go to 0
+        _, _, terminated, truncated, _ = e.last()
+        e.step(None if terminated or truncated else '{"place": 0}')
+    result = e.unwrapped.result()
+    assert result is not None and result.final_state["place"] == 0
+    assert result.final_state["messages"] == [[0, ""], [1, ""], [0, ""], [1, ""]]
+
+
+def test_accord_run_plays_it_with_reference_agents_and_the_mock_model(runs: Path) -> None:
+    share = json.loads((runs / "share" / "summary.json").read_text())
+    (group,) = share["groups"]
+    assert group["games"] == 4 and group["metrics"]["optimal"]["mean"] == 1.0
+    for trace_file in (runs / "mock" / "traces").glob("*.json"):
+        trace = json.loads(trace_file.read_text())
+        assert trace["game_id"] == GAME and trace["status"] == "complete"
+        calls = [e for e in trace["events"] if e["type"] == "model_call"]
+        assert len(calls) == 3  # seat A's 2 messages and its decision, from the mock model
+    assert len(list((runs / "mock" / "traces").glob("*.json"))) == 3
+
+
+def test_accord_report_uses_the_games_own_report(runs: Path, site: Path) -> None:
+    done = accord(["report", "share", "stubborn", "mock", "--out", "report"], runs, site)
+    assert done.returncode == 0, done.stdout + done.stderr
+    table = (runs / "report" / GAME / "meeting_point.md").read_text()
+    assert "# Meeting point: outcomes per pairing" in table
+    assert "| share vs share | 4 | 1.000 |" in table
+    assert "stubborn vs agreeable" in table and "mock/schema vs share" in table
+
+
+def test_accord_leaderboard_rates_it_on_the_seat_score(runs: Path, site: Path) -> None:
+    def board(*dirs: str) -> dict[str, dict[str, Any]]:
+        done = accord(["leaderboard", *dirs, "--format", "json"], runs, site)
+        assert done.returncode == 0, done.stdout + done.stderr
+        rows = json.loads(done.stdout)
+        assert {r["game"] for r in rows} == {"meeting-point"}
+        return {r["player"]: r for r in rows}
+
+    refs = board("share", "stubborn")
+    assert set(refs) == {"share", "stubborn", "agreeable"}
+    # Sharers always reach the best place (score 1); a stubborn seat meets an agreeable partner
+    # at its own favourite, which is not always the best for both.
+    assert refs["share"]["score_mean"] == 1.0 and refs["share"]["games"] == 4
+    assert 0 < refs["agreeable"]["score_mean"] == refs["stubborn"]["score_mean"] <= 1
+    model = board("mock")["mock/schema"]
+    # One model only: it has its raw mean; a rating (mu) needs another model to play against.
+    assert model["kind"] == "model" and model["score_n"] == 3
+    assert 0 <= model["score_mean"] <= 1
+
+
+def test_the_web_view_serves_its_runs_and_traces(runs: Path, site: Path) -> None:
+    client = TestClient(create_app([runs / "share", runs / "mock"]))
+    games = {g["game_id"]: g for g in client.get("/api/games").json()}
+    assert games[GAME]["reference_agents"] == ["agreeable", "share", "stubborn"]
+    rows = client.get("/api/runs/share/games").json()
+    assert len(rows) == 4 and {r["game_id"] for r in rows} == {GAME}
+    assert all(r["metrics"]["met"] is True for r in rows)
+    trace = client.get(f"/api/runs/share/games/{rows[0]['trace_id']}").json()
+    assert trace["game_id"] == GAME and trace["metrics"]["excess"] == 0
+    assert [s["agent"] for s in trace["seats"]] == ["share", "share"]
+
+
+def test_its_prompts_are_listed_and_dumped_like_ours(site: Path, tmp_path: Path) -> None:
+    runner = CliRunner(env={"COLUMNS": "200"})
+    listed = runner.invoke(app, ["prompts", "meeting-point"])
+    assert listed.exit_code == 0, listed.output
+    assert "system.j2" in listed.output and "meet.j2" in listed.output
+    dumped = runner.invoke(app, ["prompts", "meeting-point", "--dump", str(tmp_path / "p")])
+    assert dumped.exit_code == 0, dumped.output
+    assert sorted(p.name for p in (tmp_path / "p").iterdir()) == ["meet.j2", "system.j2", "talk.j2"]
+
+
+def test_its_own_tests_lint_and_types_pass(copy: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
+        cwd=copy, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    for tool in (["ruff", "check", "--no-cache", "."], ["ruff", "format", "--check", "."],
+                 ["mypy", "--no-incremental", "src", "scripts", "tests"]):  # fmt: skip
+        checked = subprocess.run([str(BIN / tool[0]), *tool[1:]], cwd=copy, capture_output=True,
+                                 text=True, timeout=600)  # fmt: skip
+        assert checked.returncode == 0, checked.stdout + checked.stderr

@@ -28,7 +28,7 @@ SKIP = [
     (r"openai/|anthropic/|gpt-|openrouter/", "a hosted model needs an API key"),
     (r"openai-compatible", "needs a model server (tests/e2e/test_llama_server.py runs one)"),
     (r"--executor ray", "starts Ray (tests/runner/test_ray_executor.py covers it)"),
-    (r"accord serve", "a server that runs until stopped (tests/web covers it)"),
+    (r"accord serve .*--host", "serves other machines (tests bind 127.0.0.1 only)"),
     (r"\bTRACE\b", "a placeholder, not a file"),
     (
         r"^pip |^pytest |^accord (run|report|prompts) .*meeting_room",
@@ -71,6 +71,50 @@ def accord(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     )  # fmt: skip
 
 
+def serve_until_it_answers(args: list[str], cwd: Path) -> None:
+    """`accord serve ...` as written, on a free port: it must announce itself, answer its page,
+    and stop cleanly on Ctrl+C."""
+    import os
+    import signal
+    import socket
+    import time
+    import urllib.request
+
+    if "--port" in args:
+        at = args.index("--port")
+        args = args[:at] + args[at + 2 :]
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "accord", *args, "--port", str(port)],
+        cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "COLUMNS": "200"},
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "accord serve did not answer"
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2) as page:
+                    assert page.status == 200 and b"app.js" in page.read()
+                break
+            except OSError:
+                time.sleep(0.2)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert f"http://127.0.0.1:{port}/" in out, out + err
+    if "--play" in args:
+        assert f"http://127.0.0.1:{port}/#/play/" in out, out
+    assert proc.returncode == 0, out + err
+    assert "Traceback" not in err, err
+
+
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A folder holding exp.yaml and the run directories the docs refer to."""
@@ -103,6 +147,9 @@ def test_a_documented_command_works(workdir: Path, doc: str, command: str) -> No
     words = shlex.split(command)
     assert words[0] in ("accord", ".venv/bin/accord"), (doc, command)
     args = words[1:]
+    if args[0] == "serve":
+        serve_until_it_answers(args, workdir)
+        return
     if args[0] == "reproduce" and "--smoke" not in args:
         args = [*args, "--dry-run"]  # a paper's full grid takes minutes: planned, not played
     elif args[0] == "run" and any(p in command for p in PLAN_ONLY):

@@ -177,6 +177,49 @@ def test_the_web_view_serves_its_runs_and_traces(runs: Path, site: Path) -> None
     assert [s["agent"] for s in trace["seats"]] == ["share", "share"]
 
 
+def test_a_person_plays_it_in_the_browser_and_sees_the_partners_messages(
+    site: Path, tmp_path: Path
+) -> None:
+    """`accord serve --play` seats a person at a plugin game like at ours; its `seat_view`
+    shows the person what the partner said, as it is said."""
+    import asyncio
+
+    from accord.traces.io import read_trace
+    from accord.web.play import PlayHub
+
+    hub = PlayHub(tmp_path / "play")
+    table = hub.create("meeting-point", ["human", "share"], seed=3)
+    ch = table.channels[0]
+
+    async def person() -> None:
+        ch.connect()
+        hub.joined(table)
+        seen = 0
+        while True:
+            version = ch.version
+            for item in ch.feed[seen:]:
+                seen += 1
+                if item["type"] == "end":
+                    return
+                if item["type"] == "request":
+                    talk = item["form"]["kind"] == "talk"
+                    text = json.dumps({"message": "Place 0?"} if talk else {"place": 0})
+                    assert await ch.answer(item["id"], text) is None
+            await ch.changed(version, 5.0)
+
+    async def main() -> None:
+        await asyncio.wait_for(person(), 60)
+        assert table.task is not None
+        await table.task
+
+    asyncio.run(main())
+    trace = read_trace(tmp_path / "play" / "traces" / f"{table.spec.trace_id}.json")
+    assert trace.status == "complete" and [s.agent for s in trace.seats] == ["human", "share"]
+    said = [e["text"] for e in trace.events if e["type"] == "message" and e["seat"] == 1]
+    shown = [i["text"] for i in ch.feed if i["type"] == "message"]
+    assert said and shown == said
+
+
 def test_its_prompts_are_listed_and_dumped_like_ours(site: Path, tmp_path: Path) -> None:
     runner = CliRunner(env={"COLUMNS": "200"})
     listed = runner.invoke(app, ["prompts", "meeting-point"])

@@ -60,7 +60,10 @@ def _new_table(
     page.click("#play-create")
     page.wait_for_selector(".seat-link")
     assert page.locator("#play-error").inner_text() == ""
-    return [a.get_attribute("href") for a in page.locator(".seat-link").all()]
+    links = [a.get_attribute("href") for a in page.locator(".seat-link").all()]
+    # The same links, in boxes to copy and send.
+    assert [box.input_value() for box in page.locator(".seat-url").all()] == links
+    return links
 
 
 def _answered(page: Any, request_id: str) -> None:

@@ -10,6 +10,7 @@ never the other seat's costs; the only way to learn them is to be told.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from accord.core.errors import ActionError
@@ -63,6 +64,14 @@ class MeetingPointGame(Game):
     @property
     def num_seats(self) -> int:
         return SEATS
+
+    @classmethod
+    def seat_view(cls, seat: int, event: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The partner's message, which the seat's next observation quotes (for people
+        playing in the browser); nothing else: the costs stay private."""
+        if event.get("type") != "message" or event.get("seat") == seat:
+            return None
+        return {"from": event.get("seat"), "text": event.get("text", "")}
 
     def reset(self, seed: int) -> None:
         self._scenario = make_scenario(self.cfg, seed)

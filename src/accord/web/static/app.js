@@ -552,6 +552,13 @@ async function keyed(path, key, init) {
   return res.json();
 }
 
+// A read-only box holding `text`, selected whole on focus, for copying a link to send.
+function copyable(text, label) {
+  const box = el("input", { class: "seat-url", readonly: true, value: text, size: 60, "aria-label": label });
+  box.addEventListener("focus", () => box.select());
+  return box;
+}
+
 function seatUrl(token) { return `${location.origin}${location.pathname}#/seat/${enc(token)}`; }
 
 async function renderLobby(key) {
@@ -580,15 +587,20 @@ async function renderLobby(key) {
   };
   gameSel.addEventListener("change", drawSeats);
   drawSeats();
+  let shown = null;
   const drawTables = async () => {
     const tables = await keyed("/api/play/tables", key);
+    const text = JSON.stringify(tables);
+    if (text === shown) return; // unchanged: keep what the user selected or is copying
+    shown = text;
     tablesBox.replaceChildren(...(tables.length ? tables.map((t) => el("section", { class: "table-card", "data-table": t.table },
       el("h3", {}, `${t.game_id} · table ${t.table} · `, el("span", { class: `status-${t.status}` }, t.status)),
       t.error ? el("p", { class: "error" }, t.error) : null,
       el("ul", {}, t.seats.map((st) => el("li", {},
         el("b", {}, st.name), ` — ${st.agent}`,
-        st.token ? [" · ", el("a", { href: seatUrl(st.token), class: "seat-link", "data-seat": st.seat, target: "_blank", rel: "noopener" }, "seat link"),
-          st.joined ? (st.present ? " · here" : " · away") : " · not joined yet"] : null))),
+        st.token ? [" · ", el("a", { href: seatUrl(st.token), class: "seat-link", "data-seat": st.seat, target: "_blank", rel: "noopener" }, "open"),
+          " · ", copyable(seatUrl(st.token), `seat ${st.name} link to send`),
+          t.status === "complete" || t.status === "failed" ? null : st.joined ? (st.present ? " · here" : " · away") : " · not joined yet"] : null))),
       t.status === "complete" || t.status === "failed" ? el("p", {}, link(gameHref(t.run, t.trace_id), "trace")) : null,
     )) : [el("p", { class: "muted" }, "No tables yet.")]));
   };

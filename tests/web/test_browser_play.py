@@ -11,7 +11,6 @@ Screenshots go to ``runs/screenshots`` (``lobby``, ``seat``, ``seat-calendar``, 
 
 from __future__ import annotations
 
-import shutil
 import threading
 import time
 from pathlib import Path
@@ -22,25 +21,14 @@ import pytest
 from accord.runner.live import LIVE_DIR
 from accord.runner.run import run_sync
 from accord.runner.specs import AgentSpec, GameSpec
-from accord.testing.webserver import serving
+from accord.testing.webserver import CHROMIUM, CHROMIUM_ARGS, serving
 from accord.traces.io import read_trace
 from accord.web.app import create_app
 from accord.web.play import PlayHub
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 playwright_api = pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")
 
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 SHOTS = Path("runs") / "screenshots"
 STEP_MS = 30_000
 
@@ -114,7 +102,7 @@ def test_two_people_play_a_whole_negotiation_in_two_browsers(tmp_path: Path) -> 
     SHOTS.mkdir(parents=True, exist_ok=True)
     hub = PlayHub(tmp_path / "humans")
     with serving(create_app([], play=hub)) as url, playwright_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         errors: list[str] = []
         lobby = browser.new_context(viewport={"width": 1300, "height": 900}).new_page()
         lobby.on("pageerror", lambda exc: errors.append(str(exc)))
@@ -193,7 +181,7 @@ def test_one_person_plays_a_calendar_seat_against_reference_agents(tmp_path: Pat
     SHOTS.mkdir(parents=True, exist_ok=True)
     hub = PlayHub(tmp_path / "humans")
     with serving(create_app([], play=hub)) as url, playwright_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         errors: list[str] = []
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.on("pageerror", lambda exc: errors.append(str(exc)))
@@ -249,7 +237,7 @@ def test_a_live_run_page_shows_a_games_events_before_it_ends(tmp_path: Path) -> 
         while not (out / LIVE_DIR / "slow-game.jsonl").exists():
             assert time.monotonic() < deadline, "the run did not start"
             time.sleep(0.05)
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1400, "height": 900})
         errors: list[str] = []
         page.on("pageerror", lambda exc: errors.append(str(exc)))

@@ -1,15 +1,30 @@
 """A real uvicorn server on 127.0.0.1, for tests that stream (server-sent events) or drive a
-browser (needs the web extra)."""
+browser (needs the web extra), and how those tests launch Debian's Chromium."""
 
 from __future__ import annotations
 
 import contextlib
+import shutil
 import socket
 import threading
 import time
 from collections.abc import Iterator
 
 from fastapi import FastAPI
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+"""The system Chromium, which Playwright drives (its own browser download is not used)."""
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+"""Headless, offline: nothing is fetched from the network."""
 
 
 @contextlib.contextmanager

@@ -30,7 +30,15 @@ from accord.core.errors import ConfigError
 from accord.core.registry import game_ids
 from accord.traces.io import read_trace
 from accord.traces.schema import Trace
-from accord.web.live import game_stream, live_game, live_logs, live_row, run_progress, run_stream
+from accord.web.live import (
+    SSE_HEADERS,
+    game_stream,
+    live_game,
+    live_logs,
+    live_row,
+    run_progress,
+    run_stream,
+)
 from accord.web.play import PlayHub
 from accord.web.play_routes import add_play_routes
 from accord.web.views import MAX_LEADERBOARD_GAMES, compare, report_figures, side_rows
@@ -47,9 +55,6 @@ _SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
 }
-
-# A stream is not to be cached or buffered by a proxy in between.
-_SSE_HEADERS = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
 
 
 @dataclass(frozen=True)
@@ -342,7 +347,7 @@ def create_app(
             request.is_disconnected,
             finite,
         )
-        return StreamingResponse(body, media_type="text/event-stream", headers=_SSE_HEADERS)
+        return StreamingResponse(body, media_type="text/event-stream", headers=SSE_HEADERS)
 
     @app.get("/api/runs/{run_id}/live")
     async def stream_run(run_id: str, request: Request) -> StreamingResponse:
@@ -356,7 +361,7 @@ def create_app(
             return snap
 
         body = run_stream(snapshot, request.is_disconnected)
-        return StreamingResponse(body, media_type="text/event-stream", headers=_SSE_HEADERS)
+        return StreamingResponse(body, media_type="text/event-stream", headers=SSE_HEADERS)
 
     @app.get("/api/compare")
     def compare_runs(

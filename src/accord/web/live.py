@@ -25,6 +25,8 @@ KEEPALIVE_S = 15.0
 """A comment line this often, so proxies keep an idle stream open."""
 GONE_S = 5.0
 """A stream whose game has neither a log nor a trace for this long ends."""
+SSE_HEADERS = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+"""A stream is not to be cached or buffered by a proxy in between."""
 
 
 def live_dir(run_path: Path) -> Path:

@@ -10,7 +10,6 @@ whatever they guess.
 from __future__ import annotations
 
 import asyncio
-import json
 import secrets
 from collections.abc import AsyncIterator
 from typing import Any
@@ -22,12 +21,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from accord.agents.reference import reference_names
 from accord.core.errors import AccordError
 from accord.core.registry import game_ids, make
+from accord.web.live import KEEPALIVE_S, SSE_HEADERS, sse
 from accord.web.play import PlayHub, Table
 from accord.web.seat import SeatChannel
 
 MAX_ANSWER_CHARS = 20_000
 """Longest answer accepted (the longest valid reply of any game is far shorter)."""
-KEEPALIVE_S = 15.0
 
 
 class NewTable(BaseModel):
@@ -48,10 +47,6 @@ class Answer(BaseModel):
 
     id: int
     text: str = Field(max_length=MAX_ANSWER_CHARS)
-
-
-def _sse(event: str, data: Any) -> str:
-    return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
 
 
 def seat_info(table: Table, ch: SeatChannel) -> dict[str, Any]:
@@ -130,11 +125,11 @@ def add_play_routes(app: FastAPI, hub: PlayHub) -> None:
                     key = (info["status"], tuple(info["waiting_for"]))
                     if key != status:
                         status = key
-                        yield _sse("table", info)
+                        yield sse("table", info)
                     while sent < len(ch.feed):
                         item = ch.feed[sent]
                         sent += 1
-                        yield _sse("item", item)
+                        yield sse("item", item)
                         if item["type"] == "end":
                             return
                     if await request.is_disconnected():
@@ -144,8 +139,7 @@ def add_play_routes(app: FastAPI, hub: PlayHub) -> None:
             finally:
                 ch.disconnect()
 
-        headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
-        return StreamingResponse(body(), media_type="text/event-stream", headers=headers)
+        return StreamingResponse(body(), media_type="text/event-stream", headers=SSE_HEADERS)
 
     @app.post("/api/play/seat/{token}/answer")
     async def seat_answer(token: str, body: Answer) -> dict[str, Any]:

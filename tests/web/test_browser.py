@@ -15,6 +15,7 @@ import pytest
 from accord.runner.run import run_sync
 from accord.runner.specs import AgentSpec, GameSpec
 from accord.testing.webserver import CHROMIUM, CHROMIUM_ARGS, serving
+from accord.traces.io import read_trace
 from accord.web.app import create_app
 
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -39,6 +40,38 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
     )
     with serving(create_app([root / "demo"])) as url:
         yield url, root / "demo"
+
+
+def test_game_page_shows_each_seats_transcript_beside_the_timeline(served, tmp_path) -> None:
+    url, run = served
+    trace = read_trace(run / "traces" / "talk.json")
+    system_a = trace.transcripts["A"].messages[0]["content"]
+    calls_b = trace.transcripts["B"].calls
+    with playwright_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1500, "height": 1000})
+        page.goto(f"{url}/#/run/demo/game/talk")
+        page.wait_for_selector(".transcript-col .call")
+        column = page.locator(".transcript-col")
+        assert column.locator("h2").inner_text() == "Model transcripts"
+        # Seat A first: its first call shows the system prompt as stored, then the reply.
+        first = column.locator(".call").first
+        assert "call 1" in first.locator("summary").first.inner_text()
+        assert first.locator(".msg-system pre").text_content() == system_a
+        assert first.locator(".msg-assistant").count() == 1
+        assert column.locator(".call").count() == trace.transcripts["A"].calls
+        # The timeline is still there, side by side with the transcript.
+        events_box = page.locator(".events-col").bounding_box()
+        transcript_box = column.bounding_box()
+        assert events_box and transcript_box and transcript_box["x"] > events_box["x"]
+        # Switching seat shows seat B's calls.
+        page.select_option(".transcript-col select", "B")
+        page.wait_for_function(
+            f"document.querySelectorAll('.transcript-col .call').length === {calls_b}"
+        )
+        page.screenshot(path=str(tmp_path / "game-transcripts.png"), full_page=False)
+        browser.close()
+    assert (tmp_path / "game-transcripts.png").stat().st_size > 10_000
 
 
 SHOTS = Path("runs") / "screenshots"

@@ -19,10 +19,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from accord.core.errors import ConfigError
 from accord.runner.cost import configured_prices
 from accord.runner.specs import AgentSpec, GameSpec
-from accord.traces.io import read_trace
+from accord.traces.io import complete_traces
 
 _PER = 1_000_000
 FREE_PROVIDERS: tuple[str, ...] = ("mock", "local")
@@ -86,13 +85,7 @@ def measure(dirs: Iterable[Path], label: str) -> History:
         traces = d / "traces"
         if not traces.is_dir():
             continue
-        for path in sorted(traces.glob("*.json")):
-            try:
-                trace = read_trace(path)
-            except ConfigError:
-                continue
-            if trace.status != "complete":
-                continue
+        for trace in complete_traces(traces):
             seen = hist.groups.setdefault(str(trace.run.get("pairing", "?")), _Seen())
             seen.games += 1
             seconds = _seconds(trace.started_at, trace.ended_at)

@@ -23,7 +23,7 @@ from accord.core.errors import ConfigError
 from accord.core.registry import resolve
 from accord.models.options import ModelOptions, Prices
 from accord.runner.specs import AgentSpec, GameSpec
-from accord.traces.io import read_trace
+from accord.traces.io import complete_traces
 
 _FREE = ("mock", "local")
 _PER = 1_000_000
@@ -56,13 +56,7 @@ def measure(dirs: Iterable[Path]) -> dict[tuple[str, str], TokenHistory]:
         traces = d / "traces" if (d / "traces").is_dir() else d
         if not traces.is_dir():
             raise ConfigError(f"{d} is not a run directory (no traces/ inside)")
-        for path in sorted(traces.glob("*.json")):
-            try:
-                trace = read_trace(path)
-            except ConfigError:
-                continue
-            if trace.status != "complete":
-                continue
+        for trace in complete_traces(traces):
             for seat in trace.seats:
                 usage = trace.usage.get(seat.name)
                 if seat.model is None or usage is None:

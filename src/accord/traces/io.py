@@ -136,3 +136,15 @@ def iter_traces(directory: Path) -> Iterator[Trace]:
     """Every trace in a run's ``traces/`` directory, in file-name order."""
     for path in sorted(directory.glob("*.json")):
         yield read_trace(path)
+
+
+def complete_traces(directory: Path) -> Iterator[Trace]:
+    """The complete traces in `directory`, in file-name order; unreadable files and failed
+    games are passed over (what estimates from earlier runs may learn from)."""
+    for path in sorted(directory.glob("*.json")):
+        try:
+            trace = read_trace(path)
+        except ConfigError:
+            continue
+        if trace.status == "complete":
+            yield trace

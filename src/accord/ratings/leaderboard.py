@@ -27,12 +27,13 @@ Procedure, per game and per dimension (`scores.board_for`), each dimension rated
 
 Displayed next to mu and sigma: each player's raw mean per dimension (over its seats for
 free-for-all games, over its games for team games) and the number of complete games played.
+Models are ordered by MMR (or by ``sort_by``'s mu), ties share a rank, and each rank carries a
+95% interval (`accord.ratings.ranks`).
 """
 
 from __future__ import annotations
 
 import json
-import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -40,6 +41,7 @@ from typing import Any
 
 from openskill.models import PlackettLuce
 
+from accord.ratings.ranks import MMR_KEY, rank_models, rank_references
 from accord.ratings.scores import Board, Dimension, board_for
 from accord.traces.schema import SeatInfo, Trace
 
@@ -55,6 +57,15 @@ class Standing:
     sigma: dict[str, float] = field(default_factory=dict)
     events: dict[str, int] = field(default_factory=dict)
     values: dict[str, list[float]] = field(default_factory=dict)
+    trace_ids: set[str] = field(default_factory=set)
+    """The complete games the player took part in (ties need the same games)."""
+    rank: int = 0
+    """Competition rank: tied players share one (1, 1, 3)."""
+    rank_lo: int = 0
+    rank_hi: int = 0
+    """The 95% interval of the rank (models: from the OpenSkill posteriors)."""
+    mmr: float | None = None
+    """Mean of mu - 3 sigma over the rated dimensions (models only)."""
 
     def mean(self, key: str) -> float | None:
         """Raw mean on dimension `key` (None without values)."""
@@ -76,10 +87,11 @@ class Leaderboard:
         """Flat rows (models first, then references) for CSV / JSON output."""
         out: list[dict[str, Any]] = []
         for kind, group in (("model", self.models), ("reference", self.references)):
-            for rank, s in enumerate(group, 1):
+            for s in group:
                 row: dict[str, Any] = {
-                    "game": self.game, "kind": kind, "rank": rank, "player": s.player,
-                    "games": s.games,
+                    "game": self.game, "kind": kind, "rank": s.rank, "player": s.player,
+                    "games": s.games, "rank_low": s.rank_lo, "rank_high": s.rank_hi,
+                    "mmr": s.mmr if kind == "model" else None,
                 }  # fmt: skip
                 for d in self.dimensions:
                     rated = kind == "model" and d.key in s.mu
@@ -182,7 +194,9 @@ def leaderboard(
     for t in done:
         for name in dict.fromkeys(player(s) for s in t.seats):
             is_ref = all(s.model is None for s in t.seats if player(s) == name)
-            standings.setdefault(name, Standing(name, is_ref)).games += 1
+            standing = standings.setdefault(name, Standing(name, is_ref))
+            standing.games += 1
+            standing.trace_ids.add(t.trace_id)
 
     pools: dict[str, _Pool] = {}
     for d in dims:
@@ -215,15 +229,13 @@ def leaderboard(
             standings[name].sigma[d.key] = sigma
             standings[name].events[d.key] = pool.events[name]
 
-    key = sort_by or dims[0].key
-    if key not in {d.key for d in dims}:
-        known = ", ".join(d.key for d in dims)
+    key = sort_by or MMR_KEY
+    if key not in {d.key for d in dims} | {MMR_KEY}:
+        known = ", ".join([MMR_KEY, *(d.key for d in dims)])
         raise ValueError(f"unknown dimension {key!r} for {board.game}; use one of {known}")
-    models = sorted(
-        (s for s in standings.values() if not s.reference),
-        key=lambda s: (-s.mu.get(key, -math.inf), s.sigma.get(key, math.inf), s.player),
-    )
+    models = rank_models([s for s in standings.values() if not s.reference], dims, key)
     refs = sorted((s for s in standings.values() if s.reference), key=lambda s: _raw_key(s, dims))
+    rank_references(refs, lambda s: _raw_key(s, dims))
     return Leaderboard(board.game, dims, models, refs, {k: p.total for k, p in pools.items()})
 
 
@@ -259,7 +271,7 @@ def leaderboards(
                     board,
                     match_tasks=match_tasks,
                     margins={k: v for k, v in (margins or {}).items() if k in keys},
-                    sort_by=sort_by if sort_by in keys else None,
+                    sort_by=sort_by if sort_by in keys | {MMR_KEY} else None,
                 )
             )
     return out

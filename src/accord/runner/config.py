@@ -9,6 +9,7 @@ or neither (one batch of the defaults). Example::
       games: 5                  # repeats per batch and pairing
       seed: 0
       swap_first_speaker: true  # each game twice, first speaker swapped (seed 004 §4)
+      repeats: 1                # each game k times on the same scenario (noise floor)
       agents: [local/smollm2, local/smollm2]
       options: {rounds: 4}
     grid:
@@ -54,6 +55,13 @@ class _Common(BaseModel):
 
     game: str | None = Field(None, description="Game id or alias, e.g. 'negotiation'.")
     games: StrictInt | None = Field(None, ge=1, description="Games per pairing (repeats).")
+    repeats: StrictInt | None = Field(
+        None,
+        ge=1,
+        description="Play each game this many times on the same scenario and seed (trace ids "
+        "end -r0, -r1, ...; model seats draw a new sampling seed per repeat): the runs the "
+        "noise floor of `accord plan --from` needs.",
+    )
     seed: StrictInt | None = Field(None, description="Base seed of the batch.")
     options: dict[str, Any] = Field(default_factory=dict, description="Game options.")
     agents: AgentField | None = Field(None, description="One agent spec per seat.")
@@ -177,6 +185,7 @@ def _grid_batches(exp: Experiment) -> list[Batch]:
         "self_play",
         "swap_first_speaker",
         "suite",
+        "repeats",
     }
     keys = list(exp.grid)
     points = math.prod(len(v) if isinstance(v, list) else 1 for v in exp.grid.values())
@@ -221,6 +230,7 @@ def expand(exp: Experiment, *, seed_override: int | None = None) -> list[GameSpe
         game = resolve(b.game or d.game or "")
         options = {**d.options, **b.options}
         repeats = b.games or d.games or 1
+        replicas = b.repeats or d.repeats or 1
         swap = (
             b.swap_first_speaker if b.swap_first_speaker is not None else bool(d.swap_first_speaker)
         )
@@ -246,13 +256,13 @@ def expand(exp: Experiment, *, seed_override: int | None = None) -> list[GameSpe
             for t_tag, t_opts in tasks
         ]
         # Counted before any game is built: 10**9 repeats must fail here, not fill memory.
-        total += sum(len(p) for _, _, p in pairings) * repeats * (2 if swap else 1)
+        total += sum(len(p) for _, _, p in pairings) * repeats * replicas * (2 if swap else 1)
         if total > limit:
             raise _too_many(total, limit, "at least " if b is not batches[-1] else "")
-        plans.append((b, game, repeats, swap, pairings))
+        plans.append((b, game, repeats, replicas, swap, pairings))
     specs: list[GameSpec] = []
     seen: set[str] = set()
-    for b, game, repeats, swap, pairings in plans:
+    for b, game, repeats, replicas, swap, pairings in plans:
         base_seed = (
             seed_override
             if seed_override is not None
@@ -266,7 +276,7 @@ def expand(exp: Experiment, *, seed_override: int | None = None) -> list[GameSpe
             )
             for p_idx, agents in enumerate(agent_lists):
                 label = pairing_label(agents)
-                for rep in range(repeats):
+                for rep, replica in itertools.product(range(repeats), range(replicas)):
                     specs += _variants(
                         exp,
                         b,
@@ -276,8 +286,10 @@ def expand(exp: Experiment, *, seed_override: int | None = None) -> list[GameSpe
                         label,
                         seen,
                         seed=derive_seed(base_seed, b.name, rep),
-                        tid=f"{_slug(b.name)}{t_tag}-p{p_idx:02d}-g{rep:03d}",
+                        tid=f"{_slug(b.name)}{t_tag}-p{p_idx:02d}-g{rep:03d}"
+                        + (f"-r{replica}" if replicas > 1 else ""),
                         rep=rep,
+                        replica=replica if replicas > 1 else None,
                     )
     return specs
 
@@ -294,6 +306,7 @@ def _variants(
     seed: int,
     tid: str,
     rep: int,
+    replica: int | None = None,
 ) -> list[GameSpec]:
     """One game, or two with the first speaker swapped (`options` by first speaker, None for
     no swap).
@@ -319,12 +332,13 @@ def _variants(
                 "experiment": exp.name,
                 "batch": b.name,
                 "repeat": rep,
+                **({"replica": replica} if replica is not None else {}),
                 "pairing": pairing,
                 "first_speaker": first,
                 **({"task": opts["task"]} if "task" in opts else {}),
             },
         }
-        if rep == 0:
+        if rep == 0 and not replica:
             GameSpec.model_validate(fields)
         out.append(GameSpec.model_construct(_fields_set=_ALL_FIELDS, **fields))
     return out

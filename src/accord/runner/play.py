@@ -26,6 +26,7 @@ from accord.agents.reference import make_reference
 from accord.core.errors import AccordError, ActionError, ModelUnavailableError
 from accord.core.game import Game
 from accord.core.registry import make
+from accord.core.rng import derive_seed
 from accord.core.spec import Action, Request
 from accord.models.cache import ModelCache
 from accord.runner.fork import SwitchAgent, fork_point
@@ -104,11 +105,16 @@ def build_agents(
             f"{spec.game} has {game.num_seats} seats but {len(spec.agents)} agents were given"
         )
 
+    # Repeats of one scenario (an experiment's `repeats:`) share the game seed; model seats
+    # sample with a seed of their own per repeat, so the repeats measure the model's noise.
+    replica = spec.labels.get("replica")
+    agent_seed = derive_seed(spec.seed, "replica", replica) if replica else spec.seed
+
     def one(a: AgentSpec, seat: int | None = None) -> Agent:
         return build_agent(
             a,
             game.game_id,
-            seed=spec.seed,
+            seed=agent_seed,
             session=spec.trace_id,
             cache=cache,
             recorded=(recorded, seat) if recorded is not None and seat is not None else None,

@@ -1,0 +1,338 @@
+"""Paired comparison of two runs, batches or models: `accord compare`, the web compare page
+and the comparison tables of `accord report` all call `compare`.
+
+**Matching.** Games are matched by scenario: the game id, the scenario played (a digest of
+the trace's ``scenario``, which holds the task and its oracle; for a game that records none,
+the seed and the options), the seat assignment (the first speaker, and for a side chosen by
+model the seats that model held) and the seed. When no game matches with the seed, games are
+matched on the rest (two batches of one run draw different seeds but may play the same suite
+tasks), and the result says so. Several games of one side on one scenario (repeats) are
+averaged into that scenario's value first, so a scenario counts once.
+
+**Per metric** (B minus A): with at least `MIN_PAIRS` matched scenarios carrying the metric,
+the mean paired difference, its paired bootstrap CI and the sign-flip permutation p-value
+(`accord.analysis.paired_stats`); otherwise an unpaired comparison of all the games each side
+has, with the reason. Both the paired and the unpaired CI are always given, so their widths
+can be compared. Holm-adjusted p-values cover every metric row of one comparison.
+
+Games of either side without a match are counted and listed (`Comparison.unmatched_a`,
+`unmatched_b`), never dropped silently.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from accord.analysis import paired_stats as ps
+from accord.core.errors import ConfigError
+from accord.traces.schema import Trace
+
+MIN_PAIRS = 2
+"""Fewest matched scenarios for a paired comparison of a metric."""
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """What a comparison needs of one complete game."""
+
+    trace_id: str
+    game_id: str
+    seed: int | None
+    scenario: str
+    """Digest of the scenario played (see the module docstring)."""
+    seating: str
+    """The seat assignment: first speaker (and the chosen model's seats, see `select`)."""
+    metrics: Mapping[str, float]
+    labels: Mapping[str, Any] = field(default_factory=dict)
+    players: tuple[str, ...] = ()
+
+
+def _digest(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True, default=str, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def scenario_digest(trace: Trace) -> str:
+    """The scenario a trace played: its recorded ``scenario``, else its seed and options."""
+    if trace.scenario:
+        return _digest(trace.scenario)
+    options = {k: v for k, v in trace.config.items() if k != "first_speaker"}
+    return _digest([trace.seed, options])
+
+
+def seating(trace: Trace) -> str:
+    """The seat assignment of a trace: its first speaker (runs swap it on one scenario)."""
+    first = trace.config.get("first_speaker", trace.run.get("first_speaker"))
+    return "" if first is None else f"first={first}"
+
+
+def numeric_metrics(metrics: Mapping[str, Any]) -> dict[str, float]:
+    """The finite numbers among `metrics` (booleans as 0/1; nested values left out)."""
+    out: dict[str, float] = {}
+    for key, value in metrics.items():
+        if isinstance(value, bool | int | float) and math.isfinite(float(value)):
+            out[key] = float(value)
+    return out
+
+
+def record(trace: Trace) -> GameRecord:
+    """The comparison record of one trace."""
+    return GameRecord(
+        trace_id=trace.trace_id,
+        game_id=trace.game_id,
+        seed=trace.seed,
+        scenario=scenario_digest(trace),
+        seating=seating(trace),
+        metrics=numeric_metrics(trace.metrics),
+        labels=dict(trace.run),
+        players=tuple(s.model or s.agent for s in trace.seats),
+    )
+
+
+def record_from_row(row: Mapping[str, Any]) -> GameRecord:
+    """The record of a web games-table row (which carries ``scenario`` and ``seating``)."""
+    return GameRecord(
+        trace_id=str(row.get("trace_id")),
+        game_id=str(row.get("game_id")),
+        seed=row.get("seed"),
+        scenario=str(row.get("scenario") or _digest([row.get("seed"), row.get("game_id")])),
+        seating=str(row.get("seating") or ""),
+        metrics=numeric_metrics(row.get("metrics") or {}),
+        labels={k: row.get(k) for k in ("batch", "pairing", "repeat", "replica")},
+        players=tuple(str(row.get("players") or "").split(" vs ")),
+    )
+
+
+SELECT_KEYS = ("batch", "pairing", "model", "experiment")
+"""What a side may be narrowed by: ``batch=NAME``, ``pairing=LABEL``, ``model=PROVIDER/M``."""
+
+
+def parse_selector(text: str | None) -> dict[str, str]:
+    """``"batch=X,model=Y"`` -> ``{"batch": "X", "model": "Y"}``; a `ConfigError` otherwise."""
+    out: dict[str, str] = {}
+    for part in (text or "").split(","):
+        if not part.strip():
+            continue
+        key, sep, value = part.partition("=")
+        key = key.strip()
+        if not sep or key not in SELECT_KEYS or not value.strip():
+            raise ConfigError(
+                f"cannot read the side {text!r}: give key=value with a key among "
+                f"{', '.join(SELECT_KEYS)}, e.g. batch=imap or model=openai/gpt-5-mini"
+            )
+        out[key] = value.strip()
+    return out
+
+
+def select(records: Iterable[GameRecord], selector: Mapping[str, str]) -> list[GameRecord]:
+    """The records a side keeps. With ``model=M`` the seats M held join the seat assignment,
+    so M in seat 0 is compared with the other side's model in seat 0."""
+    out = []
+    for r in records:
+        if any(str(r.labels.get(k)) != v for k, v in selector.items() if k != "model"):
+            continue
+        model = selector.get("model")
+        if model is not None:
+            seats = [i for i, p in enumerate(r.players) if p == model]
+            if not seats:
+                continue
+            r = GameRecord(
+                r.trace_id, r.game_id, r.seed, r.scenario,
+                f"{r.seating}|seats={','.join(map(str, seats))}", r.metrics, r.labels, r.players,
+            )  # fmt: skip
+        out.append(r)
+    return out
+
+
+@dataclass
+class MetricComparison:
+    """One metric of one game, B minus A."""
+
+    game_id: str
+    metric: str
+    mode: str
+    """``"paired"`` or ``"unpaired"``."""
+    reason: str
+    """Why the comparison is unpaired ("" when paired)."""
+    pairs: int
+    n_a: int
+    n_b: int
+    mean_a: float
+    mean_b: float
+    diff: float
+    paired_ci: tuple[float, float]
+    unpaired_ci: tuple[float, float]
+    p: float
+    p_exact: bool
+    p_holm: float = math.nan
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-able form."""
+        return {
+            "game_id": self.game_id, "metric": self.metric, "mode": self.mode,
+            "reason": self.reason, "pairs": self.pairs, "n_a": self.n_a, "n_b": self.n_b,
+            "mean_a": self.mean_a, "mean_b": self.mean_b, "diff": self.diff,
+            "paired_ci_low": self.paired_ci[0], "paired_ci_high": self.paired_ci[1],
+            "unpaired_ci_low": self.unpaired_ci[0], "unpaired_ci_high": self.unpaired_ci[1],
+            "p": self.p, "p_exact": self.p_exact, "p_holm": self.p_holm,
+        }  # fmt: skip
+
+
+@dataclass
+class Comparison:
+    """Every metric compared between side A and side B."""
+
+    rows: list[MetricComparison]
+    games_a: int
+    games_b: int
+    matched: int
+    """Scenarios played on both sides."""
+    matched_on: str
+    """``"seed and scenario"``, ``"scenario (the sides' seeds differ)"`` or ``"nothing"``."""
+    unmatched_a: list[str]
+    unmatched_b: list[str]
+    left_out: list[str] = field(default_factory=list)
+    """Metrics left out because both sides hold one constant value."""
+
+    @property
+    def mode(self) -> str:
+        """``"paired"`` when every row is, ``"unpaired"`` when none is, else ``"mixed"``."""
+        modes = {r.mode for r in self.rows}
+        return modes.pop() if len(modes) == 1 else ("mixed" if modes else "unpaired")
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-able form."""
+        return {
+            "mode": self.mode, "games_a": self.games_a, "games_b": self.games_b,
+            "matched": self.matched, "matched_on": self.matched_on,
+            "unmatched_a": self.unmatched_a, "unmatched_b": self.unmatched_b,
+            "left_out": self.left_out, "rows": [r.as_dict() for r in self.rows],
+        }  # fmt: skip
+
+
+def _keys(records: Sequence[GameRecord], with_seed: bool) -> dict[tuple[Any, ...], list[int]]:
+    out: dict[tuple[Any, ...], list[int]] = defaultdict(list)
+    for i, r in enumerate(records):
+        out[(r.game_id, r.scenario, r.seating, r.seed if with_seed else None)].append(i)
+    return out
+
+
+def check_sides(a: Sequence[GameRecord], b: Sequence[GameRecord]) -> None:
+    """A `ConfigError` (one line, exit 2) for sides that cannot be compared at all."""
+    for name, side in (("A", a), ("B", b)):
+        if len(side) < 2:
+            raise ConfigError(
+                f"side {name} has {len(side)} complete game{'s' * (len(side) != 1)}; a "
+                "comparison needs at least 2 per side: check the run directory and the "
+                "--a/--b selection"
+            )
+    games_a, games_b = {r.game_id for r in a}, {r.game_id for r in b}
+    if not games_a & games_b:
+        raise ConfigError(
+            f"side A plays {', '.join(sorted(games_a))} and side B plays "
+            f"{', '.join(sorted(games_b))}: compare runs of the same game"
+        )
+
+
+def compare(
+    a: Sequence[GameRecord],
+    b: Sequence[GameRecord],
+    *,
+    metrics: Sequence[str] | None = None,
+    paired: bool = True,
+    seed: int = 0,
+) -> Comparison:
+    """Compare side B with side A (module docstring). `metrics` limits the metrics; with
+    ``paired=False`` every metric is compared unpaired ("unpaired: asked for")."""
+    common = sorted({r.game_id for r in a} & {r.game_id for r in b})
+    keys_a, keys_b = _keys(a, True), _keys(b, True)
+    matched_on = "seed and scenario"
+    if not set(keys_a) & set(keys_b):
+        keys_a, keys_b = _keys(a, False), _keys(b, False)
+        matched_on = "scenario (the sides' seeds differ)"
+    shared = sorted(set(keys_a) & set(keys_b), key=str)
+    if not shared:
+        matched_on = "nothing"
+    unmatched_a = sorted(a[i].trace_id for k, ids in keys_a.items() if k not in keys_b for i in ids)
+    unmatched_b = sorted(b[i].trace_id for k, ids in keys_b.items() if k not in keys_a for i in ids)
+    rows: list[MetricComparison] = []
+    left_out: list[str] = []
+    for game_id in common:
+        ga = [r for r in a if r.game_id == game_id]
+        gb = [r for r in b if r.game_id == game_id]
+        names = sorted({k for r in ga for k in r.metrics} & {k for r in gb for k in r.metrics})
+        if metrics is not None:
+            names = [m for m in metrics if m in names]
+        for name in names:
+            va = [r.metrics[name] for r in ga if name in r.metrics]
+            vb = [r.metrics[name] for r in gb if name in r.metrics]
+            if metrics is None and len(set(va) | set(vb)) == 1:
+                left_out.append(f"{game_id}:{name}")
+                continue
+            pairs = _pairs(a, b, keys_a, keys_b, [k for k in shared if k[0] == game_id], name)
+            rows.append(_one(game_id, name, va, vb, pairs, paired=paired, seed=seed))
+    for row, adj in zip(rows, ps.holm([r.p for r in rows]), strict=True):
+        row.p_holm = adj
+    return Comparison(rows, len(a), len(b), len(shared), matched_on, unmatched_a, unmatched_b,
+                      left_out)  # fmt: skip
+
+
+def _pairs(
+    a: Sequence[GameRecord],
+    b: Sequence[GameRecord],
+    keys_a: Mapping[tuple[Any, ...], list[int]],
+    keys_b: Mapping[tuple[Any, ...], list[int]],
+    shared: Sequence[tuple[Any, ...]],
+    name: str,
+) -> list[tuple[float, float]]:
+    """Per shared scenario carrying `name` on both sides: (mean of A's games, mean of B's)."""
+    out = []
+    for k in shared:
+        xa = [a[i].metrics[name] for i in keys_a[k] if name in a[i].metrics]
+        xb = [b[i].metrics[name] for i in keys_b[k] if name in b[i].metrics]
+        if xa and xb:
+            out.append((sum(xa) / len(xa), sum(xb) / len(xb)))
+    return out
+
+
+def _one(
+    game_id: str,
+    name: str,
+    va: list[float],
+    vb: list[float],
+    pairs: list[tuple[float, float]],
+    *,
+    paired: bool,
+    seed: int,
+) -> MetricComparison:
+    unpaired_ci = ps.unpaired_ci(va, vb, seed=seed)
+    d = np.asarray([y - x for x, y in pairs], dtype=float)
+    paired_ci = ps.paired_ci(d, seed=seed) if d.size >= MIN_PAIRS else (math.nan, math.nan)
+    reason = ""
+    if not paired:
+        reason = "asked for (--unpaired)"
+    elif not pairs:
+        reason = "no scenario was played on both sides"
+    elif len(pairs) < MIN_PAIRS:
+        reason = f"only {len(pairs)} scenario with this metric was played on both sides"
+    mean_a, mean_b = sum(va) / len(va), sum(vb) / len(vb)
+    if reason:
+        p, exact = ps.label_permutation_p(va, vb, seed=seed), False
+        return MetricComparison(
+            game_id, name, "unpaired", reason, len(pairs), len(va), len(vb), mean_a, mean_b,
+            mean_b - mean_a, paired_ci, unpaired_ci, p, exact,
+        )  # fmt: skip
+    p, exact = ps.sign_flip_p(d, seed=seed)
+    return MetricComparison(
+        game_id, name, "paired", "", len(pairs), len(va), len(vb),
+        float(np.mean([x for x, _ in pairs])), float(np.mean([y for _, y in pairs])),
+        float(d.mean()), paired_ci, unpaired_ci, p, exact,
+    )  # fmt: skip

@@ -27,12 +27,13 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from accord.analysis import paired_stats as ps
-from accord.core.errors import ConfigError
+from accord.core.errors import AccordError, ConfigError
 from accord.traces.schema import Trace
 
 MIN_PAIRS = 2
@@ -111,7 +112,7 @@ def record_from_row(row: Mapping[str, Any]) -> GameRecord:
     )
 
 
-SELECT_KEYS = ("batch", "pairing", "model", "experiment")
+SELECT_KEYS = ("batch", "pairing", "model", "experiment", "replica")
 """What a side may be narrowed by: ``batch=NAME``, ``pairing=LABEL``, ``model=PROVIDER/M``."""
 
 
@@ -336,3 +337,41 @@ def _one(
         float(np.mean([x for x, _ in pairs])), float(np.mean([y for _, y in pairs])),
         float(d.mean()), paired_ci, unpaired_ci, p, exact,
     )  # fmt: skip
+
+
+def load_records(run_dir: Path) -> tuple[list[GameRecord], int]:
+    """The complete games of a run directory (or a bare trace folder) and how many games were
+    left out (failed or unreadable)."""
+    from accord.traces.io import read_trace
+
+    folder = run_dir / "traces" if (run_dir / "traces").is_dir() else run_dir
+    if not folder.is_dir():
+        raise ConfigError(f"{run_dir} is not a run directory (no traces/ folder). Check the path.")
+    out: list[GameRecord] = []
+    skipped = 0
+    for path in sorted(folder.glob("*.json")):
+        try:
+            trace = read_trace(path)
+        except ConfigError:
+            skipped += 1
+            continue
+        if trace.status == "complete":
+            out.append(record(trace))
+        else:
+            skipped += 1
+    return out, skipped
+
+
+def headline_metrics(game_ids: Iterable[str]) -> list[str] | None:
+    """The metrics each game's summary table shows (`Game.summary_metrics`): the default set
+    of a comparison, so the Holm family is the headline metrics, not every counter. None
+    when no game declares any (then every shared metric is compared)."""
+    from accord.core.registry import game_class
+
+    keys: list[str] = []
+    for gid in sorted(set(game_ids)):
+        try:
+            keys += [k for k, _, _ in game_class(gid).summary_metrics]
+        except (AccordError, KeyError):  # a game not installed here: compare every metric
+            return None
+    return list(dict.fromkeys(keys)) or None

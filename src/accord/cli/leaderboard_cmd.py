@@ -17,7 +17,7 @@ from accord.cli.main import _fail, app, console
 from accord.core.errors import AccordError, ConfigError
 
 if TYPE_CHECKING:
-    from accord.ratings.leaderboard import Leaderboard
+    from accord.ratings.leaderboard import Leaderboard, Standing
 
 
 class Format(enum.StrEnum):
@@ -34,7 +34,7 @@ def leaderboard_cmd(
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.table,
     sort: Annotated[
         str | None,
-        typer.Option(help="Dimension to rank models by (default: each game's first)."),
+        typer.Option(help="Rank models by 'mmr' (the default, CalBench App. E) or a dimension."),
     ] = None,
     margin: Annotated[
         list[str] | None,
@@ -48,7 +48,8 @@ def leaderboard_cmd(
         ),
     ] = False,
 ) -> None:
-    """OpenSkill leaderboard per game (CalBench App. E): mu ± sigma, raw means, games played.
+    """OpenSkill leaderboard per game (CalBench App. E): MMR, mu ± sigma, raw means, games
+    played; each rank with its 95% interval, tied models sharing a rank.
 
     Example: accord leaderboard runs/grid runs/extra --format csv
     """
@@ -68,9 +69,9 @@ def leaderboard_cmd(
         from accord.ratings import BOARDS
         from accord.ratings.scores import SCORE_KEY
 
-        known = {d.key for b in BOARDS.values() for d in b.dimensions} | {SCORE_KEY}
+        known = {d.key for b in BOARDS.values() for d in b.dimensions} | {SCORE_KEY, "mmr"}
         for key in ([sort] if sort else []) + list(margins):
-            if key not in known:
+            if key not in known - ({"mmr"} if key in margins else set()):
                 raise ConfigError(
                     f"Unknown dimension {key!r}; use one of {', '.join(sorted(known))}."
                 )
@@ -102,10 +103,10 @@ def leaderboard_cmd(
             console.print(_references_table(b))
 
 
-def _table(b: Leaderboard, who: str, what: str) -> Table:
-    """An empty ranking table: rank, player, games, then one column per rated dimension."""
+def _table(b: Leaderboard, who: str, what: str, *, mmr: bool = False) -> Table:
+    """An empty ranking table: rank, player, games (MMR), then one column per dimension."""
     table = Table(title=f"{b.game}: {what}")
-    for col in ("#", who, "games"):
+    for col in ("#", who, "games", *(["MMR"] if mmr else [])):
         table.add_column(col, justify="left" if col == who else "right")
     for d in b.dimensions:
         table.add_column(d.label + (" ↑" if d.higher_is_better else " ↓"), justify="right")
@@ -113,26 +114,38 @@ def _table(b: Leaderboard, who: str, what: str) -> Table:
 
 
 def _models_table(b: Leaderboard) -> Table:
-    table = _table(b, "model", "models (OpenSkill mu ± sigma; raw mean in brackets)")
-    for rank, s in enumerate(b.models, 1):
-        cells = [str(rank), s.player, str(s.games)]
+    table = _table(b, "model", "models (OpenSkill mu ± sigma; raw mean in brackets)", mmr=True)
+    for s in b.models:
+        cells = [_rank(s), s.player, str(s.games), _num(s.mmr)]
         for d in b.dimensions:
             rating = f"{s.mu[d.key]:.2f} ± {s.sigma[d.key]:.2f}" if d.key in s.mu else "unrated"
             cells.append(f"{rating} ({_num(s.mean(d.key))})")
         table.add_row(*(Text(c) for c in cells))
+    notes = [
+        "# = rank (its 95% interval from the OpenSkill posteriors in brackets; equal ranks "
+        "are ties); MMR = mean of mu - 3 sigma over the dimensions"
+    ]
     if any(d.key not in s.mu for s in b.models for d in b.dimensions):
-        table.caption = (
+        notes.append(
             "unrated: an OpenSkill rating compares models that played the same tasks; with one "
             "model (or no shared task) there is nothing to rank against, so only its raw mean "
             "(in brackets) is shown"
         )
+    table.caption = "\n".join(notes)
     return table
+
+
+def _rank(s: Standing) -> str:
+    """``"2 (1-3)"``; a rank whose interval is the rank itself shows alone."""
+    if s.rank_lo == s.rank_hi == s.rank:
+        return str(s.rank)
+    return f"{s.rank} ({s.rank_lo}-{s.rank_hi})"
 
 
 def _references_table(b: Leaderboard) -> Table:
     table = _table(b, "protocol", "reference protocols (ranked by raw means)")
-    for rank, s in enumerate(b.references, 1):
-        cells = [str(rank), s.player, str(s.games)]
+    for s in b.references:
+        cells = [str(s.rank), s.player, str(s.games)]
         cells += [_num(s.mean(d.key)) for d in b.dimensions]
         table.add_row(*(Text(c) for c in cells))
     return table

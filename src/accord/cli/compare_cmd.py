@@ -1,0 +1,238 @@
+"""`accord compare`: two runs, batches or models, paired on the scenarios both played."""
+
+from __future__ import annotations
+
+import csv
+import enum
+import json
+import math
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
+
+from accord.cli.main import _fail, app, console
+from accord.core.errors import AccordError, ConfigError
+
+if TYPE_CHECKING:
+    from accord.analysis.paired import Comparison, GameRecord
+
+SHOWN_UNMATCHED = 10
+"""Unmatched trace ids printed per side (``--format json`` lists them all)."""
+
+
+class Format(enum.StrEnum):
+    """Output formats of `accord compare`."""
+
+    table = "table"
+    csv = "csv"
+    json = "json"
+
+
+@app.command("compare")
+def compare_cmd(
+    run_a: Annotated[Path, typer.Argument(help="Run directory of side A.")],
+    run_b: Annotated[
+        Path | None, typer.Argument(help="Run directory of side B (default: RUN_A again).")
+    ] = None,
+    side_a: Annotated[
+        str | None,
+        typer.Option(
+            "--a", help="Narrow side A: batch=NAME, pairing=LABEL, model=P/M (comma-joined)."
+        ),
+    ] = None,
+    side_b: Annotated[str | None, typer.Option("--b", help="Narrow side B, as --a.")] = None,
+    metric: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--metric",
+            "-m",
+            help="A metric to compare (repeatable; default: the game's summary metrics).",
+        ),
+    ] = None,
+    all_metrics: Annotated[
+        bool, typer.Option("--all-metrics", help="Compare every numeric metric both sides report.")
+    ] = False,
+    unpaired: Annotated[
+        bool,
+        typer.Option(help="Compare as independent samples, even where scenarios match."),
+    ] = False,
+    fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.table,
+) -> None:
+    """Compare side B with side A, metric by metric, paired on the scenarios both played
+    (seed, task, seat assignment): mean difference B - A, paired and unpaired 95% bootstrap
+    CIs, a permutation p-value and Holm-adjusted p across the metrics compared.
+
+    Example: accord compare runs/imap runs/sdmap
+
+    Example: accord compare runs/grid --a batch=imap --b batch=dsm --metric success_rate
+    """
+    from accord.analysis.paired import (
+        check_sides,
+        compare,
+        headline_metrics,
+        load_records,
+        parse_selector,
+        select,
+    )
+
+    try:
+        sel_a, sel_b = parse_selector(side_a), parse_selector(side_b)
+        if run_b is None and not (sel_a or sel_b):
+            raise ConfigError(
+                "one run directory compares two of its parts: give --a and --b (e.g. --a "
+                "batch=imap --b batch=dsm), or give a second run directory"
+            )
+        rec_a, _ = load_records(run_a)
+        rec_b = rec_a if run_b is None or run_b == run_a else load_records(run_b)[0]
+        a, b = select(rec_a, sel_a), select(rec_b, sel_b)
+        check_sides(a, b)
+        games = {r.game_id for r in a} & {r.game_id for r in b}
+        metrics = metric or (None if all_metrics else headline_metrics(games))
+        if metric:
+            known = {k for r in [*a, *b] if r.game_id in games for k in r.metrics}
+            unknown = [m for m in metric if m not in known]
+            if unknown:
+                raise ConfigError(
+                    f"no game on either side reports {', '.join(map(repr, unknown))}; metrics "
+                    f"found: {', '.join(sorted(known))}"
+                )
+        result = compare(a, b, metrics=metrics, paired=not unpaired)
+        if result.matched == 0 and not unpaired:
+            raise ConfigError(
+                "the two sides share no scenario (seed, task, seat assignment), so nothing can "
+                "be paired: play both on the same seeds or suite, or pass --unpaired to compare "
+                "them as independent samples"
+            )
+        if not result.rows:
+            raise ConfigError("the two sides share no metric with a value to compare")
+    except AccordError as exc:
+        raise _fail(exc) from exc
+    name_a = _name(run_a, side_a)
+    name_b = _name(run_b or run_a, side_b)
+    if fmt is Format.json:
+        data = {"a": name_a, "b": name_b, **result.as_dict()}
+        sys.stdout.write(json.dumps(finite(data), indent=1, allow_nan=False) + "\n")
+        return
+    if fmt is Format.csv:
+        rows = [r.as_dict() for r in result.rows]
+        w = csv.DictWriter(sys.stdout, fieldnames=list(rows[0]), lineterminator="\n")
+        w.writeheader()
+        w.writerows(rows)
+        return
+    _print(result, name_a, name_b, a, b)
+
+
+def _name(run: Path, side: str | None) -> str:
+    return f"{run}" + (f" [{side}]" if side else "")
+
+
+def finite(value: Any) -> Any:
+    """`value` with every NaN or infinity replaced by None (strict JSON)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [finite(v) for v in value]
+    return value
+
+
+def _print(
+    result: Comparison, name_a: str, name_b: str, a: list[GameRecord], b: list[GameRecord]
+) -> None:
+    console.print(
+        Text(
+            f"A: {name_a} ({result.games_a} complete games)\nB: {name_b} "
+            f"({result.games_b} complete games)"
+        )
+    )
+    console.print(
+        Text(
+            f"{result.matched} scenarios played on both sides (matched on "
+            f"{result.matched_on}); comparison: {result.mode}"
+        )
+    )
+    for side, ids in (("A", result.unmatched_a), ("B", result.unmatched_b)):
+        if ids:
+            shown = ", ".join(ids[:SHOWN_UNMATCHED]) + (
+                " ..." if len(ids) > SHOWN_UNMATCHED else ""
+            )
+            console.print(
+                Text(
+                    f"unmatched games of {side} ({len(ids)}, left out of the paired "
+                    f"differences): {shown}"
+                )
+            )
+    table = Table(title="B - A per metric (95% bootstrap CIs; p: permutation test)")
+    for col in (
+        "game",
+        "metric",
+        "mode",
+        "pairs",
+        "A",
+        "B",
+        "B - A",
+        "paired CI",
+        "unpaired CI",
+        "p",
+        "p (Holm)",
+    ):
+        table.add_column(col, justify="left" if col in {"game", "metric", "mode"} else "right")
+    for r in result.rows:
+        table.add_row(
+            *(
+                Text(c)
+                for c in (
+                    r.game_id,
+                    r.metric,
+                    r.mode,
+                    str(r.pairs),
+                    _f(r.mean_a),
+                    _f(r.mean_b),
+                    _f(r.diff, sign=True),
+                    _ci(r.paired_ci),
+                    _ci(r.unpaired_ci),
+                    _p(r.p, r.p_exact),
+                    _p(r.p_holm, True),
+                )
+            )
+        )
+    console.print(table)
+    reasons = sorted({(r.reason) for r in result.rows if r.mode == "unpaired"})
+    for reason in reasons:
+        console.print(Text(f"unpaired: {reason}"), style="yellow")
+    if result.left_out:
+        console.print(
+            Text("left out (one constant value on both sides): " + ", ".join(result.left_out))
+        )
+    console.print(
+        escape(
+            "paired: mean over matched scenarios (repeats averaged first), CI resampling "
+            "scenarios, sign-flip p (exact up to 16 pairs); unpaired: every game of each side, "
+            "each resampled on its own, label-permutation p"
+        )
+    )
+
+
+def _f(v: float, *, sign: bool = False) -> str:
+    if math.isnan(v):
+        return "–"
+    return f"{v:+.4g}" if sign else f"{v:.4g}"
+
+
+def _ci(ci: tuple[float, float]) -> str:
+    lo, hi = ci
+    if math.isnan(lo):
+        return "–"
+    return f"[{lo:.4g}, {hi:.4g}] w={hi - lo:.3g}"
+
+
+def _p(p: float, exact: bool) -> str:
+    if math.isnan(p):
+        return "–"
+    return f"{p:.3g}" if exact else f"{p:.3g}*"

@@ -133,6 +133,7 @@ def _check_seats(plan: Plan, *, models: bool) -> None:
 
 
 def _print_plan(plan: Plan, out: Path) -> None:
+    from accord.analysis.power import grid_detectable
     from accord.reproduce.published import load_published
 
     pub = load_published(plan.paper)
@@ -147,6 +148,7 @@ def _print_plan(plan: Plan, out: Path) -> None:
     console.print(f"{len(plan.specs)} games -> {escape(str(out))}, by row group:")
     for group, count in plan.groups().items():
         console.print(f"  {count:6d}  {escape(group)}")
+    console.print(escape(grid_detectable(plan.groups())))
 
 
 def _estimate(

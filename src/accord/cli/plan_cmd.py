@@ -1,0 +1,206 @@
+"""`accord plan`: how many games a comparison needs, and the noise floor of a run."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.table import Table
+from rich.text import Text
+
+from accord.cli.compare_cmd import finite
+from accord.cli.main import _fail, app, console
+from accord.core.errors import AccordError, ConfigError
+
+if TYPE_CHECKING:
+    from accord.analysis.power_noise import NoiseRow
+
+
+@app.command("plan")
+def plan_cmd(
+    detect: Annotated[
+        float | None,
+        typer.Option(
+            help="The difference to detect, in the metric's units (0.05 = 5 points of a rate)."
+        ),
+    ] = None,
+    metric: Annotated[
+        str | None, typer.Option("--metric", "-m", help="The metric, e.g. efficiency.")
+    ] = None,
+    from_dirs: Annotated[
+        list[Path] | None,
+        typer.Option("--from", help="Earlier run directory to measure the spread in (repeatable)."),
+    ] = None,
+    sd: Annotated[
+        float | None,
+        typer.Option(
+            help="The metric's spread over games, when no run measures it (default "
+            "0.5: the most a rate can spread)."
+        ),
+    ] = None,
+    power: Annotated[float, typer.Option(help="Chance of detecting the difference.")] = 0.8,
+    alpha: Annotated[float, typer.Option(help="Two-sided significance level.")] = 0.05,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Games needed to detect a difference (80% power, alpha 0.05), and, with --from, the
+    noise floor of a run: within-scenario spread, outcome flips between repeats, and the
+    minimum detectable difference of a run of its size.
+
+    Example: accord plan --detect 0.05 --metric efficiency
+
+    Example: accord plan --from runs/repeated --detect 0.05 --metric efficiency
+    """
+    from accord.analysis.paired import headline_metrics, load_records
+    from accord.analysis.power import WORST_SD, games_needed
+    from accord.analysis.power_noise import noise_floor
+
+    try:
+        if not (0.0 < power < 1.0 and 0.0 < alpha < 1.0):
+            raise ConfigError("--power and --alpha must lie strictly between 0 and 1")
+        if detect is not None and not (detect > 0 and math.isfinite(detect)):
+            raise ConfigError(f"--detect must be a positive difference, not {detect}")
+        if sd is not None and not (sd >= 0 and math.isfinite(sd)):
+            raise ConfigError(f"--sd must be zero or positive, not {sd}")
+        if detect is None and not from_dirs:
+            raise ConfigError(
+                "give --detect DIFF (games a comparison needs) or --from RUN (the run's noise "
+                "floor), e.g. accord plan --detect 0.05 --metric efficiency"
+            )
+        if detect is not None and from_dirs and metric is None:
+            raise ConfigError("--detect with --from needs --metric (which metric to plan for)")
+        rows: list[NoiseRow] = []
+        if from_dirs:
+            records = [r for d in from_dirs for r in load_records(d)[0]]
+            if not records:
+                raise ConfigError(f"no complete games in {', '.join(map(str, from_dirs))}")
+            known = sorted({k for r in records for k in r.metrics})
+            if metric is not None and metric not in known:
+                raise ConfigError(
+                    f"no game in the run reports {metric!r}; metrics found: {', '.join(known)}"
+                )
+            chosen = [metric] if metric else headline_metrics({r.game_id for r in records})
+            rows = noise_floor(records, metrics=chosen, power=power, alpha=alpha)
+        plans = []
+        if detect is not None:
+            sources = [r for r in rows if r.metric == metric] or [None]
+            for row in sources:
+                spread = sd if sd is not None else (row.sd if row else WORST_SD)
+                plan: dict[str, Any] = {
+                    "game_id": row.game_id if row else None,
+                    "metric": metric,
+                    "detect": detect,
+                    "power": power,
+                    "alpha": alpha,
+                    "sd": spread,
+                    "sd_from": "--sd" if sd is not None else ("run" if row else "worst case"),
+                    "games_per_side_unpaired": games_needed(
+                        detect, spread, paired=False, power=power, alpha=alpha
+                    )
+                    if not math.isnan(spread)
+                    else None,
+                    "scenarios_paired": None,
+                }
+                if row is not None and not math.isnan(row.within_sd):
+                    plan["scenarios_paired"] = games_needed(
+                        detect, row.within_sd * math.sqrt(2.0), power=power, alpha=alpha
+                    )
+                plans.append(plan)
+    except AccordError as exc:
+        raise _fail(exc) from exc
+    if as_json:
+        data = {"noise_floor": [r.as_dict() for r in rows], "plans": plans}
+        sys.stdout.write(json.dumps(finite(data), indent=1, allow_nan=False) + "\n")
+        return
+    if rows:
+        _print_noise(rows, power, alpha)
+    for p in plans:
+        _print_plan(p)
+
+
+def _print_noise(rows: list[NoiseRow], power: float, alpha: float) -> None:
+    table = Table(
+        title=f"Noise floor (minimum detectable difference at {power:.0%} power, alpha {alpha:g})"
+    )
+    for col in (
+        "game",
+        "metric",
+        "games",
+        "repeated scenarios",
+        "k",
+        "within-scenario SD",
+        "flips",
+        "SD",
+        "MDD paired",
+        "MDD unpaired",
+    ):
+        table.add_column(col, justify="left" if col in {"game", "metric"} else "right")
+    for r in rows:
+        table.add_row(
+            *(
+                Text(c)
+                for c in (
+                    r.game_id,
+                    r.metric,
+                    str(r.games),
+                    str(r.scenarios),
+                    _g(r.repeats),
+                    _g(r.within_sd),
+                    "–" if math.isnan(r.flip_share) else f"{r.flip_share:.0%}",
+                    _g(r.sd),
+                    _g(r.mdd_paired),
+                    _g(r.mdd_unpaired),
+                )
+            )
+        )
+    console.print(table)
+    if any(r.scenarios == 0 for r in rows):
+        console.print(
+            Text(
+                "No scenario was played twice: add repeats: k to the experiment (the same scenario "
+                "k times) to measure the within-scenario spread and the paired MDD."
+            )
+        )
+    console.print(
+        Text(
+            "flips: repeated scenarios whose value changed between repeats. MDD paired: two runs "
+            "of this design on the same scenarios, repeats averaged, the sides differing by a "
+            "constant; MDD unpaired: two independent runs of this many games."
+        )
+    )
+
+
+def _print_plan(p: dict[str, Any]) -> None:
+    where = f" of {p['game_id']}" if p["game_id"] else ""
+    source = {
+        "run": "measured in the run",
+        "--sd": "given",
+        "worst case": "the worst case for a rate; measure it with --from RUN",
+    }[p["sd_from"]]
+    lines = [
+        f"To detect a difference of {p['detect']:g} in {p['metric'] or 'the metric'}{where} "
+        f"({p['power']:.0%} power, alpha {p['alpha']:g}, SD {_g(p['sd'])} {source}):",
+        f"  unpaired (fresh games on each side): {_n(p['games_per_side_unpaired'])} games per side",
+    ]
+    if p["scenarios_paired"] is not None:
+        lines.append(
+            f"  paired (both sides on the same scenarios): {_n(p['scenarios_paired'])} scenarios, "
+            "from the within-scenario spread of the run's repeats"
+        )
+    else:
+        lines.append(
+            "  paired (same scenarios): fewer when the two sides' scores move together across "
+            "scenarios; measure with repeats: k and --from RUN"
+        )
+    console.print(Text("\n".join(lines)))
+
+
+def _g(v: float) -> str:
+    return "–" if v is None or math.isnan(v) else f"{v:.3g}"
+
+
+def _n(v: int | None) -> str:
+    return "–" if v is None else f"{v:,}"

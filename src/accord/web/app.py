@@ -26,6 +26,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from accord.agents.reference import reference_names
+from accord.analysis.paired import scenario_digest, seating
 from accord.core.errors import ConfigError
 from accord.core.registry import game_ids
 from accord.traces.io import read_trace
@@ -171,6 +172,10 @@ def game_row(trace_id: str, trace: Trace) -> dict[str, Any]:
         "batch": trace.run.get("batch"),
         "pairing": trace.run.get("pairing"),
         "repeat": trace.run.get("repeat"),
+        "replica": trace.run.get("replica"),
+        # What `accord compare` pairs games on (accord.analysis.paired).
+        "scenario": scenario_digest(trace),
+        "seating": seating(trace),
         "players": " vs ".join(s.model or s.agent for s in trace.seats),
         "events": len(trace.events),
         "input_tokens": total.input_tokens if total else None,
@@ -369,11 +374,15 @@ def create_app(
     ) -> dict[str, Any]:
         rows_a = side_rows(rows_of(get_run(a)), a_batch)
         rows_b = side_rows(rows_of(get_run(b)), b_batch)
+        try:
+            compared = compare(rows_a, rows_b)
+        except ConfigError as exc:  # different games, or too few games on a side
+            raise HTTPException(422, str(exc)) from exc
         result: dict[str, Any] = finite(
             {
                 "a": {"run": a, "batch": a_batch, "games": len(rows_a)},
                 "b": {"run": b, "batch": b_batch, "games": len(rows_b)},
-                "rows": compare(rows_a, rows_b),
+                **compared,
             }
         )
         return result

@@ -157,21 +157,38 @@ async function renderCompare(ra, ba, rb, bb) {
   if (bb) q.set("b_batch", bb);
   const data = await api("/api/compare" + "?" + q);
   const name = (side) => side.batch ? `${side.run} › ${side.batch}` : side.run;
-  const delta = (r) => {
-    const f = (x) => x.toLocaleString("en", { maximumFractionDigits: 3 });
-    return `${r.delta > 0 ? "+" : ""}${f(r.delta)} [${f(r.delta_ci_low)}, ${f(r.delta_ci_high)}]`;
-  };
+  const f = (x) => x === null || x === undefined ? "–" : x.toLocaleString("en", { maximumFractionDigits: 3 });
+  const num = (x, cls) => el("span", { class: cls || null, "data-value": x === null || x === undefined ? "" : String(x) }, f(x));
+  const ci = (lo, hi, cls) => lo === null || lo === undefined ? el("span", { class: cls }, "–")
+    : el("span", { class: cls, "data-low": String(lo), "data-high": String(hi) }, `[${f(lo)}, ${f(hi)}]`);
+  const p = (x, cls) => el("span", { class: cls, "data-value": x === null ? "" : String(x) }, x === null ? "–" : x.toPrecision(3));
+  const clear = (r) => r.mode === "paired" ? r.paired_ci_low > 0 || r.paired_ci_high < 0 : r.unpaired_ci_low > 0 || r.unpaired_ci_high < 0;
+  const unmatched = [["A", data.unmatched_a], ["B", data.unmatched_b]].filter(([, ids]) => ids.length).map(([side, ids]) =>
+    el("p", { class: "muted unmatched" }, `Unmatched games of ${side} (${ids.length}, left out of the paired differences): ` +
+      ids.slice(0, 20).join(", ") + (ids.length > 20 ? " …" : "")));
+  const reasons = [...new Set(data.rows.filter((r) => r.mode === "unpaired").map((r) => r.reason))];
   show(
     crumbs(link("#/", "Runs"), "compare"),
     el("h1", {}, `${name(data.a)} vs ${name(data.b)}`),
-    el("p", { class: "muted" }, `A: ${data.a.games} complete games · B: ${data.b.games} complete games · ` +
-      "mean [95% bootstrap CI] over games; Δ = B − A with its CI (bold where the CI excludes 0)"),
+    el("p", { class: "muted", id: "compare-mode" }, `Comparison: ${data.mode} · ${data.matched} scenarios played on both sides ` +
+      `(matched on ${data.matched_on}) · A: ${data.a.games} complete games · B: ${data.b.games} complete games`),
+    ...unmatched,
+    ...reasons.map((why) => el("p", { class: "muted" }, `unpaired: ${why}`)),
+    el("p", { class: "muted" }, "Δ = B − A: paired = mean over matched scenarios (repeats averaged), CI resampling scenarios, " +
+      "sign-flip permutation p; unpaired = every game of each side, each resampled on its own, label-permutation p. " +
+      "95% bootstrap CIs; p (Holm) adjusted across the metrics shown; bold where the CI of the comparison made excludes 0."),
     data.rows.length ? sortableTable([
       { label: "game", value: (r) => r.game_id },
       { label: "metric", value: (r) => r.metric },
-      { label: "A", value: (r) => r.a.mean, render: (r) => estimate(r.a), num: true },
-      { label: "B", value: (r) => r.b.mean, render: (r) => estimate(r.b), num: true },
-      { label: "Δ (B − A)", value: (r) => r.delta, render: (r) => el("span", { class: r.clear ? "clear-delta" : null }, delta(r)), num: true },
+      { label: "mode", value: (r) => r.mode, render: (r) => el("span", { class: "cmp-mode", title: r.reason || null }, r.mode) },
+      { label: "pairs", value: (r) => r.pairs, num: true },
+      { label: "A", value: (r) => r.mean_a, render: (r) => num(r.mean_a, "cmp-a"), num: true },
+      { label: "B", value: (r) => r.mean_b, render: (r) => num(r.mean_b, "cmp-b"), num: true },
+      { label: "Δ (B − A)", value: (r) => r.diff, render: (r) => num(r.diff, clear(r) ? "cmp-diff clear-delta" : "cmp-diff"), num: true },
+      { label: "paired CI", value: (r) => r.paired_ci_low, render: (r) => ci(r.paired_ci_low, r.paired_ci_high, "cmp-paired"), num: true },
+      { label: "unpaired CI", value: (r) => r.unpaired_ci_low, render: (r) => ci(r.unpaired_ci_low, r.unpaired_ci_high, "cmp-unpaired"), num: true },
+      { label: "p", value: (r) => r.p, render: (r) => p(r.p, "cmp-p"), num: true },
+      { label: "p (Holm)", value: (r) => r.p_holm, render: (r) => p(r.p_holm, "cmp-holm"), num: true },
     ], data.rows) : el("p", { class: "muted" }, "The two sides share no game and metric with complete games."),
   );
 }

@@ -168,41 +168,36 @@ def _print(
                     f"differences): {shown}"
                 )
             )
-    table = Table(title="B - A per metric (95% bootstrap CIs; p: permutation test)")
-    for col in (
-        "game",
-        "metric",
-        "mode",
-        "pairs",
-        "A",
-        "B",
-        "B - A",
-        "paired CI",
-        "unpaired CI",
-        "p",
-        "p (Holm)",
-    ):
+    games = sorted({r.game_id for r in result.rows})
+    table = Table(
+        title=f"{', '.join(games)}: B - A per metric (95% bootstrap CIs; p: permutation test)"
+    )
+    cols = ["game"] if len(games) > 1 else []
+    cols += ["metric", "mode", "pairs", "A", "B", "B - A", "paired CI", "unpaired CI", "p"]
+    for col in [*cols, "p (Holm)"]:
         table.add_column(col, justify="left" if col in {"game", "metric", "mode"} else "right")
     for r in result.rows:
-        table.add_row(
-            *(
-                Text(c)
-                for c in (
-                    r.game_id,
-                    r.metric,
-                    r.mode,
-                    str(r.pairs),
-                    _f(r.mean_a),
-                    _f(r.mean_b),
-                    _f(r.diff, sign=True),
-                    _ci(r.paired_ci),
-                    _ci(r.unpaired_ci),
-                    _p(r.p, r.p_exact),
-                    _p(r.p_holm, True),
-                )
+        cells = [r.game_id] if len(games) > 1 else []
+        cells += [r.metric, r.mode, str(r.pairs), _f(r.mean_a), _f(r.mean_b)]
+        cells += [_f(r.diff, sign=True), _ci(r.paired_ci), _ci(r.unpaired_ci)]
+        cells += [_p(r.p, r.p_exact), _p(r.p_holm, True)]
+        table.add_row(*(Text(c) for c in cells))
+    console.print(table)
+    widths = [
+        (r.paired_ci[1] - r.paired_ci[0], r.unpaired_ci[1] - r.unpaired_ci[0])
+        for r in result.rows
+        if r.mode == "paired" and not math.isnan(r.unpaired_ci[0])
+    ]
+    if widths:
+        narrower = sum(1 for pw, uw in widths if pw < uw - 1e-12)
+        same = sum(1 for pw, uw in widths if abs(pw - uw) <= 1e-12)
+        console.print(
+            Text(
+                f"CI widths: paired narrower than unpaired on {narrower} of {len(widths)} "
+                f"metrics ({same} equal); summed widths paired {sum(w for w, _ in widths):.4g}, "
+                f"unpaired {sum(w for _, w in widths):.4g}"
             )
         )
-    console.print(table)
     reasons = sorted({(r.reason) for r in result.rows if r.mode == "unpaired"})
     for reason in reasons:
         console.print(Text(f"unpaired: {reason}"), style="yellow")
@@ -213,8 +208,8 @@ def _print(
     console.print(
         escape(
             "paired: mean over matched scenarios (repeats averaged first), CI resampling "
-            "scenarios, sign-flip p (exact up to 16 pairs); unpaired: every game of each side, "
-            "each resampled on its own, label-permutation p"
+            "scenarios, sign-flip p (exact up to 16 pairs; p* from 10,000 random sign flips); "
+            "unpaired: every game of each side, each resampled on its own, label-permutation p"
         )
     )
 
@@ -222,14 +217,14 @@ def _print(
 def _f(v: float, *, sign: bool = False) -> str:
     if math.isnan(v):
         return "–"
-    return f"{v:+.4g}" if sign else f"{v:.4g}"
+    return f"{v:+.3g}" if sign else f"{v:.3g}"
 
 
 def _ci(ci: tuple[float, float]) -> str:
     lo, hi = ci
     if math.isnan(lo):
         return "–"
-    return f"[{lo:.4g}, {hi:.4g}] w={hi - lo:.3g}"
+    return f"[{lo:.3g}, {hi:.3g}]"
 
 
 def _p(p: float, exact: bool) -> str:

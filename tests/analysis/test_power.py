@@ -100,8 +100,8 @@ def rec(tid: str, scenario: str, value: float, batch: str = "b") -> GameRecord:
 
 def test_noise_floor_pools_within_scenario_spread_and_counts_flips() -> None:
     # Scenario s0: 0, 1, 0 (flips); s1: 1, 1, 1 (steady); s2 played once (not repeated).
-    games = [rec("a", "s0", 0), rec("b", "s0", 1), rec("c", "s0", 0),
-             rec("d", "s1", 1), rec("e", "s1", 1), rec("f", "s1", 1), rec("g", "s2", 0)]  # fmt: skip
+    cells = [("s0", 0), ("s0", 1), ("s0", 0), ("s1", 1), ("s1", 1), ("s1", 1), ("s2", 0)]
+    games = [rec(str(i), s, v) for i, (s, v) in enumerate(cells)]
     (row,) = noise_floor(games)
     assert row.games == 7 and row.scenarios == 2 and row.repeats == 3.0
     # Pooled: squares 2/9 + 1/9 + ... = (2/3) over 2 + 2 degrees of freedom.

@@ -86,7 +86,7 @@ def plan_cmd(
             rows = noise_floor(records, metrics=chosen, power=power, alpha=alpha)
         plans = []
         if detect is not None:
-            sources = [r for r in rows if r.metric == metric] or [None]
+            sources: list[NoiseRow | None] = [r for r in rows if r.metric == metric] or [None]
             for row in sources:
                 spread = sd if sd is not None else (row.sd if row else WORST_SD)
                 plan: dict[str, Any] = {

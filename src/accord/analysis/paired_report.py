@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from accord.analysis.paired import GameRecord, compare, headline_metrics, record
@@ -60,16 +59,12 @@ def comparison_rows(traces: Sequence[Trace]) -> list[dict[str, Any]]:
     return rows
 
 
-def write_paired_tables(traces: Sequence[Trace], out: Path) -> list[Path]:
-    """Write ``comparisons`` and ``noise_floor`` (when they have rows) into `out`."""
-    from accord.analysis.report import write_table
-
-    written: list[Path] = []
+def paired_tables(traces: Sequence[Trace]) -> list[tuple[str, str, list[dict[str, Any]]]]:
+    """``(file stem, title, rows)`` of ``comparisons`` and ``noise_floor``, those with rows."""
+    tables: list[tuple[str, str, list[dict[str, Any]]]] = []
     rows = comparison_rows(traces)
     if rows:
-        written += write_table(
-            rows, out / "comparisons", title="Each group vs the first: B - A (paired or unpaired)"
-        )
+        tables.append(("comparisons", "Each group vs the first: B - A (paired or unpaired)", rows))
     records = [record(t) for t in traces if t.status == "complete"]
     floor = [
         r.as_dict()
@@ -77,5 +72,5 @@ def write_paired_tables(traces: Sequence[Trace], out: Path) -> list[Path]:
         if r.scenarios
     ]
     if floor:
-        written += write_table(floor, out / "noise_floor", title="Noise floor (repeats)")
-    return written
+        tables.append(("noise_floor", "Noise floor (repeats)", floor))
+    return tables

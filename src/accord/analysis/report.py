@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from accord.analysis.paired_report import write_paired_tables
+from accord.analysis.paired_report import paired_tables
 from accord.core import plugins
 from accord.core.errors import ConfigError
 from accord.traces.io import read_trace
@@ -90,7 +90,8 @@ def build_report(dirs: Sequence[Path], out: Path) -> list[Path]:
         target = out / game_id
         target.mkdir(parents=True, exist_ok=True)
         written += report_builder(game_id)(traces, target)
-        written += write_paired_tables(traces, target)
+        for stem, title, rows in paired_tables(traces):
+            written += write_table(rows, target / stem, title=title)
     return written
 
 

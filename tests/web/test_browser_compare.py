@@ -62,6 +62,9 @@ def test_compare_page_shows_the_commands_paired_numbers(runs) -> None:
                 bold: tr.querySelector('.cmp-diff').classList.contains('clear-delta'),
             }))"""
         )
+        # The run page's leaderboard has the MMR column; equal raw means share a rank.
+        page.goto(f"{url}/#/run/imap")
+        page.wait_for_selector("th:has-text('MMR')")
         browser.close()
     assert not errors, errors
     assert sorted(r["metric"] for r in shown) == sorted(expected)

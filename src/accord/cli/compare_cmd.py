@@ -170,7 +170,7 @@ def _print(
             )
     games = sorted({r.game_id for r in result.rows})
     table = Table(
-        title=f"{', '.join(games)}: B - A per metric (95% bootstrap CIs; p: permutation test)"
+        title=Text(f"{', '.join(games)}: B - A per metric (95% bootstrap CIs; p: permutation test)")
     )
     cols = ["game"] if len(games) > 1 else []
     cols += ["metric", "mode", "pairs", "A", "B", "B - A", "paired CI", "unpaired CI", "p"]

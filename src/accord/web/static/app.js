@@ -295,9 +295,11 @@ function leaderboardSection(runId) {
       el("h3", {}, game),
       sortableTable([
         { label: "kind", value: (r) => r.kind },
-        { label: "#", value: (r) => r.rank, num: true },
+        // Tied players share a rank; a model's 95% rank interval follows in brackets.
+        { label: "#", value: (r) => r.rank, num: true, render: (r) => r.rank_low != null && (r.rank_low !== r.rank || r.rank_high !== r.rank) ? `${r.rank} (${r.rank_low}–${r.rank_high})` : String(r.rank) },
         { label: "player", value: (r) => r.player },
         { label: "games", value: (r) => r.games, num: true },
+        { label: "MMR", value: (r) => r.mmr, num: true, render: (r) => fmt(r.mmr) },
         ...dims.filter((d) => rs.some((r) => r[`${d}_mean`] !== undefined)).map((d) => ({
           label: d, num: true, value: (r) => r[`${d}_mu`] ?? r[`${d}_mean`],
           render: (r) => r[`${d}_mu`] == null ? `${fmt(r[`${d}_mean`])} (raw mean${r.kind === "model" ? "; unrated" : ""})` : `${fmt(r[`${d}_mu`])} ± ${fmt(r[`${d}_sigma`])} (raw ${fmt(r[`${d}_mean`])})`,

@@ -119,3 +119,21 @@ def test_unpaired_on_request_says_so(negotiation_runs) -> None:
     assert "comparison: unpaired" in result.output
     assert "unpaired: asked for (--unpaired)" in result.output
     assert "unmatched games of A (3" in result.output
+
+
+def test_failed_or_unreadable_games_are_counted_not_dropped_silently(
+    negotiation_runs, tmp_path: Path
+) -> None:
+    import shutil
+
+    copy = tmp_path / "a"
+    shutil.copytree(negotiation_runs["a"], copy)
+    (copy / "traces" / "broken.json").write_text("{not json")
+    same = runner.invoke(app, ["compare", str(copy), str(negotiation_runs["a"])])
+    assert same.exit_code == 2
+    assert "nothing differs; name one with --metric" in " ".join(same.output.split())
+    args = ["compare", str(copy), str(negotiation_runs["a"]), "--metric", "efficiency"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert f"left out: failed or unreadable games (1 in {copy}, 0 in" in result.output
+    assert "comparison: paired" in result.output

@@ -250,9 +250,12 @@ def compare(
     metrics: Sequence[str] | None = None,
     paired: bool = True,
     seed: int = 0,
+    drop_constant: bool = True,
 ) -> Comparison:
     """Compare side B with side A (module docstring). `metrics` limits the metrics; with
-    ``paired=False`` every metric is compared unpaired ("unpaired: asked for")."""
+    ``paired=False`` every metric is compared unpaired ("unpaired: asked for"). A metric with
+    one constant value on both sides is listed in `left_out` (not compared, not in the Holm
+    family) unless ``drop_constant=False``."""
     common = sorted({r.game_id for r in a} & {r.game_id for r in b})
     keys_a, keys_b = _keys(a, True), _keys(b, True)
     matched_on = "seed and scenario"
@@ -275,7 +278,7 @@ def compare(
         for name in names:
             va = [r.metrics[name] for r in ga if name in r.metrics]
             vb = [r.metrics[name] for r in gb if name in r.metrics]
-            if metrics is None and len(set(va) | set(vb)) == 1:
+            if drop_constant and len(set(va) | set(vb)) == 1:
                 left_out.append(f"{game_id}:{name}")
                 continue
             pairs = _pairs(a, b, keys_a, keys_b, [k for k in shared if k[0] == game_id], name)

@@ -15,7 +15,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from accord.cli.main import _fail, app, console
+from accord.cli.main import _fail, app, console, err_console
 from accord.core.errors import AccordError, ConfigError
 
 if TYPE_CHECKING:
@@ -87,8 +87,10 @@ def compare_cmd(
                 "one run directory compares two of its parts: give --a and --b (e.g. --a "
                 "batch=imap --b batch=dsm), or give a second run directory"
             )
-        rec_a, _ = load_records(run_a)
-        rec_b = rec_a if run_b is None or run_b == run_a else load_records(run_b)[0]
+        rec_a, skipped_a = load_records(run_a)
+        rec_b, skipped_b = (
+            (rec_a, skipped_a) if run_b is None or run_b == run_a else load_records(run_b)
+        )
         a, b = select(rec_a, sel_a), select(rec_b, sel_b)
         check_sides(a, b)
         games = {r.game_id for r in a} & {r.game_id for r in b}
@@ -101,17 +103,28 @@ def compare_cmd(
                     f"no game on either side reports {', '.join(map(repr, unknown))}; metrics "
                     f"found: {', '.join(sorted(known))}"
                 )
-        result = compare(a, b, metrics=metrics, paired=not unpaired)
+        result = compare(a, b, metrics=metrics, paired=not unpaired, drop_constant=not metric)
         if result.matched == 0 and not unpaired:
             raise ConfigError(
                 "the two sides share no scenario (seed, task, seat assignment), so nothing can "
                 "be paired: play both on the same seeds or suite, or pass --unpaired to compare "
                 "them as independent samples"
             )
+        if not result.rows and result.left_out:
+            raise ConfigError(
+                "every metric holds one constant value on both sides ("
+                + ", ".join(result.left_out)
+                + "): nothing differs; name one with --metric to compare it anyway"
+            )
         if not result.rows:
             raise ConfigError("the two sides share no metric with a value to compare")
     except AccordError as exc:
         raise _fail(exc) from exc
+    if skipped_a or (skipped_b and run_b not in (None, run_a)):
+        counts = f"{skipped_a} in {run_a}" + (
+            f", {skipped_b} in {run_b}" if run_b not in (None, run_a) else ""
+        )
+        err_console.print(Text(f"left out: failed or unreadable games ({counts})"))
     name_a = _name(run_a, side_a)
     name_b = _name(run_b or run_a, side_b)
     if fmt is Format.json:

@@ -174,6 +174,7 @@ async function renderCompare(ra, ba, rb, bb) {
       `(matched on ${data.matched_on}) · A: ${data.a.games} complete games · B: ${data.b.games} complete games`),
     ...unmatched,
     ...reasons.map((why) => el("p", { class: "muted" }, `unpaired: ${why}`)),
+    data.left_out.length ? el("p", { class: "muted", id: "compare-left-out" }, `Left out (one constant value on both sides): ${data.left_out.join(", ")}`) : null,
     el("p", { class: "muted" }, "Δ = B − A: paired = mean over matched scenarios (repeats averaged), CI resampling scenarios, " +
       "sign-flip permutation p; unpaired = every game of each side, each resampled on its own, label-permutation p. " +
       "95% bootstrap CIs; p (Holm) adjusted across the metrics shown; bold where the CI of the comparison made excludes 0."),

@@ -16,6 +16,7 @@ from accord.cli.options import (
     parse_options,
     with_model_options,
 )
+from accord.cli.tables import fit_table
 from accord.core.errors import AccordError, ConfigError
 from accord.core.registry import game_class, resolve
 from accord.models.preflight import check_models
@@ -83,4 +84,4 @@ def play(
         report = run_sync(specs, out_dir, concurrency=1)
     except AccordError as exc:
         raise _fail(exc) from exc
-    console.print(summary_table(report.summary))
+    console.print(fit_table(summary_table(report.summary), console.width))

@@ -21,6 +21,7 @@ from accord.cli.options import (
     parse_options,
     with_model_options,
 )
+from accord.cli.tables import fit_table
 from accord.core.errors import AccordError, ConfigError
 from accord.core.ids import slug
 from accord.core.secrets import scrub_secrets
@@ -237,7 +238,7 @@ def _print_report(
 ) -> None:
     """The results table, what failed and why, where the files are, the report when asked
     for; then the exit code."""
-    console.print(summary_table(report.summary))
+    console.print(fit_table(summary_table(report.summary), console.width))
     if report.skipped:
         console.print(f"Skipped {report.skipped} games already finished (--resume).")
     if report.cache is not None:

@@ -75,23 +75,114 @@ function compare(a, b, asc) {
 }
 
 // columns: [{label, value: row => raw value, render?: row => node, num?: bool}]
-function sortableTable(columns, rows) {
-  let sortBy = -1, asc = true;
-  const tbody = el("tbody");
-  const heads = columns.map((col, i) => {
-    const th = el("th", { class: col.num ? "num sortable" : "sortable", title: "click to sort", "aria-sort": "none" }, col.label);
-    th.addEventListener("click", () => { asc = sortBy === i ? !asc : true; sortBy = i; draw(); });
-    return th;
-  });
+function sortableTable(columns, rows) { return dataTable(columns, rows, {}); }
+
+// Per-table view state (sort, page) kept across redraws of a live run; the chosen columns are
+// kept in the browser (localStorage), per table id, so they survive a reload.
+const VIEW = new Map();
+const PAGE_SIZES = [25, 50, 100, 200];
+
+function storedColumns(id) {
+  try { const v = JSON.parse(localStorage.getItem(`accord.columns.${id}`)); return Array.isArray(v) ? v : null; } catch (_) { return null; }
+}
+function storeColumns(id, keys) {
+  try { if (keys) localStorage.setItem(`accord.columns.${id}`, JSON.stringify(keys)); else localStorage.removeItem(`accord.columns.${id}`); } catch (_) { /* private mode */ }
+}
+
+// A sortable table. With opts.id, a column chooser (columns carry `key` and `default`) and,
+// with opts.pageSize, pages. Left to its defaults, a table narrower than its box is kept: the
+// last default columns are hidden until it fits, and the chooser says so.
+function dataTable(columns, rows, opts) {
+  const id = opts.id;
+  const state = (id && VIEW.get(id)) || { sortBy: null, asc: true, page: 0, pageSize: opts.pageSize || 0 };
+  if (id) VIEW.set(id, state);
+  const chosen = id ? storedColumns(id) : null;
+  let visible = columns.filter((c) => !id || (chosen ? chosen.includes(c.key) : c.default !== false));
+  if (!visible.length) visible = columns.slice(0, 1);
+  const box = el("div", { class: "scroll" });
+  const wrap = el("div", { class: "data-table", "data-table": id || null });
+  const tools = el("div", { class: "toolbar table-tools" });
+  const fitNote = el("span", { class: "muted fit-note" });
+
+  function sortedRows() {
+    const col = columns.find((c) => (c.key || c.label) === state.sortBy);
+    return col ? [...rows].sort((a, b) => compare(col.value(a), col.value(b), state.asc)) : rows;
+  }
   function draw() {
-    const col = columns[sortBy];
-    const shown = col ? [...rows].sort((a, b) => compare(col.value(a), col.value(b), asc)) : rows;
-    heads.forEach((th, i) => th.setAttribute("aria-sort", i !== sortBy ? "none" : asc ? "ascending" : "descending"));
-    tbody.replaceChildren(...shown.map((row) => el("tr", {}, columns.map((c) =>
-      el("td", { class: c.num ? "num" : null }, c.render ? c.render(row) : fmt(c.value(row)))))));
+    const all = sortedRows();
+    const size = state.pageSize || all.length || 1;
+    const pages = Math.max(1, Math.ceil(all.length / size));
+    state.page = Math.min(state.page, pages - 1);
+    const shown = state.pageSize ? all.slice(state.page * size, (state.page + 1) * size) : all;
+    const heads = visible.map((col) => {
+      const key = col.key || col.label;
+      const sort = key !== state.sortBy ? "none" : state.asc ? "ascending" : "descending";
+      const th = el("th", { class: col.num ? "num sortable" : "sortable", title: col.title || "click to sort", "aria-sort": sort, "data-col": col.key || null }, col.label);
+      th.addEventListener("click", () => { state.asc = state.sortBy === key ? !state.asc : true; state.sortBy = key; draw(); });
+      return th;
+    });
+    const body = el("tbody", {}, shown.map((row) => el("tr", {}, visible.map((c) =>
+      el("td", { class: [c.num ? "num" : null, c.wrap ? "wrap" : null].filter(Boolean).join(" ") || null }, c.render ? c.render(row) : fmt(c.value(row)))))));
+    box.replaceChildren(el("table", { class: "data" }, el("thead", {}, el("tr", {}, heads)), body));
+    tools.replaceChildren(...[id ? chooser() : null, state.pageSize ? pager(all.length, pages) : null, fitNote].filter(Boolean));
+  }
+  function chooser() {
+    const boxes = columns.map((c) => {
+      const input = el("input", { type: "checkbox", value: c.key, checked: visible.includes(c) });
+      input.addEventListener("change", () => {
+        const keys = columns.filter((col) => col === c ? input.checked : visible.includes(col)).map((col) => col.key);
+        if (!keys.length) { input.checked = true; return; }
+        storeColumns(id, keys);
+        visible = columns.filter((col) => keys.includes(col.key));
+        fitNote.textContent = "";
+        draw();
+      });
+      return el("label", { class: "choice" }, input, " ", c.label);
+    });
+    const reset = el("button", { type: "button", class: "small" }, "Default columns");
+    reset.addEventListener("click", () => { storeColumns(id, null); visible = columns.filter((c) => c.default !== false); draw(); fit(); });
+    const open = wrap.querySelector("details.chooser[open]") !== null;
+    return el("details", { class: "chooser", open: open || null },
+      el("summary", {}, `Columns (${visible.length} of ${columns.length})`),
+      el("div", { class: "choices" }, boxes, reset));
+  }
+  function pager(total, pages) {
+    const prev = el("button", { type: "button", class: "small page-prev", disabled: state.page === 0 || null }, "‹ Previous");
+    const next = el("button", { type: "button", class: "small page-next", disabled: state.page >= pages - 1 || null }, "Next ›");
+    prev.addEventListener("click", () => { state.page -= 1; draw(); });
+    next.addEventListener("click", () => { state.page += 1; draw(); });
+    const size = el("select", { "aria-label": "rows per page", class: "page-size" },
+      PAGE_SIZES.map((n) => el("option", { value: n, selected: n === state.pageSize || null }, `${n} per page`)));
+    size.addEventListener("change", () => { state.pageSize = Number(size.value); state.page = 0; draw(); });
+    const first = total ? state.page * state.pageSize + 1 : 0;
+    const last = Math.min(total, (state.page + 1) * state.pageSize);
+    return el("span", { class: "pager" }, prev, " ", el("span", { class: "page-info" }, `${first}–${last} of ${total}`), " ", next, " ", size);
+  }
+  // Default columns only: hide the last optional ones while the table is wider than its box.
+  function fit() {
+    wrap.dataset.fitted = "yes";
+    if (!id || storedColumns(id)) return;
+    const table = box.querySelector("table");
+    if (!table || !box.isConnected || !box.clientWidth) return;
+    const hidden = [];
+    while (table.scrollWidth > box.clientWidth + 1) {
+      const drop = [...visible].reverse().find((c) => c.optional);
+      if (!drop) break;
+      visible = visible.filter((c) => c !== drop);
+      hidden.unshift(drop.label);
+      draw();
+      const t = box.querySelector("table");
+      if (t.scrollWidth <= box.clientWidth + 1) break;
+    }
+    if (hidden.length) {
+      fitNote.textContent = ` ${hidden.length} column${hidden.length > 1 ? "s" : ""} hidden to fit the window (${hidden.join(", ")}): choose them under Columns.`;
+      draw();
+    }
   }
   draw();
-  return el("div", { class: "scroll" }, el("table", { class: "data" }, el("thead", {}, el("tr", {}, heads)), tbody));
+  wrap.append(...(id || opts.pageSize ? [tools] : []), box);
+  if (id) requestAnimationFrame(() => requestAnimationFrame(fit));
+  return wrap;
 }
 
 function keyValueTable(obj) {
@@ -176,40 +267,77 @@ async function renderCompare(ra, ba, rb, bb) {
   );
 }
 
+// The summary's label and unit of each metric, per game (from /api/games), so the games table
+// names and scales a metric exactly as the summary does: "efficiency %" with 72.9, not 0.729.
+const METRICS = new Map();
+
+function metricInfo(gameId, key) {
+  const known = (METRICS.get(gameId) || []).find((m) => m.key === key);
+  return known || null;
+}
+function metricLabel(m) { return m.label + (m.percent ? " %" : ""); }
+function scaled(value, percent) {
+  if (typeof value !== "number") return fmt(value);
+  return percent ? (value * 100).toLocaleString("en", { maximumFractionDigits: 1 }) : fmt(value);
+}
+// Cost: "unknown" when any call had no known price (never a partial sum shown as a total).
+function costCell(value, known) {
+  if (known === false || value === null || value === undefined) return el("span", { class: "muted", title: "a call had no known price (set options.prices)" }, "unknown");
+  return value.toLocaleString("en", { maximumFractionDigits: 4 });
+}
+// mean with its CI after it, kept on one line.
+function estimateCell(m) {
+  const text = estimate(m);
+  const i = text.indexOf(" [");
+  return i < 0 ? text : el("span", { class: "est" }, text.slice(0, i), el("span", { class: "ci" }, text.slice(i)));
+}
+const DEFAULT_METRICS = 5;
+
 function summaryTables(groups) {
   return [...groupBy(groups, (g) => g.game_id)].map(([gameId, gs]) => {
     const metrics = new Map();
-    for (const g of gs) for (const [key, m] of Object.entries(g.metrics)) metrics.set(key, m.label + (m.percent ? " %" : ""));
-    return el("section", {}, el("h3", {}, gameId), sortableTable([
-      { label: "batch", value: (g) => g.batch },
-      { label: "pairing", value: (g) => g.pairing },
-      { label: "games", value: (g) => g.games, render: (g) => `${g.complete}/${g.games}`, num: true },
-      { label: "cost $", value: (g) => g.cost_usd, num: true },
-      ...[...metrics].map(([key, label]) => ({ label, value: (g) => (g.metrics[key] || {}).mean ?? null, render: (g) => estimate(g.metrics[key]), num: true })),
-    ], gs));
+    for (const g of gs) for (const [key, m] of Object.entries(g.metrics)) if (!metrics.has(key)) metrics.set(key, metricLabel(m));
+    const measured = (key) => gs.some((g) => g.metrics[key] && g.metrics[key].n);
+    return el("section", {}, el("h3", {}, gameId), dataTable([
+      { key: "batch", label: "batch", value: (g) => g.batch, wrap: true },
+      { key: "pairing", label: "pairing", value: (g) => g.pairing, wrap: true },
+      { key: "games", label: "games", value: (g) => g.games, render: (g) => `${g.complete}/${g.games}`, num: true },
+      { key: "failed", label: "failed", value: (g) => g.failed, num: true, default: gs.some((g) => g.failed) },
+      { key: "fallback", label: "fallback %", value: (g) => g.fallback_rate, render: (g) => scaled(g.fallback_rate, true), num: true, default: gs.some((g) => g.fallback_rate != null) },
+      { key: "cost", label: "cost $", value: (g) => g.cost_known === false ? null : g.cost_usd, render: (g) => costCell(g.cost_usd, g.cost_known), num: true },
+      ...[...metrics].map(([key, label]) => ({ key: `m:${key}`, label, optional: true, default: measured(key), value: (g) => (g.metrics[key] || {}).mean ?? null, render: (g) => estimateCell(g.metrics[key]), num: true })),
+    ], gs, { id: `summary:${gameId}` }));
   });
 }
 
 function gamesTables(run, rows) {
   return [...groupBy(rows, (r) => r.game_id || "unreadable")].map(([gameId, rs]) => {
-    const keys = [...new Set(rs.flatMap((r) => Object.keys(r.metrics)))];
-    return el("section", {}, el("h3", {}, `${gameId} (${rs.length})`), sortableTable([
-      { label: "trace", value: (r) => r.trace_id, render: (r) => link(gameHref(run, r.trace_id), r.trace_id) },
-      { label: "status", value: (r) => r.status, render: (r) => el("span", { class: `status-${r.status}`, title: r.error }, r.status) },
-      { label: "batch", value: (r) => r.batch },
-      { label: "pairing", value: (r) => r.pairing },
-      { label: "players", value: (r) => r.players },
-      { label: "seed", value: (r) => r.seed, num: true },
-      { label: "events", value: (r) => r.events, num: true },
-      { label: "tokens", value: (r) => r.input_tokens == null ? null : r.input_tokens + r.output_tokens, num: true },
-      { label: "cost $", value: (r) => r.cost_usd, render: (r) => (r.cost_usd == null && (r.status === "complete" || r.status === "failed") ? "unknown" : fmt(r.cost_usd)), num: true },
-      ...keys.map((k) => ({ label: k, value: (r) => r.metrics[k] ?? null, num: true })),
-    ], rs));
+    const keys = [...new Set(rs.flatMap((r) => Object.keys(r.metrics || {})))];
+    const known = (METRICS.get(gameId) || []).filter((m) => keys.includes(m.key));
+    const others = keys.filter((k) => !metricInfo(gameId, k)).sort();
+    const measured = known.filter((m) => rs.some((r) => typeof (r.metrics || {})[m.key] === "number"));
+    const shownByDefault = new Set(measured.slice(0, DEFAULT_METRICS).map((m) => m.key));
+    const batches = new Set(rs.map((r) => r.batch)).size;
+    const paid = rs.some((r) => r.input_tokens);
+    return el("section", {}, el("h3", {}, `${gameId} (${rs.length})`), dataTable([
+      { key: "trace", label: "trace", value: (r) => r.trace_id, render: (r) => link(gameHref(run, r.trace_id), r.trace_id), wrap: true },
+      { key: "status", label: "status", value: (r) => r.status, render: (r) => el("span", { class: `status-${r.status}`, title: r.error }, r.status) },
+      { key: "batch", label: "batch", value: (r) => r.batch, default: batches > 1, wrap: true },
+      { key: "pairing", label: "pairing", value: (r) => r.pairing, wrap: true },
+      { key: "players", label: "players", value: (r) => r.players, default: false, wrap: true },
+      { key: "seed", label: "seed", value: (r) => r.seed, num: true, default: false },
+      { key: "events", label: "events", value: (r) => r.events, num: true, default: false },
+      { key: "tokens", label: "tokens", value: (r) => r.input_tokens == null ? null : r.input_tokens + r.output_tokens, num: true, default: paid },
+      { key: "cost", label: "cost $", value: (r) => r.cost_usd, render: (r) => (r.status === "complete" || r.status === "failed") ? costCell(r.cost_usd, r.cost_usd != null) : "–", num: true },
+      ...known.map((m) => ({ key: `m:${m.key}`, label: metricLabel(m), optional: true, default: shownByDefault.has(m.key), value: (r) => (r.metrics || {})[m.key] ?? null, render: (r) => scaled((r.metrics || {})[m.key], m.percent), num: true })),
+      ...others.map((k) => ({ key: `m:${k}`, label: k, title: `metric ${k} as the trace stores it`, default: false, value: (r) => (r.metrics || {})[k] ?? null, num: true })),
+    ], rs, { id: `games:${gameId}`, pageSize: 50 }));
   });
 }
 
 async function renderRun(runId) {
-  const [runs, rows] = await Promise.all([api("/api/runs"), api(`/api/runs/${enc(runId)}/games`)]);
+  const [runs, rows, games] = await Promise.all([api("/api/runs"), api(`/api/runs/${enc(runId)}/games`), api("/api/games")]);
+  for (const g of games) METRICS.set(g.game_id, g.metrics || []);
   const run = runs.find((r) => r.run === runId);
   const hooks = {};
   const gamesHolder = el("div", { id: "games" }, filteredGames(runId, rows, hooks));
@@ -220,6 +348,7 @@ async function renderRun(runId) {
     el("h1", {}, runId),
     run.progress ? liveProgress(runId, run, refresh) : null,
     el("p", { class: "muted" }, `${run.dir} · ${run.games} games, ${run.complete} complete, ${run.failed} failed` + (run.playing ? `, ${run.playing} playing` : "") + (run.unreadable ? `, ${run.unreadable} unreadable` : "")),
+    reproductionSection(runId),
     el("h2", {}, "Summary (mean [95% bootstrap CI] over games)"),
     run.summary ? summaryTables(run.summary) : el("p", { class: "muted" }, "This run has no summary.json."),
     el("h2", {}, "Leaderboard"),
@@ -231,15 +360,22 @@ async function renderRun(runId) {
   );
 }
 
-// A search box (trace, batch, pairing, players, error), a status choice and a metric range.
+// A search box (trace, batch, pairing, players, error), a status choice and a metric range
+// (in the metric's shown unit: percent metrics are filtered in %).
 // `hooks.update(rows)` redraws with new rows (a run in progress), keeping the filter.
+// A metric's name in the filter: the summary's label and unit where a game declares it.
+function filterLabel(rows, key) {
+  const row = rows.find((r) => r.metrics && key in r.metrics && metricInfo(r.game_id, key));
+  return row ? metricLabel(metricInfo(row.game_id, key)) : key;
+}
+
 function filteredGames(runId, rows, hooks) {
   const metricKeys = [...new Set(rows.flatMap((r) => Object.keys(r.metrics || {})))].sort();
   const text = el("input", { type: "search", placeholder: "search trace, batch, pairing, players", "aria-label": "search games", id: "game-search", size: 36 });
   const status = el("select", { "aria-label": "status", id: "game-status" },
     ["", "complete", "failed", "playing", "unreadable"].map((v) => el("option", { value: v }, v || "any status")));
   const metric = el("select", { "aria-label": "metric", id: "game-metric" },
-    el("option", { value: "" }, "any metric"), metricKeys.map((k) => el("option", { value: k }, k)));
+    el("option", { value: "" }, "any metric"), metricKeys.map((k) => el("option", { value: k }, filterLabel(rows, k))));
   const low = el("input", { type: "number", step: "any", placeholder: "min", "aria-label": "metric minimum", id: "game-min", size: 6 });
   const high = el("input", { type: "number", step: "any", placeholder: "max", "aria-label": "metric maximum", id: "game-max", size: 6 });
   const count = el("span", { class: "muted", id: "game-count" });
@@ -252,7 +388,9 @@ function filteredGames(runId, rows, hooks) {
       if (!words.every((w) => hay.includes(w))) return false;
       if (status.value && r.status !== status.value) return false;
       if (metric.value) {
-        const v = (r.metrics || {})[metric.value];
+        const raw = (r.metrics || {})[metric.value];
+        const info = metricInfo(r.game_id, metric.value);
+        const v = typeof raw === "number" && info && info.percent ? raw * 100 : raw;
         if (typeof v !== "number" || v < lo || v > hi) return false;
       }
       return true;
@@ -288,6 +426,79 @@ function leaderboardSection(runId) {
       ], rs))));
   }).catch((err) => holder.replaceChildren(el("p", { class: "error" }, String(err.message || err))));
   return holder;
+}
+
+// A reproduction directory (`accord reproduce`): its reproduction.md and figures, first.
+function reproductionSection(runId) {
+  const holder = el("section", { id: "reproduction" });
+  api(`/api/runs/${enc(runId)}/reproduction`).then((data) => {
+    if (!data.markdown) return;
+    holder.replaceChildren(
+      el("h2", {}, "Reproduction (reproduction.md)"),
+      el("div", { class: "md" }, markdown(data.markdown)),
+      data.figures.length ? el("div", { class: "figures" }, data.figures.map((n) =>
+        el("figure", {}, el("img", { src: `/api/runs/${enc(runId)}/reproduction/${enc(n)}`, alt: n, loading: "lazy" }), el("figcaption", {}, `reproduction/${n}`)))) : null,
+    );
+  }).catch((err) => holder.replaceChildren(el("p", { class: "error" }, String(err.message || err))));
+  return holder;
+}
+
+// The Markdown our write-ups use (headings, paragraphs, lists, fenced code, tables, **bold**,
+// `code`), built as elements from text: nothing in the file is ever read as HTML.
+function inline(text) {
+  return text.split(/(\*\*[^*]+\*\*|`[^`]+`)/).filter(Boolean).map((part) =>
+    part.startsWith("**") && part.endsWith("**") && part.length > 4 ? el("strong", {}, part.slice(2, -2))
+      : part.startsWith("`") && part.endsWith("`") && part.length > 2 ? el("code", {}, part.slice(1, -1)) : part);
+}
+// "0.40 [0.20, 0.60]": the mean, then its CI kept whole (it may go under the mean, never split).
+function mdCell(text) {
+  const m = /^(\S+) (\[[^\]]+\])$/.exec(text);
+  return m ? el("span", { class: "est" }, m[1], " ", el("span", { class: "ci" }, m[2])) : inline(text);
+}
+function cellsOf(line) { return line.trim().replace(/^\|/, "").replace(/\|$/, "").split("|").map((c) => c.trim()); }
+function markdown(text) {
+  const out = [];
+  const lines = text.split("\n");
+  let para = [];
+  const flush = () => { if (para.length) out.push(el("p", {}, inline(para.join(" ")))); para = []; };
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    if (line.startsWith("```")) {
+      flush();
+      const code = [];
+      for (i++; i < lines.length && !lines[i].startsWith("```"); i++) code.push(lines[i]);
+      out.push(el("pre", {}, code.join("\n")));
+    } else if (/^#{1,6} /.test(line)) {
+      flush();
+      const level = Math.min(6, line.indexOf(" ") + 2);
+      out.push(el(`h${level}`, {}, inline(line.slice(line.indexOf(" ") + 1))));
+    } else if (line.trim().startsWith("|")) {
+      flush();
+      const rows = [];
+      for (; i < lines.length && lines[i].trim().startsWith("|"); i++) rows.push(lines[i]);
+      i--;
+      const [head, ...rest] = rows;
+      const body = rest.filter((r) => !/^\|?\s*:?-{3,}/.test(r.trim()));
+      out.push(el("div", { class: "scroll" }, el("table", { class: "data md-table" },
+        el("thead", {}, el("tr", {}, cellsOf(head).map((c) => el("th", {}, inline(c))))),
+        el("tbody", {}, body.map((r) => el("tr", {}, cellsOf(r).map((c) => el("td", {}, mdCell(c)))))))));
+    } else if (/^\s*- /.test(line)) {
+      flush();
+      const items = [];
+      for (; i < lines.length && /^\s*- /.test(lines[i]); i++) {
+        const depth = lines[i].search(/\S/) >= 2 ? "nested" : null;
+        items.push(el("li", { class: depth }, inline(lines[i].replace(/^\s*- /, ""))));
+      }
+      i--;
+      out.push(el("ul", {}, items));
+    } else if (!line.trim()) {
+      flush();
+    } else {
+      para.push(line.trim());
+    }
+  }
+  flush();
+  return out;
 }
 
 function figuresSection(runId) {

@@ -71,9 +71,10 @@ def _check_one(spec: str, options: Mapping[str, Any]) -> None:
             opts = ModelOptions.model_validate(dict(options))
         except ValidationError as exc:
             raise ConfigError(format_validation_error(exc, where=f"options of {spec}")) from exc
+        # The model's name first: a misspelt one is the more useful thing to hear about.
+        resolve_model_path(spec.partition("/")[2], opts)
         if not has_llama_cpp():
             raise ConfigError(f"{spec} needs llama-cpp-python (the [local] extra): {INSTALL_HINT}")
-        resolve_model_path(spec.partition("/")[2], opts)
         return
     get_model(spec, **dict(options))
 

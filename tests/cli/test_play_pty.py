@@ -113,3 +113,44 @@ def test_a_person_plays_a_whole_calendar_game_and_sees_free_slots(tmp_path: Path
     assert re.search(r"participants \[\d+(, \d+)*\]", flat)
     (trace_path,) = (out / "traces").glob("*.json")
     assert json.loads(trace_path.read_text())["status"] == "complete"
+
+
+def test_a_person_reads_the_syntax_first_and_may_type_json_or_buy_with_a_message(
+    tmp_path: Path,
+) -> None:
+    """The syntax box comes before the briefing; a typed JSON reply's thinking stays private;
+    a bare 'buy' during talk is asked again rather than sent as blank speech."""
+    out = tmp_path / "play"
+    secret = "SECRET-PLAN-7"
+    typed: list[str] = []
+
+    def answer(new: str) -> str:
+        if "Decide now" in new:
+            line = "buy"
+        elif not typed:
+            line = json.dumps({"thinking": secret, "speech": "json hello", "action": None})
+        elif "say something with your decision" in new:
+            line = "buy | deciding now"
+        else:
+            line = "buy"
+        typed.append(line)
+        return line
+
+    code, screen = play_in_pty(
+        ["play", "negotiation", "--against", "cooperative", "-o", "rounds=1", "-o",
+         "talk_turns=2", "-o", "reflection=false", "--out", str(out)],
+        answer,
+        tmp_path,
+    )  # fmt: skip
+    assert code == 0, screen[-3000:]
+    assert "How to answer" in screen and "Your briefing" in screen, screen[:1500]
+    assert screen.index("How to answer") < screen.index("Your briefing")
+    (trace_path,) = (out / "traces").glob("*.json")
+    trace = json.loads(trace_path.read_text())
+    assert trace["status"] == "complete"
+    said = [e["speech"] for e in trace["events"] if e["type"] == "message" and e["seat"] == 0]
+    assert said[0] == "json hello" and "deciding now" in said, said
+    assert all(s.strip() for s in said)
+    mine = [e for e in trace["events"] if e["type"] == "message" and e["seat"] == 0]
+    assert mine[0]["thinking"] == secret
+    assert "buy" in typed and "buy | deciding now" in typed

@@ -132,7 +132,7 @@ def test_runs_filter_game_compare_leaderboard_and_figures(two_runs: str) -> None
         assert page.locator("#game-count").inner_text() == "3 of 6 games"
         page.fill("#game-search", "")
         page.select_option("#game-metric", "efficiency")
-        page.fill("#game-min", "2")  # efficiency is a share: nothing reaches 2
+        page.fill("#game-min", "101")  # efficiency is filtered in %, as shown: none above 100
         assert page.locator("#game-count").inner_text() == "0 of 6 games"
         assert page.locator("text=No game matches.").count() == 1
         page.fill("#game-min", "")

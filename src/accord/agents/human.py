@@ -1,9 +1,13 @@
 """A seat played by a person at the terminal (`accord play GAME`).
 
 The person sees exactly what an LLM seat would see (system prompt once, then each
-observation). What they type goes through the game's human adapter when it has one (short
-commands instead of JSON), else straight to the request's parser. A bad entry is explained
-and asked again; nothing is lost. Typing ``/quit`` leaves the game (recorded as failed). Each
+observation), preceded once by how to answer: the briefing is written for models ("reply with
+JSON"), so the person is told up front which short commands the game takes. A typed line that
+starts with ``{`` is a JSON reply and goes through the request's own parser, exactly as a
+model's reply does: its private ``thinking`` stays private and is never delivered to anyone.
+Any other line goes through the game's human adapter when it has one (short commands instead
+of JSON), else straight to the request's parser. A bad entry is explained and asked again;
+nothing is lost. Typing ``/quit`` leaves the game (recorded as failed). Each
 accepted answer records ``human_action`` with its response time in seconds (``response_s``),
 also summed into the seat's ``latency_s``, as for people in the browser (`accord.web.seat`).
 """
@@ -53,9 +57,35 @@ class HumanAgent(Agent):
         self.console = console or Console()
         self._read = read
         self._shown_system: str | None = None
+        self._told_syntax = False
+
+    def _how_to_answer(self, request: Request) -> str:
+        """The input syntax, said once before the first briefing."""
+        adapter = _ADAPTERS.get(self.game_id)
+        lines = ["The briefing below is written for models; you may answer more simply."]
+        if adapter is not None:
+            lines.append(adapter[1](request))
+        elif request.spec.format_hint:
+            lines.append(request.spec.format_hint)
+        lines += [
+            "You may also paste a JSON reply in the briefing's format (a line starting with '{');",
+            'it is read as a model\'s reply is, and its "thinking" is kept private.',
+            "Type /quit to leave the game.",
+        ]
+        return "\n".join(lines)
+
+    def _parse(self, request: Request, line: str) -> Action:
+        """A typed line -> action: JSON through the model's parser, else the game's commands."""
+        adapter = _ADAPTERS.get(self.game_id)
+        if adapter is None or line.lstrip().startswith("{"):
+            return request.spec.parse(line)
+        return adapter[0](request, line)
 
     async def act(self, request: Request, record: Recorder = _no_record) -> Action:
         c = self.console
+        if not self._told_syntax:
+            c.print(Panel(Text(self._how_to_answer(request)), title="How to answer"))
+            self._told_syntax = True
         if request.system and (request.reset_context or request.system != self._shown_system):
             # Game text goes in as plain Text: rich would read "[r1]" as markup and drop it.
             c.print(Panel(Text(request.system), title=f"Your briefing (seat {request.seat})"))
@@ -74,7 +104,7 @@ class HumanAgent(Agent):
             if line.strip() == "/quit":
                 raise AccordError("the person at the terminal left the game")
             try:
-                action = adapter[0](request, line) if adapter else request.spec.parse(line)
+                action = self._parse(request, line)
             except ActionError as exc:
                 record("validation_error", kind=request.spec.kind, error=str(exc), raw=line)
                 c.print(Text.assemble(("Not valid: ", "red"), str(exc)))

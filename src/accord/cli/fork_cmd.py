@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 
 from accord.cli.main import _fail, app, console
-from accord.cli.options import model_options
+from accord.cli.options import deprecated_model_option, model_options
 from accord.core.errors import AccordError, ConfigError
 from accord.core.registry import game_class
 from accord.core.secrets import scrub_secrets
@@ -40,10 +40,12 @@ def fork(
         typer.Option(
             "--model-option",
             "-M",
-            "--option",
-            "-o",
-            help="Option of the new model, key=value (timeout_s=60, base_url=...).",
+            help="Option of the new model, key=value (timeout_s=60, base_url=...), as -M of run.",
         ),
+    ] = None,
+    old_option: Annotated[
+        list[str] | None,
+        typer.Option("--option", "-o", hidden=True, help="Deprecated spelling of -M."),
     ] = None,
     model_base_url: Annotated[
         str | None, typer.Option(help="Server address of the new model (…/v1).")
@@ -69,6 +71,7 @@ def fork(
       accord fork runs/g/traces/b-g000.json --at 3 --seat 1 --agent greedy --cache c
     """
     try:
+        option = deprecated_model_option(option, old_option)
         if (model is None) == (agent is None):
             raise ConfigError("give exactly one of --model (provider/model) or --agent (a name)")
         parent = read_trace(trace_path)

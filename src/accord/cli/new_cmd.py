@@ -9,6 +9,7 @@ import typer
 from rich.markup import escape
 
 from accord.cli.main import _fail, app, console
+from accord.cli.options import out_path
 from accord.core.errors import AccordError
 
 new_app = typer.Typer(
@@ -22,22 +23,30 @@ app.add_typer(new_app, name="new")
 def new_game_cmd(
     name: Annotated[str, typer.Argument(help="Game name: lower-case words joined by '_' or '-'.")],
     directory: Annotated[
-        Path, typer.Option("--dir", help="Where to create the NAME folder.")
-    ] = Path("."),
+        str,
+        typer.Option(
+            "--out", "--dir", help="Where to create the NAME folder (--dir: the older spelling)."
+        ),
+    ] = ".",
 ) -> None:
     """Write a game package (NAME/) that passes Accord's conformance suite as it is: pyproject
     with its entry points, the game, a config, prompt templates, reference agents, a report,
     tests, golden traces and a docs page. See docs/writing-a-game.md.
 
-    Example: accord new game meeting_point
+    Examples:
+
+      accord new game meeting_point
+
+      accord new game meeting_point --out plugins
     """
     from accord.scaffold import new_game
 
     try:
-        names, written = new_game(name, directory)
+        where = out_path(directory) or Path(".")
+        names, written = new_game(name, where)
     except AccordError as exc:
         raise _fail(exc) from exc
-    folder = directory / names.name
+    folder = where / names.name
     shown = escape(str(folder))
     console.print(f"created {shown}/ ({len(written)} files): game [bold]{names.game_id}[/bold]")
     console.print("next:")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 import typer
@@ -34,6 +36,38 @@ def parse_options(pairs: list[str] | None, *, flag: str = "--option") -> dict[st
                 raise ConfigError(f"option {key!r} conflicts with an earlier value")
         node[parts[-1]] = value
     return out
+
+
+def out_path(value: str | None, *, flag: str = "--out") -> Path | None:
+    """A directory option given as text: ``None`` when left out; an empty one is refused,
+    since ``Path("")`` is the current directory and a run would spill its files there."""
+    if value is None:
+        return None
+    if not value.strip():
+        raise ConfigError(f"{flag} is empty: name a directory, e.g. {flag} runs/mine")
+    return Path(value)
+
+
+def deprecated_model_option(options: list[str] | None, old: list[str] | None) -> list[str] | None:
+    """``-M`` values plus those given with a command's older ``-o`` for model options, with a
+    note: everywhere else ``-o`` sets a game option (`accord run`, `play`, `scenario`)."""
+    if not old:
+        return options
+    from accord.cli.main import err_console
+
+    err_console.print(
+        "note: -o/--option for model options is deprecated here; write -M/--model-option "
+        "(-o sets a game option in accord run)",
+        markup=False,
+        highlight=False,
+    )
+    return [*(options or []), *old]
+
+
+def model_seats(specs: Iterable[Any]) -> list[tuple[str, dict[str, Any]]]:
+    """``(model, options)`` of every model seat of `specs` (`GameSpec`s), for
+    `accord.models.preflight.check_models`."""
+    return [(a.model, dict(a.options)) for s in specs for a in s.agents if a.model is not None]
 
 
 def model_options(base_url: str | None, pairs: list[str] | None) -> dict[str, Any]:

@@ -9,9 +9,17 @@ from typing import Annotated
 import typer
 
 from accord.cli.main import _fail, app, console
-from accord.cli.options import model_options, parse_options, with_model_options
+from accord.cli.options import (
+    model_options,
+    model_seats,
+    out_path,
+    parse_options,
+    with_model_options,
+)
+from accord.cli.tables import fit_table
 from accord.core.errors import AccordError, ConfigError
 from accord.core.registry import game_class, resolve
+from accord.models.preflight import check_models
 from accord.runner.config import Batch, Defaults, Experiment, expand
 from accord.runner.results import summary_table
 from accord.runner.run import run_sync
@@ -30,7 +38,7 @@ def play(
         list[str] | None, typer.Option("--option", "-o", help="Game option key=value.")
     ] = None,
     out: Annotated[
-        Path | None, typer.Option(help="Where to save the trace (default: runs/play/<time>).")
+        str | None, typer.Option(help="Where to save the trace (default: runs/play/<time>).")
     ] = None,
     model_base_url: Annotated[
         str | None, typer.Option(help="Server address of the opponent model (…/v1).")
@@ -49,6 +57,7 @@ def play(
     Example: accord play negotiation --against greedy -o rounds=2
     """
     try:
+        out_dir = out_path(out)
         gid = resolve(game)
         seats = game_class(gid)(
             game_class(gid).config_model.model_validate(parse_options(option))
@@ -69,9 +78,10 @@ def play(
             prompts=str(prompts.resolve()) if prompts is not None else None,
         )
         specs = expand(exp)
-        out_dir = out or Path("runs/play") / dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+        check_models(model_seats(specs))
+        out_dir = out_dir or Path("runs/play") / dt.datetime.now().strftime("%Y%m%d-%H%M%S")
         console.print(f"Type /quit to leave. Your trace will be saved in {out_dir}")
         report = run_sync(specs, out_dir, concurrency=1)
     except AccordError as exc:
         raise _fail(exc) from exc
-    console.print(summary_table(report.summary))
+    console.print(fit_table(summary_table(report.summary), console.width))

@@ -11,8 +11,9 @@ import typer
 from rich.markup import escape
 
 from accord.cli.main import _fail, app, console
-from accord.cli.options import dollars, model_options, with_model_options
+from accord.cli.options import dollars, model_options, model_seats, out_path, with_model_options
 from accord.core.errors import AccordError, ConfigError
+from accord.models.preflight import check_models
 from accord.reproduce.plan import Plan
 
 if TYPE_CHECKING:
@@ -21,7 +22,13 @@ if TYPE_CHECKING:
 
 @app.command("reproduce")
 def reproduce(
-    paper: Annotated[str, typer.Argument(help="calbench, mas-bench or grounding.")],
+    paper: Annotated[
+        str,
+        typer.Argument(
+            help="calbench, mas-bench or grounding, or the game's name (calendar, sorting, "
+            "negotiation)."
+        ),
+    ],
     table: Annotated[
         list[str] | None, typer.Option("--table", help="A table of the paper (repeatable).")
     ] = None,
@@ -45,7 +52,7 @@ def reproduce(
         typer.Option(callback=dollars, help="Launch no more games once the run cost this (USD)."),
     ] = None,
     out: Annotated[
-        Path | None, typer.Option(help="Run directory (default runs/reproduce-PAPER).")
+        str | None, typer.Option(help="Run directory (default runs/reproduce-PAPER).")
     ] = None,
     concurrency: Annotated[int, typer.Option(min=1, help="Games in flight at once.")] = 8,
     resume: Annotated[bool, typer.Option(help="Go on with the games already in --out.")] = False,
@@ -85,6 +92,8 @@ def reproduce(
 
       accord reproduce grounding --model mock/schema --smoke --yes
 
+      accord reproduce negotiation --model mock/schema --smoke --yes   (the same paper)
+
       accord reproduce mas-bench --model openrouter/deepseek/deepseek-chat-v3.1 --dry-run
 
       accord reproduce grounding --model openai-compatible/qwen --model-base-url
@@ -93,6 +102,8 @@ def reproduce(
     from accord.reproduce.plan import make_plan
 
     try:
+        chosen = out_path(out)
+        paper = paper_id(paper)
         plan = make_plan(
             paper,
             models=model or [],
@@ -105,7 +116,7 @@ def reproduce(
         plan.specs = [
             s.model_copy(update={"agents": with_model_options(s.agents, extra)}) for s in plan.specs
         ]
-        out_dir = out or Path("runs") / (f"reproduce-{paper}" + ("-smoke" if smoke else ""))
+        out_dir = chosen or Path("runs") / (f"reproduce-{paper}" + ("-smoke" if smoke else ""))
         _check_seats(plan, models=not dry_run)
         traces = out_dir / "traces"
         if not (resume or dry_run) and traces.is_dir() and any(traces.glob("*.json")):
@@ -124,11 +135,34 @@ def reproduce(
     _finish(plan, out_dir, report)
 
 
+def paper_id(name: str) -> str:
+    """The paper id for `name`: a paper id as it is, or the name of the game a paper's
+    benchmark is (``negotiation`` -> ``grounding``), so either may be typed."""
+    from accord.core.registry import resolve
+    from accord.reproduce.plan import KITS
+
+    if name in KITS:
+        return name
+    try:
+        game = resolve(name)
+    except AccordError:
+        game = None
+    for paper, kit in KITS.items():
+        if game is not None and resolve(kit.game) == game:
+            return paper
+    games = ", ".join(sorted({kit.game for kit in KITS.values()}))
+    raise ConfigError(
+        f"unknown paper {name!r}; choose one of: {', '.join(KITS)} (or a game: {games})"
+    )
+
+
 def _check_seats(plan: Plan, *, models: bool) -> None:
-    """An unknown agent, provider or a missing API key, before anything plays (a dry run may
-    be planned on a machine without the keys)."""
+    """An unknown agent, provider or a missing API key (all of them at once), before anything
+    plays (a dry run may be planned on a machine without the keys)."""
     from accord.runner.run import check_seats
 
+    if models:
+        check_models(model_seats(plan.specs))
     check_seats(plan.specs, models=models)
 
 

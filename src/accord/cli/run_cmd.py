@@ -13,10 +13,19 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColum
 from rich.text import Text
 
 from accord.cli.main import _fail, app, console
-from accord.cli.options import dollars, model_options, parse_options, with_model_options
+from accord.cli.options import (
+    dollars,
+    model_options,
+    model_seats,
+    out_path,
+    parse_options,
+    with_model_options,
+)
+from accord.cli.tables import fit_table
 from accord.core.errors import AccordError, ConfigError
 from accord.core.ids import slug
 from accord.core.secrets import scrub_secrets
+from accord.models.preflight import check_models
 from accord.runner.config import Batch, Defaults, Experiment, expand, load_experiment
 from accord.runner.cost import estimate, measure, unpriced_models
 from accord.runner.monitor import ModelErrorReport, RunMonitor
@@ -29,7 +38,9 @@ from accord.traces.schema import Trace
 @app.command("run")
 def run(
     target: Annotated[str, typer.Argument(help="An experiment YAML file, or a game name.")],
-    out: Annotated[Path | None, typer.Option("--out", help="Run directory.")] = None,
+    out: Annotated[
+        str | None, typer.Option("--out", help="Run directory (default: runs/<name>).")
+    ] = None,
     concurrency: Annotated[int, typer.Option(min=1, help="Games in flight at once.")] = 8,
     resume: Annotated[bool, typer.Option(help="Skip games already finished in --out.")] = False,
     agents: Annotated[
@@ -158,7 +169,7 @@ def run(
         extra_model_options = model_options(model_base_url, model_option)
         specs, out_dir = _plan(
             target,
-            out,
+            out_path(out),
             agents,
             model,
             games,
@@ -177,6 +188,8 @@ def run(
         ]
         if dry_run:
             check_seats(specs, models=False)  # an unknown agent is an error even in a dry run
+        else:  # every model problem at once, in one line, before any game or file
+            check_models(model_seats(specs))
         _preflight(specs, out_dir, resume, estimate_from, max_cost, dry_run, concurrency)
         if dry_run:
             return
@@ -225,7 +238,7 @@ def _print_report(
 ) -> None:
     """The results table, what failed and why, where the files are, the report when asked
     for; then the exit code."""
-    console.print(summary_table(report.summary))
+    console.print(fit_table(summary_table(report.summary), console.width))
     if report.skipped:
         console.print(f"Skipped {report.skipped} games already finished (--resume).")
     if report.cache is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import json
 from typing import Annotated, Any
 
@@ -11,6 +12,13 @@ from accord.cli.main import _fail, app, console
 from accord.cli.options import parse_options
 from accord.core.errors import AccordError, ConfigError
 from accord.core.registry import make, resolve
+
+
+class Format(enum.StrEnum):
+    """Output formats of `accord scenario` (as of `accord query`, `leaderboard`, `value`)."""
+
+    table = "table"
+    json = "json"
 
 
 @app.command("scenario")
@@ -43,7 +51,12 @@ def scenario(
     option: Annotated[
         list[str] | None, typer.Option("--option", "-o", help="Game option key=value.")
     ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    fmt: Annotated[
+        Format, typer.Option("--format", "-f", help="Output format (table or json).")
+    ] = Format.table,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Same as --format json (the older spelling).")
+    ] = False,
 ) -> None:
     """Print scenarios with their exact oracle.
 
@@ -52,15 +65,17 @@ def scenario(
 
     Examples:
 
-      accord scenario negotiation --pool paper --json
+      accord scenario negotiation --pool paper --format json
 
-      accord scenario negotiation --generate --ratio 0.8 --seed 7 --json
+      accord scenario negotiation --generate --ratio 0.8 --seed 7 --format json
 
-      accord scenario negotiation --generate --ratio 0.5 --filter-model openai/gpt-5-mini --json
+      accord scenario negotiation --generate --ratio 0.5 --filter-model openai/gpt-5-mini -f json
 
-      accord scenario calendar --seed 3 --agents 5 --slots 16 --meetings 5 --costs varied --json
+      accord scenario calendar --seed 3 --agents 5 --slots 16 --meetings 5 --costs varied -f json
 
-      accord scenario calendar --seed 3 -o suite=canonical --json
+      accord scenario calendar --seed 3 -o suite=canonical --format json
+
+    The other games print JSON whatever the format; --json is kept as --format json.
     """
     calendar_flags = {
         "num_agents": agents,
@@ -91,7 +106,7 @@ def scenario(
         data = _negotiation(pool, scenario_id, generate, ratio, seed, filter_model, filter_tries)
     except AccordError as exc:
         raise _fail(exc) from exc
-    if as_json:
+    if as_json or fmt is Format.json:
         typer.echo(json.dumps(data, indent=1))
         return
     items = [data] if isinstance(data, dict) else data

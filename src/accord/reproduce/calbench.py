@@ -62,6 +62,14 @@ class CalBenchKit(Kit):
     game = "calendar"
     reference_tables = frozenset({"2"})
     model_tables = frozenset({"1"})
+    known_gaps: Mapping[str, Mapping[str, str]] = {
+        "2": {
+            "sd-map": "SD-MAP coordinates far more often here (and in the CalBench release, "
+            "whose own SD client gives the same rate) than the paper's Table 2 prints; App. D.2 "
+            'leaves the slot walk open. See docs/calendar.md, "SD-MAP: a paper/release '
+            'discrepancy".'
+        }
+    }
 
     def batches(self, request: Request) -> list[Batch]:
         """Protocol rows for Table 2, one homogeneous team per model for Table 1."""

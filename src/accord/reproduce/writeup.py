@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -112,8 +112,18 @@ def verdict(comps: Sequence[Comparison]) -> str:
     return "no complete game"
 
 
-def table_markdown(table: PublishedTable, comps: Sequence[Comparison], where: str) -> str:
-    """One reproduced table as Markdown: ours, paper, inside the CI, per column."""
+def table_markdown(
+    table: PublishedTable,
+    comps: Sequence[Comparison],
+    where: str,
+    gaps: Mapping[str, str] | None = None,
+) -> str:
+    """One reproduced table as Markdown: ours, paper, inside the CI, per column.
+
+    `gaps` (`Kit.known_gaps` of the table) marks each "no" of a row with a documented
+    difference from the paper ("**no**¹") and explains it under the table."""
+    gaps = gaps or {}
+    marks = {agent: i + 1 for i, agent in enumerate(gaps)}
     head = ["row", "games"]
     for col in table.columns:
         head += [f"{col.label} ours", "paper", "in CI"]
@@ -127,11 +137,17 @@ def table_markdown(table: PublishedTable, comps: Sequence[Comparison], where: st
     ]
     for c in comps:
         cells = [c.label, str(c.games)]
+        mark = marks.get(c.label.split(" ")[0])
         for i, col in enumerate(table.columns):
             paper, inside = _paper_cell(c, i)
+            if mark is not None and inside == "**no**":
+                inside = f"**no** (note {mark})"
             cells += [_ours(c.cells[i].ours, col.percent), paper, inside]
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
+    for agent, mark in marks.items():
+        if any(c.label.split(" ")[0] == agent for c in comps):
+            lines += [f"Note {mark} ({agent}, a documented difference): {gaps[agent]}", ""]
     judged = [cell.inside for c in comps if c.kind == "value" for cell in c.cells]
     known = [x for x in judged if x is not None]
     if known:
@@ -210,7 +226,7 @@ def _write_markdown(kit: Kit, plan: Plan, rep: Reproduction, out: Path, command:
     ]
     for table_id, comps in rep.tables.items():
         table = pub.table(table_id)
-        lines.append(table_markdown(table, comps, table.where))
+        lines.append(table_markdown(table, comps, table.where, kit.known_gaps.get(table_id)))
     figs = [f"table{t}.png" for t in rep.tables] + [f"figure{f}.png" for f in plan.figures]
     lines += [
         "Figures (published values as hollow diamonds): "

@@ -77,6 +77,7 @@ class SummaryBuilder:
                 "games": 0,
                 "complete": 0,
                 "cost_usd": 0.0,
+                "cost_known": True,
                 "decisions": 0,
                 "fallbacks": 0,
                 "values": {},
@@ -86,6 +87,7 @@ class SummaryBuilder:
         self.games += 1
         if "total" in t.usage:
             g["cost_usd"] += t.usage["total"].cost_usd
+            g["cost_known"] = g["cost_known"] and t.usage["total"].cost_known
         if t.status != "complete":
             self._reasons[failure_reason(t)] += 1
             return
@@ -120,6 +122,8 @@ class SummaryBuilder:
                     "complete": g["complete"],
                     "failed": g["games"] - g["complete"],
                     "cost_usd": g["cost_usd"],
+                    # False when a call had no known price: cost_usd is then a partial sum.
+                    "cost_known": g["cost_known"],
                     "model_decisions": g["decisions"],
                     "fallbacks": g["fallbacks"],
                     "fallback_rate": g["fallbacks"] / g["decisions"] if g["decisions"] else None,

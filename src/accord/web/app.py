@@ -28,7 +28,7 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 from accord.agents.reference import reference_names
 from accord.analysis.paired import scenario_digest, seating
 from accord.core.errors import ConfigError
-from accord.core.registry import game_ids
+from accord.core.registry import game_class, game_ids
 from accord.traces.io import read_trace
 from accord.traces.schema import Trace
 from accord.web.live import (
@@ -42,6 +42,7 @@ from accord.web.live import (
 )
 from accord.web.play import PlayHub
 from accord.web.play_routes import add_play_routes
+from accord.web.reproduction import add_reproduction_routes
 from accord.web.views import MAX_LEADERBOARD_GAMES, compare, report_figures, side_rows
 
 STATIC_DIR = Path(__file__).with_name("static")
@@ -298,6 +299,8 @@ def create_app(
             raise HTTPException(404, f"no run {run_id!r}; known runs: {', '.join(runs)}")
         return run
 
+    add_reproduction_routes(app, get_run)
+
     def rows_of(run: RunDir) -> list[dict[str, Any]]:
         paths = trace_paths(run.folder)
         rows = [cache.row(tid, path) for tid, path in paths.items()]
@@ -419,7 +422,18 @@ def create_app(
 
     @app.get("/api/games")
     def list_registered_games() -> list[dict[str, Any]]:
-        return [{"game_id": gid, "reference_agents": reference_names(gid)} for gid in game_ids()]
+        # The summary's labels and units, so every table of the page names a metric alike.
+        return [
+            {
+                "game_id": gid,
+                "reference_agents": reference_names(gid),
+                "metrics": [
+                    {"key": k, "label": label, "percent": pct}
+                    for k, label, pct in game_class(gid).summary_metrics
+                ],
+            }
+            for gid in game_ids()
+        ]
 
     @app.get("/", include_in_schema=False)
     def index() -> FileResponse:

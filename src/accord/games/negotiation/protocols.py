@@ -209,25 +209,38 @@ def human_help(request: Request) -> str:
     names = ", ".join(request.info["names"][r] for r in RESOURCES)
     if request.info["phase"] == "reflect":
         return "Type a short reflection."
-    buy = f"'buy <resource> <n> ... [<project> <runs> ...]' (resources: {names})"
+    buy = "buy <resource> <n> ... [<project> <runs> ...]"
     if request.info["phase"] == "decide":
-        return f"Decide now: {buy}."
-    return f"Type a message to talk, or {buy} to decide."
+        return f"Decide now: '{buy}' (resources: {names})."
+    return (
+        f"Type a message to talk, or '{buy} | <message>' to decide and tell your partner "
+        f"(resources: {names})."
+    )
 
 
 def human_adapter(request: Request, line: str) -> Action:
-    """A typed line -> action: ``buy wood 4 gold 2 project_a 1`` decides, other text talks."""
+    """A typed line -> action: ``buy wood 4 gold 2 project_a 1`` decides, other text talks.
+
+    During talk a decision also carries a message, after ``|`` (``buy wood 4 | deal``), as a
+    model's reply must (its ``speech`` may not be blank): a bare ``buy`` would deliver nothing.
+    """
     info = request.info
-    text = line.strip()
+    text, _, message = line.partition("|") if info["phase"] == "talk" else (line, "", "")
+    text, message = text.strip(), message.strip()
     if info["phase"] == "reflect":
         return {"reflection": text}
     words = text.split()
     if not words or words[0].lower() not in {"buy", "/buy"}:
         if info["phase"] == "decide":
             raise ActionError("this is the decision phase: type 'buy <resource> <n> ...'")
-        if not text:
-            raise ActionError("say something, or type 'buy ...' to decide")
-        return {"thinking": "", "speech": text, "decision": None}
+        if not line.strip():
+            raise ActionError("say something, or type 'buy ... | <message>' to decide")
+        return {"thinking": "", "speech": line.strip(), "decision": None}
+    if info["phase"] == "talk" and not message:
+        raise ActionError(
+            "during talk, say something with your decision, after '|': "
+            "'buy wood 4 gold 2 | that works for me'"
+        )
     by_name = {v: k for k, v in info["names"].items()}
     projects: Sequence[Project] = info["projects"]
     project_names = {p.name for p in projects}
@@ -253,6 +266,6 @@ def human_adapter(request: Request, line: str) -> Action:
         rules.check_runs(projects, purchase, runs)
     return {
         "thinking": "",
-        "speech": "",
+        "speech": message,
         "decision": {"purchase": rules.normalize_purchase(purchase), "runs": runs or None},
     }

@@ -75,24 +75,8 @@ function compare(a, b, asc) {
 }
 
 // columns: [{label, value: row => raw value, render?: row => node, num?: bool}]
-function sortableTable(columns, rows) {
-  let sortBy = -1, asc = true;
-  const tbody = el("tbody");
-  const heads = columns.map((col, i) => {
-    const th = el("th", { class: col.num ? "num sortable" : "sortable", title: "click to sort", "aria-sort": "none" }, col.label);
-    th.addEventListener("click", () => { asc = sortBy === i ? !asc : true; sortBy = i; draw(); });
-    return th;
-  });
-  function draw() {
-    const col = columns[sortBy];
-    const shown = col ? [...rows].sort((a, b) => compare(col.value(a), col.value(b), asc)) : rows;
-    heads.forEach((th, i) => th.setAttribute("aria-sort", i !== sortBy ? "none" : asc ? "ascending" : "descending"));
-    tbody.replaceChildren(...shown.map((row) => el("tr", {}, columns.map((c) =>
-      el("td", { class: c.num ? "num" : null }, c.render ? c.render(row) : fmt(c.value(row)))))));
-  }
-  draw();
-  return el("div", { class: "scroll" }, el("table", { class: "data" }, el("thead", {}, el("tr", {}, heads)), tbody));
-}
+// (dataTable, with a column chooser and pages, is in tables.js.)
+function sortableTable(columns, rows) { return dataTable(columns, rows, {}); }
 
 function keyValueTable(obj) {
   return el("table", { class: "kv" }, Object.entries(obj).map(([k, v]) => el("tr", {}, el("th", {}, k), el("td", {}, fmt(v)))));
@@ -194,40 +178,77 @@ async function renderCompare(ra, ba, rb, bb) {
   );
 }
 
+// The summary's label and unit of each metric, per game (from /api/games), so the games table
+// names and scales a metric exactly as the summary does: "efficiency %" with 72.9, not 0.729.
+const METRICS = new Map();
+
+function metricInfo(gameId, key) {
+  const known = (METRICS.get(gameId) || []).find((m) => m.key === key);
+  return known || null;
+}
+function metricLabel(m) { return m.label + (m.percent ? " %" : ""); }
+function scaled(value, percent) {
+  if (typeof value !== "number") return fmt(value);
+  return percent ? (value * 100).toLocaleString("en", { maximumFractionDigits: 1 }) : fmt(value);
+}
+// Cost: "unknown" when any call had no known price (never a partial sum shown as a total).
+function costCell(value, known) {
+  if (known === false || value === null || value === undefined) return el("span", { class: "muted", title: "a call had no known price (set options.prices)" }, "unknown");
+  return value.toLocaleString("en", { maximumFractionDigits: 4 });
+}
+// mean with its CI after it, kept on one line.
+function estimateCell(m) {
+  const text = estimate(m);
+  const i = text.indexOf(" [");
+  return i < 0 ? text : el("span", { class: "est" }, text.slice(0, i), el("span", { class: "ci" }, text.slice(i)));
+}
+const DEFAULT_METRICS = 5;
+
 function summaryTables(groups) {
   return [...groupBy(groups, (g) => g.game_id)].map(([gameId, gs]) => {
     const metrics = new Map();
-    for (const g of gs) for (const [key, m] of Object.entries(g.metrics)) metrics.set(key, m.label + (m.percent ? " %" : ""));
-    return el("section", {}, el("h3", {}, gameId), sortableTable([
-      { label: "batch", value: (g) => g.batch },
-      { label: "pairing", value: (g) => g.pairing },
-      { label: "games", value: (g) => g.games, render: (g) => `${g.complete}/${g.games}`, num: true },
-      { label: "cost $", value: (g) => g.cost_usd, num: true },
-      ...[...metrics].map(([key, label]) => ({ label, value: (g) => (g.metrics[key] || {}).mean ?? null, render: (g) => estimate(g.metrics[key]), num: true })),
-    ], gs));
+    for (const g of gs) for (const [key, m] of Object.entries(g.metrics)) if (!metrics.has(key)) metrics.set(key, metricLabel(m));
+    const measured = (key) => gs.some((g) => g.metrics[key] && g.metrics[key].n);
+    return el("section", {}, el("h3", {}, gameId), dataTable([
+      { key: "batch", label: "batch", value: (g) => g.batch, wrap: true },
+      { key: "pairing", label: "pairing", value: (g) => g.pairing, wrap: true },
+      { key: "games", label: "games", value: (g) => g.games, render: (g) => `${g.complete}/${g.games}`, num: true },
+      { key: "failed", label: "failed", value: (g) => g.failed, num: true, default: gs.some((g) => g.failed) },
+      { key: "fallback", label: "fallback %", value: (g) => g.fallback_rate, render: (g) => scaled(g.fallback_rate, true), num: true, default: gs.some((g) => g.fallback_rate != null) },
+      { key: "cost", label: "cost $", value: (g) => g.cost_known === false ? null : g.cost_usd, render: (g) => costCell(g.cost_usd, g.cost_known), num: true },
+      ...[...metrics].map(([key, label]) => ({ key: `m:${key}`, label, optional: true, default: measured(key), value: (g) => (g.metrics[key] || {}).mean ?? null, render: (g) => estimateCell(g.metrics[key]), num: true })),
+    ], gs, { id: `summary:${gameId}` }));
   });
 }
 
 function gamesTables(run, rows) {
   return [...groupBy(rows, (r) => r.game_id || "unreadable")].map(([gameId, rs]) => {
-    const keys = [...new Set(rs.flatMap((r) => Object.keys(r.metrics)))];
-    return el("section", {}, el("h3", {}, `${gameId} (${rs.length})`), sortableTable([
-      { label: "trace", value: (r) => r.trace_id, render: (r) => link(gameHref(run, r.trace_id), r.trace_id) },
-      { label: "status", value: (r) => r.status, render: (r) => el("span", { class: `status-${r.status}`, title: r.error }, r.status) },
-      { label: "batch", value: (r) => r.batch },
-      { label: "pairing", value: (r) => r.pairing },
-      { label: "players", value: (r) => r.players },
-      { label: "seed", value: (r) => r.seed, num: true },
-      { label: "events", value: (r) => r.events, num: true },
-      { label: "tokens", value: (r) => r.input_tokens == null ? null : r.input_tokens + r.output_tokens, num: true },
-      { label: "cost $", value: (r) => r.cost_usd, render: (r) => (r.cost_usd == null && (r.status === "complete" || r.status === "failed") ? "unknown" : fmt(r.cost_usd)), num: true },
-      ...keys.map((k) => ({ label: k, value: (r) => r.metrics[k] ?? null, num: true })),
-    ], rs));
+    const keys = [...new Set(rs.flatMap((r) => Object.keys(r.metrics || {})))];
+    const known = (METRICS.get(gameId) || []).filter((m) => keys.includes(m.key));
+    const others = keys.filter((k) => !metricInfo(gameId, k)).sort();
+    const measured = known.filter((m) => rs.some((r) => typeof (r.metrics || {})[m.key] === "number"));
+    const shownByDefault = new Set(measured.slice(0, DEFAULT_METRICS).map((m) => m.key));
+    const batches = new Set(rs.map((r) => r.batch)).size;
+    const paid = rs.some((r) => r.input_tokens);
+    return el("section", {}, el("h3", {}, `${gameId} (${rs.length})`), dataTable([
+      { key: "trace", label: "trace", value: (r) => r.trace_id, render: (r) => link(gameHref(run, r.trace_id), r.trace_id), wrap: true },
+      { key: "status", label: "status", value: (r) => r.status, render: (r) => el("span", { class: `status-${r.status}`, title: r.error }, r.status) },
+      { key: "batch", label: "batch", value: (r) => r.batch, default: batches > 1, wrap: true },
+      { key: "pairing", label: "pairing", value: (r) => r.pairing, wrap: true },
+      { key: "players", label: "players", value: (r) => r.players, default: false, wrap: true },
+      { key: "seed", label: "seed", value: (r) => r.seed, num: true, default: false },
+      { key: "events", label: "events", value: (r) => r.events, num: true, default: false },
+      { key: "tokens", label: "tokens", value: (r) => r.input_tokens == null ? null : r.input_tokens + r.output_tokens, num: true, default: paid },
+      { key: "cost", label: "cost $", value: (r) => r.cost_usd, render: (r) => (r.status === "complete" || r.status === "failed") ? costCell(r.cost_usd, r.cost_usd != null) : "–", num: true },
+      ...known.map((m) => ({ key: `m:${m.key}`, label: metricLabel(m), optional: true, default: shownByDefault.has(m.key), value: (r) => (r.metrics || {})[m.key] ?? null, render: (r) => scaled((r.metrics || {})[m.key], m.percent), num: true })),
+      ...others.map((k) => ({ key: `m:${k}`, label: k, title: `metric ${k} as the trace stores it`, default: false, value: (r) => (r.metrics || {})[k] ?? null, num: true })),
+    ], rs, { id: `games:${gameId}`, pageSize: 50 }));
   });
 }
 
 async function renderRun(runId) {
-  const [runs, rows] = await Promise.all([api("/api/runs"), api(`/api/runs/${enc(runId)}/games`)]);
+  const [runs, rows, games] = await Promise.all([api("/api/runs"), api(`/api/runs/${enc(runId)}/games`), api("/api/games")]);
+  for (const g of games) METRICS.set(g.game_id, g.metrics || []);
   const run = runs.find((r) => r.run === runId);
   const hooks = {};
   const gamesHolder = el("div", { id: "games" }, filteredGames(runId, rows, hooks));
@@ -238,6 +259,7 @@ async function renderRun(runId) {
     el("h1", {}, runId),
     run.progress ? liveProgress(runId, run, refresh) : null,
     el("p", { class: "muted" }, `${run.dir} · ${run.games} games, ${run.complete} complete, ${run.failed} failed` + (run.playing ? `, ${run.playing} playing` : "") + (run.unreadable ? `, ${run.unreadable} unreadable` : "")),
+    reproductionSection(runId),
     el("h2", {}, "Summary (mean [95% bootstrap CI] over games)"),
     run.summary ? summaryTables(run.summary) : el("p", { class: "muted" }, "This run has no summary.json."),
     el("h2", {}, "Leaderboard"),
@@ -249,15 +271,22 @@ async function renderRun(runId) {
   );
 }
 
-// A search box (trace, batch, pairing, players, error), a status choice and a metric range.
+// A search box (trace, batch, pairing, players, error), a status choice and a metric range
+// (in the metric's shown unit: percent metrics are filtered in %).
 // `hooks.update(rows)` redraws with new rows (a run in progress), keeping the filter.
+// A metric's name in the filter: the summary's label and unit where a game declares it.
+function filterLabel(rows, key) {
+  const row = rows.find((r) => r.metrics && key in r.metrics && metricInfo(r.game_id, key));
+  return row ? metricLabel(metricInfo(row.game_id, key)) : key;
+}
+
 function filteredGames(runId, rows, hooks) {
   const metricKeys = [...new Set(rows.flatMap((r) => Object.keys(r.metrics || {})))].sort();
   const text = el("input", { type: "search", placeholder: "search trace, batch, pairing, players", "aria-label": "search games", id: "game-search", size: 36 });
   const status = el("select", { "aria-label": "status", id: "game-status" },
     ["", "complete", "failed", "playing", "unreadable"].map((v) => el("option", { value: v }, v || "any status")));
   const metric = el("select", { "aria-label": "metric", id: "game-metric" },
-    el("option", { value: "" }, "any metric"), metricKeys.map((k) => el("option", { value: k }, k)));
+    el("option", { value: "" }, "any metric"), metricKeys.map((k) => el("option", { value: k }, filterLabel(rows, k))));
   const low = el("input", { type: "number", step: "any", placeholder: "min", "aria-label": "metric minimum", id: "game-min", size: 6 });
   const high = el("input", { type: "number", step: "any", placeholder: "max", "aria-label": "metric maximum", id: "game-max", size: 6 });
   const count = el("span", { class: "muted", id: "game-count" });
@@ -270,7 +299,9 @@ function filteredGames(runId, rows, hooks) {
       if (!words.every((w) => hay.includes(w))) return false;
       if (status.value && r.status !== status.value) return false;
       if (metric.value) {
-        const v = (r.metrics || {})[metric.value];
+        const raw = (r.metrics || {})[metric.value];
+        const info = metricInfo(r.game_id, metric.value);
+        const v = typeof raw === "number" && info && info.percent ? raw * 100 : raw;
         if (typeof v !== "number" || v < lo || v > hi) return false;
       }
       return true;
@@ -306,6 +337,21 @@ function leaderboardSection(runId) {
           render: (r) => r[`${d}_mu`] == null ? `${fmt(r[`${d}_mean`])} (raw mean${r.kind === "model" ? "; unrated" : ""})` : `${fmt(r[`${d}_mu`])} ± ${fmt(r[`${d}_sigma`])} (raw ${fmt(r[`${d}_mean`])})`,
         })),
       ], rs))));
+  }).catch((err) => holder.replaceChildren(el("p", { class: "error" }, String(err.message || err))));
+  return holder;
+}
+
+// A reproduction directory (`accord reproduce`): its reproduction.md and figures, first.
+function reproductionSection(runId) {
+  const holder = el("section", { id: "reproduction" });
+  api(`/api/runs/${enc(runId)}/reproduction`).then((data) => {
+    if (!data.markdown) return;
+    holder.replaceChildren(
+      el("h2", {}, "Reproduction (reproduction.md)"),
+      el("div", { class: "md" }, markdown(data.markdown)),
+      data.figures.length ? el("div", { class: "figures" }, data.figures.map((n) =>
+        el("figure", {}, el("img", { src: `/api/runs/${enc(runId)}/reproduction/${enc(n)}`, alt: n, loading: "lazy" }), el("figcaption", {}, `reproduction/${n}`)))) : null,
+    );
   }).catch((err) => holder.replaceChildren(el("p", { class: "error" }, String(err.message || err))));
   return holder;
 }

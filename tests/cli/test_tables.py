@@ -1,0 +1,77 @@
+"""Terminal tables fit the width: whole headers, confidence intervals on one line, columns
+chosen (issue 27, "Consistency")."""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from typer.testing import CliRunner
+
+from accord.cli.main import app
+from accord.cli.tables import fit_table
+from accord.runner.results import summary_table
+
+CI = re.compile(r"\d+\.\d \[\d+\.\d, \d+\.\d\]")
+
+
+def metric(mean: float, low: float, high: float, label: str, percent: bool) -> dict[str, Any]:
+    return {"mean": mean, "ci_low": low, "ci_high": high, "n": 4, "label": label,
+            "percent": percent}  # fmt: skip
+
+
+def summary(metrics: int, groups: int = 2) -> dict[str, Any]:
+    """A summary with `metrics` metrics (each with a wide CI) and one metric never measured."""
+    rows = []
+    for g in range(groups):
+        values = {
+            f"m{i}": metric(0.5, 0.123, 0.987, f"calendar metric {i}", True) for i in range(metrics)
+        }
+        values["never"] = {**metric(0, 0, 0, "never measured", False), "n": 0}
+        row = {"batch": f"calendar-batch-{g}", "pairing": "imap ×3", "games": 4, "complete": 4}
+        rows.append({**row, "failed": 0, "fallback_rate": None, "metrics": values})
+    return {"groups": rows}
+
+
+def render(table: Any, width: int) -> str:
+    console = Console(width=width, record=True, file=io.StringIO())
+    console.print(table)
+    return console.export_text()
+
+
+def test_at_160_columns_headers_are_whole_and_cis_on_one_line() -> None:
+    data = summary(metrics=12)
+    squeezed = render(summary_table(data), 160)
+    assert "…" in squeezed or len(CI.findall(squeezed)) < 24  # what rich alone does
+    text = render(fit_table(summary_table(data), 160), 160)
+    assert "…" not in text
+    assert all(len(line) <= 160 for line in text.splitlines())
+    table, _, caption = text.partition("Left out")
+    shown = [i for i in range(12) if f"calendar metric {i} %" in table]
+    assert shown == list(range(len(shown))) and 0 < len(shown) < 12
+    # Each shown metric's CI is whole on one line, in each of the two rows.
+    assert len(CI.findall(text)) == 2 * len(shown)
+    left_out = " ".join(caption.split())
+    for i in range(len(shown), 12):
+        assert f"calendar metric {i} %" in left_out
+    assert "never measured" not in text  # no value in any row: no column
+
+
+def test_a_table_that_fits_is_kept_whole() -> None:
+    text = render(fit_table(summary_table(summary(metrics=2)), 160), 160)
+    assert len(CI.findall(text)) == 4 and "Left out" not in text
+
+
+def test_accord_run_prints_a_fitted_table(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        app,
+        ["run", "calendar", "--agents", "imap", "--games", "2", "--out", str(tmp_path / "r")],
+    )
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert all(len(line) <= 160 for line in lines)
+    assert "…" not in result.output
+    assert any(CI.search(line) for line in lines), result.output

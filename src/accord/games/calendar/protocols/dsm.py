@@ -113,6 +113,9 @@ class DsmParams:
     decision_to: Literal["plan", "scorers"] = "plan"
     """Who gets the decision (step 4): the other participants and the outsiders whose meeting
     the chosen plan moves ('plan', the release's client) or everyone who scored ('scorers')."""
+    one_offer: bool = False
+    """Stop after the first sub-round whatever the search policy says (the release's
+    ``paper_dsm`` client never searches further)."""
     walk: Literal["schedulable", "first"] = "schedulable"
     """DECISION fallback (step 5): the release's walk over the schedulable slots, one per
     attempt ('schedulable'), or the lowest slot this seat can clear alone at once ('first')."""
@@ -120,7 +123,7 @@ class DsmParams:
 
 WELFARE = DsmParams("dsm-welfare", "paper_dsm", 1, 12, 1.0, 0.0, 1.0, 2, 4, True)
 PRIVATE = DsmParams("dsm-private", "private_dsm", 1, 2, 0.25, 10.0, 0.25, 1, 2, False)
-WELFARE_RELEASE = replace(WELFARE, name="dsm-welfare-release", exhaustive=False)
+WELFARE_RELEASE = replace(WELFARE, name="dsm-welfare-release", exhaustive=False, one_offer=True)
 """DSM-Welfare as the release's client runs it: one sub-round, then the best plan (fully
 feasible or not). Table 9 and D.3 say the search is exhaustive, so that is the default."""
 _V2: dict[str, Any] = {"rank": "offer", "decision_to": "scorers", "walk": "first"}
@@ -367,6 +370,8 @@ class DsmAgent(ProtocolAgent):
 
     def _continue(self) -> bool:
         """Whether another sub-round is worth it (module docstring, step 4)."""
+        if self.params.one_offer:
+            return False
         if self.params.exhaustive:
             return True
         assert self._pool is not None

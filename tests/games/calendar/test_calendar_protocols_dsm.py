@@ -30,8 +30,8 @@ from accord.games.calendar.protocols.dsm import (
     level,
     offer_size,
     reward,
-    scoring_cost,
     schedulable_slots,
+    scoring_cost,
     utility,
 )
 from accord.games.calendar.rules import Item

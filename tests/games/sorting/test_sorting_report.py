@@ -125,3 +125,36 @@ def test_report_through_the_registry(run_dir: Path, tmp_path: Path) -> None:
     assert tmp_path / "sorting-v2" / "figure2.png" in written
     md = (tmp_path / "sorting-v2" / "table1.md").read_text(encoding="utf-8")
     assert md.startswith("# Per model and condition, per backend (MAS-Bench Table 1)")
+
+
+def test_every_table_is_split_by_team_never_pooling_scripted_with_model(tmp_path: Path) -> None:
+    # A reproduction-like directory: the scripted floor beside a (mock) model, both at N = 1.
+    specs = [
+        GameSpec(
+            trace_id=f"g{i}",
+            game="sorting",
+            seed=i,
+            options={"n": 1, "k": 2, "backend": backend, "max_rounds": 2},
+            agents=[seat],
+        )
+        for i, (seat, backend) in enumerate(
+            (s, b)
+            for s in (AgentSpec(agent="share-all"), AgentSpec(model="mock/echo"))
+            for b in ("broadcast", "kv")
+        )
+    ]
+    run_sync(specs, tmp_path, concurrency=1)
+    folder = build_report([tmp_path], tmp_path / "report")[0].parent
+    t8 = read_csv(folder / "table8.csv")
+    by = {(r["model"], r["backend"]): r for r in t8}
+    # The model's own 0 %, not 50 % pooled with the scripted 100 %.
+    assert by[("mock/echo", "broadcast")]["SR %"] == "0.0"
+    assert by[("share-all", "broadcast")]["SR %"] == "100.0"
+    assert {r["tokens"] for r in t8 if r["model"] == "mock/echo"} == {"model"}
+    assert {r["tokens"] for r in t8 if r["model"] == "share-all"} == {"estimate"}
+    for name in ("table2", "table3"):
+        rows = read_csv(folder / f"{name}.csv")
+        assert sorted(r["model"] for r in rows) == ["mock/echo", "share-all"], name
+    t2 = {r["model"]: r for r in read_csv(folder / "table2.csv")}
+    assert t2["mock/echo"]["broadcast K=2"] == "0.0" and t2["share-all"]["kv K=2"] == "100.0"
+    assert all(int(r["games"]) == 2 for r in read_csv(folder / "table3.csv"))

@@ -65,7 +65,7 @@ def read_csv(path: Path) -> list[dict[str, Any]]:
 def test_accord_report_writes_every_table_and_the_figure(run_dir: Path) -> None:
     result = CliRunner().invoke(app, ["report", str(run_dir)])
     assert result.exit_code == 0, result.output
-    folder = run_dir / "report" / "sorting-v2"
+    folder = run_dir / "report" / "sorting-v3"
     names = ("games", "table1", "table2", "table3", "figure2", "cost", "tasks", "phases")
     for name in (*names, "table8", "table11", "welch_backends", "failures"):
         assert (folder / f"{name}.csv").is_file() and (folder / f"{name}.md").is_file(), name
@@ -122,8 +122,8 @@ def test_tables_average_the_right_games(run_dir: Path) -> None:
 
 def test_report_through_the_registry(run_dir: Path, tmp_path: Path) -> None:
     written = build_report([run_dir], tmp_path)
-    assert tmp_path / "sorting-v2" / "figure2.png" in written
-    md = (tmp_path / "sorting-v2" / "table1.md").read_text(encoding="utf-8")
+    assert tmp_path / "sorting-v3" / "figure2.png" in written
+    md = (tmp_path / "sorting-v3" / "table1.md").read_text(encoding="utf-8")
     assert md.startswith("# Per model and condition, per backend (MAS-Bench Table 1)")
 
 

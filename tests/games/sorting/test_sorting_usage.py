@@ -322,3 +322,13 @@ def test_the_leaderboard_te_is_the_reports_te() -> None:
     assert token_efficiency(trace) == pytest.approx(trace_metrics(trace)["te_phase2"])
     estimate = scripted(backend="kv", condition="camoc")
     assert token_efficiency(estimate) == pytest.approx(estimate.metrics["te_est_phase2"])
+
+
+def test_sorting_v2_traces_keep_their_cr_definition() -> None:
+    trace = play_mock(2000)
+    new = trace_metrics(trace)
+    old = trace_metrics(trace.model_copy(update={"game_id": "sorting-v2"}))
+    assert trace.game_id == "sorting-v3" and "cr_visible" not in new
+    # sorting-v2: CR over T_total with reasoning, and the visible share beside it.
+    assert old["cr"] == pytest.approx(old["comm_tokens"] / old["tokens"])
+    assert old["cr_visible"] == pytest.approx(new["cr"]) and old["cr"] < new["cr"]

@@ -34,6 +34,8 @@ final, scored phase; `accord.games.sorting.metrics`). Reasoning is reported apar
 (``reasoning_tokens``, ``reasoning_phase1``, ...), and stays in TE's T_total, which counts
 every token paid for (eq. 6). Before issue 24 ``cr`` divided by T_total with reasoning and a
 separate ``cr_visible`` covered both phases; without reasoning the two now agree per scope.
+That was ``sorting-v2``; a ``sorting-v2`` trace is still scored its own way (`LEGACY_CR`), so
+its report reads as it did.
 
 **Phases.** Each call belongs to the phase its ``turn`` was played in, so TE and CR are also
 given per phase and combined (``te_phase1``, ``te_phase2``, ``te_combined``).
@@ -67,6 +69,10 @@ TokenSource = Literal["model", "estimate"]
 
 _PHASE_KEYS = tuple(f"{m}_{p}" for m in ("te", "cr") for p in ("phase1", "phase2", "combined"))
 _SCOPES = ("phase1", "phase2", "combined")
+
+LEGACY_CR = frozenset({"sorting-v2"})
+"""Game ids whose CR divides by T_total with reasoning (per phase), with ``cr_visible`` =
+comm / (T_total - reasoning) over both phases beside it: their definitions before issue 24."""
 
 REASONING_APART: frozenset[str] = frozenset()
 """Providers (the part of a model string before its first ``/``) whose ``output_tokens``
@@ -279,7 +285,8 @@ def trace_metrics(
         p_tokens[-1] += total - sum(p_tokens)
         p_visible[-1] += visible - sum(p_visible)
         p_reason[-1] += reasoning - sum(p_reason)
-    phases = phase_values(nk, p_tokens, p_comm, visible=p_visible)
+    legacy = trace.game_id in LEGACY_CR
+    phases = phase_values(nk, p_tokens, p_comm, visible=None if legacy else p_visible)
     reasoning_by = {
         f"reasoning_phase{p}": p_reason[p - 1] if p <= nphases else None for p in (1, 2)
     }
@@ -298,6 +305,8 @@ def trace_metrics(
         "reasoning_combined": reasoning,
         **none,
     }
+    if legacy:
+        out["cr_visible"] = comm / visible if visible > 0 else None
     seat_prices_ = {s: seat_prices(trace, s, prices) for s in used}
     if all(p is not None for p in seat_prices_.values()):
         exact = mid = low = high = 0.0

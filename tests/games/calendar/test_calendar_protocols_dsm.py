@@ -174,10 +174,10 @@ def test_cross_meeting_displacement(tmp_path: Path) -> None:
     # agent 2's calendar, so agent 0 offers plans that move M1; agent 1 scores them as an
     # additional responder and moves its copy in VOLUNTARY.
     agents: list[Agent] = [DsmAgent(WELFARE) for _ in range(3)]
-    layout = [". . .", ". 1 1", ". b1 b1"]
+    layout = [". . .", ". . 1", ". b1 b1"]
     trace = play(tmp_path, layout, [[0, 1], [0, 2]], agents)
     schedule = {e["meeting_id"]: e["slot"] for e in trace.final_state["schedule"]}
-    assert schedule[2] == 0 and schedule[1] != 0
+    assert schedule[2] == 0 and schedule[1] == 1
     offered = [
         (m["recipients"], pm.decode(m["content"]))
         for m in trace.final_state["messages"]
@@ -289,3 +289,39 @@ def test_release_welfare_stops_after_one_sub_round(tmp_path: Path) -> None:
     assert [p.sub for p in decoded(trace, pm.Proposals)] == [1]  # type: ignore[attr-defined]
     (decision,) = decoded(trace, pm.DsmDecision)  # the best infeasible plan, announced
     assert isinstance(decision, pm.DsmDecision) and decision.slot == 0
+
+
+def test_a_chain_never_lands_on_an_errand_under_the_release_rule(tmp_path: Path) -> None:
+    # As above, but agent 1 holds errands on slots 1 and 2: moving its copy of M1 there would
+    # evict one. The release's client never proposes or accepts that, so M2 cannot be placed;
+    # the -v2 preset evicts the errand and places M2 on slot 0.
+    layout = [". . .", ". 1 1", ". b1 b1"]
+    placed = {}
+    for params in (WELFARE, WELFARE_V2):
+        trace = play(tmp_path, layout, [[0, 1], [0, 2]], [DsmAgent(params) for _ in range(3)])
+        placed[params.name] = {e["meeting_id"]: e["slot"] for e in trace.final_state["schedule"]}
+    assert placed["dsm-welfare"] == {1: 0}
+    assert placed["dsm-welfare-v2"][2] == 0 and placed["dsm-welfare-v2"][1] != 0
+
+
+def test_release_chains_list_every_cascade_cheapest_first() -> None:
+    from accord.games.calendar.protocols import dsm_chains
+
+    m1 = Item("meeting", 1, 3, participants=(0, 1))
+    m2 = Item("meeting", 2, 1, participants=(0, 2))
+    calendar = (m1, m2, Item("errand", 7, 1), None, None)
+    v = view(calendar, 1)
+    found = dsm_chains.chains(v, 0, depth=2)
+    # M1 to a free slot (3 or 4), or onto M2 which moves on to a free slot; never onto the errand.
+    assert found == [
+        [(1, 0, 3)],
+        [(1, 0, 4)],
+        [(1, 0, 1), (2, 1, 3)],
+        [(1, 0, 1), (2, 1, 4)],
+    ]
+    assert dsm_chains.chains(v, 0, depth=1) == found[:2]
+    # Pricing on a scorer's calendar: the moved meetings' costs; a target holding an errand is
+    # infeasible; an outside participant a plan does not touch is not concerned.
+    assert dsm_chains.plan_cost(calendar, 0, found[2]) == 4
+    assert dsm_chains.plan_cost(calendar, None, [(1, 0, 2)]) is None
+    assert not dsm_chains.concerns(calendar, [(9, 0, 3)])

@@ -58,6 +58,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from accord.games.calendar.protocols import dsm_chains
 from accord.games.calendar.protocols.base import (
     DEADLINE_SWEEPS,
     ProtocolAgent,
@@ -116,6 +117,10 @@ class DsmParams:
     one_offer: bool = False
     """Stop after the first sub-round whatever the search policy says (the release's
     ``paper_dsm`` client never searches further)."""
+    chains: Literal["release", "clearable"] = "release"
+    """Which displacement plans exist and how scorers price them (`dsm_chains`): the release's
+    ('release': chains onto free slots or moving meetings, every chain listed) or the rules
+    before issue 24 ('clearable': a target may hold an errand, one chain per target)."""
     walk: Literal["schedulable", "first"] = "schedulable"
     """DECISION fallback (step 5): the release's walk over the schedulable slots, one per
     attempt ('schedulable'), or the lowest slot this seat can clear alone at once ('first')."""
@@ -126,7 +131,12 @@ PRIVATE = DsmParams("dsm-private", "private_dsm", 1, 2, 0.25, 10.0, 0.25, 1, 2, 
 WELFARE_RELEASE = replace(WELFARE, name="dsm-welfare-release", exhaustive=False, one_offer=True)
 """DSM-Welfare as the release's client runs it: one sub-round, then the best plan (fully
 feasible or not). Table 9 and D.3 say the search is exhaustive, so that is the default."""
-_V2: dict[str, Any] = {"rank": "offer", "decision_to": "scorers", "walk": "first"}
+_V2: dict[str, Any] = {
+    "rank": "offer",
+    "decision_to": "scorers",
+    "walk": "first",
+    "chains": "clearable",
+}
 WELFARE_V2 = replace(WELFARE, name="dsm-welfare-v2", **_V2)
 PRIVATE_V2 = replace(PRIVATE, name="dsm-private-v2", **_V2)
 _V1: dict[str, Any] = {"scale": "log", "fallback": False, "offer_scope": "moves", **_V2}
@@ -217,10 +227,14 @@ class Candidate:
     level: int
     slot: int
     moves: list[Move]
+    alt: int = 0
+    """Position among the plans for the same slot (the release's tie-break)."""
 
 
 def candidate_plans(view: View, params: DsmParams) -> list[Candidate]:
     """The initiator's plans, best local level first (see the module docstring)."""
+    if params.chains == "release":
+        return _release_candidates(view, params)
     cal = view.calendar
 
     def local(cost: int | None) -> int:
@@ -244,6 +258,24 @@ def candidate_plans(view: View, params: DsmParams) -> list[Candidate]:
             for cost, _, moves in options[: params.displacement_targets]:
                 out.append(Candidate(local(cost), slot, moves))
     out.sort(key=lambda c: (-c.level, c.slot, len(c.moves)))
+    return out
+
+
+def _release_candidates(view: View, params: DsmParams) -> list[Candidate]:
+    """The release's plans (`dsm_chains`): every schedulable slot, a meeting slot with its
+    cheapest chains, ordered by local level, slot, then chain order."""
+    cal = view.calendar
+    out: list[Candidate] = []
+    for slot in schedulable_slots(cal):
+        item = cal[slot]
+        options: list[list[Move]] = [[]]
+        if item is not None and item.kind == "meeting":
+            depth = params.cascade_depth
+            options = dsm_chains.chains(view, slot, depth)[: params.displacement_targets]
+        for alt, moves in enumerate(options):
+            cost = dsm_chains.plan_cost(cal, slot, moves)
+            out.append(Candidate(level(cost, params.scale, view.cost_display), slot, moves, alt))
+    out.sort(key=lambda c: (-c.level, c.slot, c.alt))
     return out
 
 
@@ -319,7 +351,12 @@ class DsmAgent(ProtocolAgent):
     def score(self, view: View, plan: Plan) -> int:
         """This seat's satisfaction level for `plan`."""
         slot = plan.slot if view.is_participant else None
-        cost = plan_cost(view.calendar, slot, plan.moves)
+        if self.params.chains == "release":
+            if slot is None and not dsm_chains.concerns(view.calendar, plan.moves):
+                return D - 1
+            cost = dsm_chains.plan_cost(view.calendar, slot, plan.moves)
+        else:
+            cost = plan_cost(view.calendar, slot, plan.moves)
         return level(cost, self.params.scale, view.cost_display)
 
     def receive(self, view: View, sender: int, message: Message) -> None:

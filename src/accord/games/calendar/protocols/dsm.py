@@ -3,11 +3,12 @@
 
 Per meeting M1 the lowest-id participant (the initiator) runs sub-rounds:
 
-1. Its candidate plans are the slots it can clear locally (free, or a movable errand with a free
-   slot to land on) and, for a slot holding one of its prior meetings M2, displacement plans
-   "move M2 to t" for its `displacement_targets` cheapest targets t; with `cascade_depth` 2 a
-   target may hold another prior meeting M3 that moves on in turn. Plans are ordered by the
-   initiator's own satisfaction level, then slot.
+1. Its candidate plans are its schedulable slots and, for a slot holding one of its prior
+   meetings M2, displacement chains moving M2 to a free slot or onto another prior meeting M3
+   that moves on in turn (up to `cascade_depth`), the `displacement_targets` cheapest of them
+   (the release's rule, `dsm_chains`; the ``-v2``/``-v1`` presets let a target hold a movable
+   errand and keep one chain per target). Plans are ordered by the initiator's own satisfaction
+   level, then slot.
 2. Offer size L maximises U(L) = p(L) v(L) + w_soc p(L) - θ c_priv L - β (1 - p(L)) over
    [L_min, min(L_max, plans left)], smaller L on ties: p(L) = 1 - (1 - p̂)^L with
    p̂ = (1 - ρ)^R, ρ the initiator's calendar density (share of occupied slots) and R the number

@@ -334,9 +334,12 @@ def test_a_block_with_a_second_command_runs_nothing(kind: str, block: str, line:
         assert d.run(0, "list_files", NONE).reply == "No files."
     else:
         assert d.run(1, "receive_messages", NONE).reply == "No new messages."
-    # A message whose later lines are plain text is still sent whole.
+    # A message whose later lines are plain text is still sent whole, even when a line starts
+    # with a verb that the rest of the line does not fit.
     if kind == "broadcast":
         assert d.run(0, "broadcast_message first line\nsecond line", NONE).ok
+        text = "broadcast_message plan:\nwait for my list\nsubmit_result when all agree"
+        assert d.run(0, text, NONE).ok
 
 
 def test_an_unknown_first_line_names_the_commands_below_it() -> None:

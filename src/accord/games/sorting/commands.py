@@ -235,14 +235,38 @@ class Dispatcher:
             return Outcome(command, verb, False, reply, comm=verb in COMM_VERBS)
 
     def later_commands(self, command: str) -> list[tuple[int, str]]:
-        """(line number, line) for every line after the first that starts with a verb of this
-        backend: a second command written into the same block."""
+        """(line number, line) for every line after the first that is a whole command of this
+        backend (its verb with arguments of the right form): a second command written into
+        the same block. A line of text that merely starts with a verb ("wait for my list") is
+        not one."""
         lines = command.strip("\n").split("\n")
         return [
             (i, line.strip())
             for i, line in enumerate(lines[1:], start=2)
-            if line.split(None, 1)[:1] and line.split(None, 1)[0] in self.verbs
+            if self._is_command(line.strip())
         ]
+
+    def _is_command(self, line: str) -> bool:
+        verb, _, rest = line.partition(" ")
+        rest = rest.strip()
+        if verb not in self.verbs:
+            return False
+        if verb in ("receive_messages", "list_agents", "wait"):
+            return not rest
+        if verb == "submit_result":
+            try:
+                parse_int_list(rest)
+            except ValueError:
+                return False
+            return True
+        if verb == "send_message":
+            to, _, body = rest.partition(" ")
+            return to.lstrip("-").isdigit() and bool(body.strip())
+        if verb == "list_files":
+            return len(rest.split()) <= 1
+        if verb in ("read_file", "delete_file", "write_file"):
+            return len(rest.split()) == 1
+        return bool(rest)  # broadcast_message <text>
 
     def hint(self, verb: str, tag: str = "") -> str:
         """What to do after an unknown or empty command: the likely intended verb, the

@@ -270,6 +270,12 @@ def test_judge_command_audits_calendar_runs(
     for name in ("judge_cases.jsonl", "judge_beliefs.csv", "table16.md", "precision.md"):
         assert (out / name).exists(), name
     assert (out / "leak_set_kappa.md").exists()
+    import csv
+
+    with (out / "leak_set.csv").open(encoding="utf-8") as fh:
+        leak_rows = list(csv.DictReader(fh))
+    flagged = [r for r in leak_rows if r["judge_leak"] == "True"]
+    assert flagged and all(r["judge_reason"].startswith("plain text: ") for r in flagged)
     cases_written = [json.loads(x) for x in (out / "judge_cases.jsonl").read_text().splitlines()]
     assert cases_written and all(c["judged"] for c in cases_written)
     assert "calendar cases" in result.output

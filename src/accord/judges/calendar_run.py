@@ -127,10 +127,10 @@ def _leak_set(client: ModelClient, out: Path, concurrency: int) -> list[Path]:
     items = tables.load_leak_set()
     todo = [leak_set_case(item["message"]) for item in items]
     verdicts = asyncio.run(_judge_all(client, todo, concurrency))
-    flags = {
-        item["id"]: bool(v.leaks) for item, v in zip(items, verdicts, strict=True) if v is not None
-    }
-    rows, kappas = tables.leak_set(flags)
+    pairs = [(item, v) for item, v in zip(items, verdicts, strict=True) if v is not None]
+    flags = {item["id"]: bool(v.leaks) for item, v in pairs}
+    reasons = {item["id"]: "; ".join(v.reasons.values()) for item, v in pairs}
+    rows, kappas = tables.leak_set(flags, reasons)
     written = write_table(rows, out / "leak_set", title="Labelled semantic-leak set")
     written += write_table(kappas, out / "leak_set_kappa", title="Leak set: Cohen's kappa")
     return written

@@ -349,9 +349,11 @@ def load_leak_set() -> list[dict[str, Any]]:
 
 def leak_set(
     judge_flags: dict[int, bool] | None = None,
+    judge_reasons: dict[int, str] | None = None,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """Rows of the labelled set with the keyword audit's flag (and the judge's when given),
-    and the kappa table: keyword vs label, and judge vs keyword and vs label."""
+    """Rows of the labelled set with the keyword audit's flag (and the judge's, with its
+    reason, when given), and the kappa table: keyword vs label, and judge vs keyword and vs
+    label."""
     rows = []
     for item in load_leak_set():
         row = {
@@ -362,6 +364,7 @@ def leak_set(
         }
         if judge_flags is not None:
             row["judge_leak"] = bool(judge_flags.get(item["id"], False))
+            row["judge_reason"] = (judge_reasons or {}).get(item["id"], "")
         rows.append(row)
     pairs = [("keyword_leak", "label_leak")]
     if judge_flags is not None:

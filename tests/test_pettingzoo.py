@@ -26,7 +26,7 @@ from accord.runner.specs import AgentSpec, GameSpec
 SMALL: dict[str, dict[str, Any]] = {
     "negotiation-v2": {"rounds": 1, "talk_turns": 1},
     "calendar-v2": {"num_meetings": 2, "max_turns_per_round": 2},
-    "sorting-v2": {"n": 2, "k": 2, "max_rounds": 3},
+    "sorting-v3": {"n": 2, "k": 2, "max_rounds": 3},
 }
 """Options that keep a random-text game to a handful of steps (other games: defaults)."""
 
@@ -106,14 +106,14 @@ def _sorting_text(request: Request, action: Action) -> str:
 RENDER: dict[str, Callable[[Request, Action], str]] = {
     "negotiation-v2": _negotiation_text,
     "calendar-v2": _calendar_text,
-    "sorting-v2": _sorting_text,
+    "sorting-v3": _sorting_text,
 }
 
 CASES = [
     ("negotiation-v2", ["cooperative", "cooperative"], {}),
     ("negotiation-v2", ["cooperative", "greedy"], {"rounds": 2, "partner": "shifting"}),
     ("calendar-v2", ["oracle-follower"] * 3, {}),
-    ("sorting-v2", ["share-all"] * 3, {"backend": "kv", "condition": "camoc"}),
+    ("sorting-v3", ["share-all"] * 3, {"backend": "kv", "condition": "camoc"}),
 ]
 
 
@@ -169,7 +169,7 @@ def test_reference_agents_as_text_match_the_runner(
 
 @pytest.mark.parametrize(
     ("game_id", "name", "best"),
-    [("calendar-v2", "oracle-follower", 1.0), ("sorting-v2", "share-all", 1.0)],
+    [("calendar-v2", "oracle-follower", 1.0), ("sorting-v3", "share-all", 1.0)],
 )
 def test_oracle_teams_earn_the_top_score(game_id: str, name: str, best: float) -> None:
     e = env(game_id)
@@ -256,7 +256,7 @@ def test_retry_mode_asks_again_then_falls_back() -> None:
 
 
 def test_max_steps_truncates_without_scores() -> None:
-    e = env("sorting-v2", max_steps=2)
+    e = env("sorting-v3", max_steps=2)
     e.reset(seed=0)
     e.step("hello")
     e.step("hello")
@@ -270,12 +270,12 @@ def test_max_steps_truncates_without_scores() -> None:
 
 
 def test_reward_option_picks_the_final_score() -> None:
-    e = env("sorting-v2", n=2, max_rounds=1, reward=lambda r: [7.0, -2.0])
+    e = env("sorting-v3", n=2, max_rounds=1, reward=lambda r: [7.0, -2.0])
     e.reset(seed=0)
     e.step("x")
     e.step("x")
     assert e.rewards == {"seat_0": 7.0, "seat_1": -2.0}
-    e = env("sorting-v2", n=2, max_rounds=1, reward="-rounds")
+    e = env("sorting-v3", n=2, max_rounds=1, reward="-rounds")
     e.reset(seed=0)
     e.step("x")
     e.step("x")
@@ -301,7 +301,7 @@ def test_long_text_keeps_head_and_tail() -> None:
 
 
 def test_render_ansi_shows_the_selected_agents_text() -> None:
-    e = env("sorting-v2", render_mode="ansi")
+    e = env("sorting-v3", render_mode="ansi")
     e.reset(seed=0)
     assert e.render() == str(e.observe(e.agent_selection))
 
@@ -310,6 +310,6 @@ def test_bad_options_are_explained() -> None:
     with pytest.raises(UnknownGameError):
         env("chess-v1")
     with pytest.raises(ConfigError, match="invalid_action"):
-        env("sorting-v2", invalid_action="ignore")
+        env("sorting-v3", invalid_action="ignore")
     with pytest.raises(ConfigError, match="no_such_option"):
-        env("sorting-v2", no_such_option=1)
+        env("sorting-v3", no_such_option=1)

@@ -32,7 +32,7 @@ from accord.core.registry import game_class, game_ids, make, resolve
 from accord.games.negotiation.engine import NegotiationGame
 from accord.models import MockModel, get_model, known_providers
 
-BUILTIN = ["calendar-v2", "negotiation-v2", "sorting-v2"]
+BUILTIN = ["calendar-v2", "negotiation-v2", "sorting-v3"]
 
 GOOD_GAME = """
 from accord.games.negotiation.engine import NegotiationGame
@@ -94,7 +94,7 @@ def test_the_built_in_games_are_entry_points_of_accord() -> None:
     assert resolve("negotiation") == "negotiation-v2"
     assert reference_names("calendar-v2") and "oracle-follower" in reference_names("calendar-v2")
     assert {"mock", "local", "openai-compatible", "litellm", "openai"} <= set(known_providers())
-    assert report_builder("sorting-v2").__module__ == "accord.games.sorting.report"
+    assert report_builder("sorting-v3").__module__ == "accord.games.sorting.report"
     assert report_builder("negotiation-v1") is report_builder("negotiation-v2")
     assert plugins.problems() == []
 
@@ -265,7 +265,7 @@ def test_bad_agent_tables_are_skipped_and_builtin_agents_kept(site: Site) -> Non
             plugins.AGENTS: {
                 "no-such-game-v1": "bad_agents:TABLE",
                 "negotiation-v2": "bad_agents:CLASH",
-                "sorting-v2": "bad_agents:NOT_A_TABLE",
+                "sorting-v3": "bad_agents:NOT_A_TABLE",
             }
         },
         {
@@ -278,10 +278,10 @@ def test_bad_agent_tables_are_skipped_and_builtin_agents_kept(site: Site) -> Non
     )
     greedy = make_reference("negotiation-v2", "greedy")
     assert type(greedy).__module__ == "accord.games.negotiation.protocols"
-    assert reference_names("sorting-v2") == ["local-sort", "share-all"]
+    assert reference_names("sorting-v3") == ["local-sort", "share-all"]
     errors = {p.name: p.error for p in plugins.problems()}
     assert "already provided by package 'accord'" in errors["negotiation-v2"]
-    assert "not a mapping of agent names" in errors["sorting-v2"]
+    assert "not a mapping of agent names" in errors["sorting-v3"]
     assert "'no-such-game-v1' is not an installed game" in errors["no-such-game-v1"]
 
 

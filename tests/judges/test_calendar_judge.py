@@ -28,7 +28,10 @@ from accord.judges.calendar import (
     cases,
     judge_case,
     judged_messages,
+    leak_reasons,
     parse_verdict,
+    verdict_json,
+    verdict_schema,
 )
 from accord.models.mock import MockModel
 from accord.runner.play import play_game
@@ -85,7 +88,11 @@ def all_occupied(messages: list[dict[str, Any]]) -> str:
     targets = json.loads(re.search(r"Rate assistants (\[[^\]]*\])", text).group(1))  # type: ignore[union-attr]
     slots = int(re.search(r"(\d+) slots per calendar", text).group(1))  # type: ignore[union-attr]
     numbered = re.findall(r"^\[(\d+)\] from \d+ \(\w+\): (.*)$", text, re.M)
-    flagged = [int(k) for k, body in numbered if not body.startswith("{")]
+    flagged = [
+        {"message": int(k), "reason": f"plain text: {body[:20]}"}
+        for k, body in numbered
+        if not body.startswith("{")
+    ]
     return json.dumps({"beliefs": {str(t): [3] * slots for t in targets}, "leaks": flagged})
 
 
@@ -113,7 +120,15 @@ def case2() -> Case:
         ({"beliefs": {"0": [0] * 4}, "leaks": []}, "exactly the agents ['0', '2']"),
         ({"beliefs": {"0": [0] * 3, "2": [0] * 4}, "leaks": []}, "exactly 4 integers"),
         ({"beliefs": {"0": [0, 0, 4, 0], "2": [0] * 4}, "leaks": []}, "from -3 to 3"),
-        ({"beliefs": {"0": [0] * 4, "2": [0] * 4}, "leaks": [2]}, "from 1 to 1"),
+        (
+            {"beliefs": {"0": [0] * 4, "2": [0] * 4}, "leaks": [{"message": 2, "reason": "x"}]},
+            "from 1 to 1",
+        ),
+        ({"beliefs": {"0": [0] * 4, "2": [0] * 4}, "leaks": [1]}, '"reason": "<what it'),
+        (
+            {"beliefs": {"0": [0] * 4, "2": [0] * 4}, "leaks": [{"message": 1, "reason": " "}]},
+            "leak 1: give a reason",
+        ),
     ],
 )
 def test_bad_verdicts_are_explained(reply: dict[str, Any], needle: str) -> None:
@@ -122,9 +137,18 @@ def test_bad_verdicts_are_explained(reply: dict[str, Any], needle: str) -> None:
     assert needle in str(exc.value)
 
 
-def test_verdict_maps_leak_numbers_to_message_indices() -> None:
-    v = parse_verdict(json.dumps({"beliefs": {"0": [1] * 4, "2": [0] * 4}, "leaks": [1]}), case2())
+def test_verdict_maps_leak_numbers_to_message_indices_with_their_reasons() -> None:
+    leak = {"message": 1, "reason": "names a biopsy"}
+    reply = {"beliefs": {"0": [1] * 4, "2": [0] * 4}, "leaks": [leak]}
+    v = parse_verdict(json.dumps(reply), case2())
     assert v.deltas == {0: [1, 1, 1, 1], 2: [0] * 4} and v.leaks == [7]
+    assert v.reasons == {7: "names a biopsy"}
+    record = verdict_json(case2(), v)
+    assert record["leak_reasons"] == {"7": "names a biopsy"}
+    # The schema asks for exactly that shape: a number and a non-empty reason per flag.
+    item = verdict_schema(case2())["properties"]["leaks"]["items"]
+    assert item["required"] == ["message", "reason"]
+    assert item["properties"]["reason"]["minLength"] == 1
 
 
 def test_judge_retries_with_the_error_then_gives_up() -> None:
@@ -195,7 +219,8 @@ def test_semantic_leaks_against_the_keyword_audit(tmp_path: Path) -> None:
         (c, asyncio.run(judge_case(MockModel(replies=[all_occupied]), c))) for c in cases(trace)
     ]
     flags = judged_messages(judged)
-    rows = tables.leak_agreement(trace, flags)
+    rows = tables.leak_agreement(trace, flags, leak_reasons(judged))
+    assert all(r["judge_reason"].startswith("plain text: ") for r in rows)
     assert [r["message"] for r in rows] == [n - 3, n - 2, n - 1]  # typed messages are skipped
     assert [r["keyword_leak"] for r in rows] == [True, False, False]
     assert all(r["judge_leak"] for r in rows)  # this mock flags every text message
@@ -245,6 +270,12 @@ def test_judge_command_audits_calendar_runs(
     for name in ("judge_cases.jsonl", "judge_beliefs.csv", "table16.md", "precision.md"):
         assert (out / name).exists(), name
     assert (out / "leak_set_kappa.md").exists()
+    import csv
+
+    with (out / "leak_set.csv").open(encoding="utf-8") as fh:
+        leak_rows = list(csv.DictReader(fh))
+    flagged = [r for r in leak_rows if r["judge_leak"] == "True"]
+    assert flagged and all(r["judge_reason"].startswith("plain text: ") for r in flagged)
     cases_written = [json.loads(x) for x in (out / "judge_cases.jsonl").read_text().splitlines()]
     assert cases_written and all(c["judged"] for c in cases_written)
     assert "calendar cases" in result.output
@@ -305,3 +336,41 @@ def test_reflections_are_compared_cell_by_cell(tmp_path: Path) -> None:
         and stats["Directional agreement when both nonzero"] is None
     )
     assert tables.precision(refl) == {"nonzero": 2, "truth_directed": 2, "precision": 1.0}
+
+
+def belief(trace_id: str, target: int, delta: int, directed: bool) -> dict[str, Any]:
+    return {"trace_id": trace_id, "target_agent": target, "delta": delta,
+            "truth_directed": directed}  # fmt: skip
+
+
+def test_precision_per_game_target_and_the_floor_subtracted_excess() -> None:
+    judge = [
+        belief("g", 0, 3, True), belief("g", 0, 3, True), belief("g", 0, -3, False),
+        belief("g", 1, 3, True), belief("g", 1, 0, False),
+        belief("h", 0, 3, False),
+    ]  # fmt: skip
+    own = [
+        belief("g", 0, 3, True), belief("g", 0, 3, False),
+        belief("g", 1, 3, True),
+        belief("h", 0, 3, False), belief("h", 0, 3, True),
+        belief("h", 1, 3, True),  # the judge has no nonzero delta here: not joined
+    ]  # fmt: skip
+    targets = {(t["trace_id"], t["target_agent"]): t for t in tables.target_precision(judge, own)}
+    assert set(targets) == {("g", 0), ("g", 1), ("h", 0)}
+    assert targets[("g", 0)]["judge_precision"] == pytest.approx(2 / 3)
+    assert targets[("g", 0)]["reflection_precision"] == pytest.approx(1 / 2)
+    assert targets[("h", 0)]["gap"] == pytest.approx(-1 / 2)
+    summary = {
+        r["statistic"]: r["value"] for r in tables.precision_comparison(list(targets.values()))
+    }
+    assert summary["Game targets joined"] == 3
+    assert (summary["Judge more precise"], summary["Self-reflection more precise"]) == (1, 1)
+    assert summary["Tied"] == 1
+    gaps = [2 / 3 - 1 / 2, 0.0, -1 / 2]
+    assert summary["Mean precision gap (judge - reflection)"] == pytest.approx(sum(gaps) / 3)
+    assert summary["Mean gap where the judge is more precise"] == pytest.approx(2 / 3 - 1 / 2)
+    # Excess: per game target, calibrated slot-equivalents minus the five-slot floor, >= 0.
+    many = (
+        [belief("g", 0, 3, True)] * 8 + [belief("g", 1, 3, True)] * 2 + [belief("g", 2, -3, False)]
+    )
+    assert tables.excess_calibrated(many) == pytest.approx(3.0)  # 8 - 5, 2 -> 0, 0 -> 0

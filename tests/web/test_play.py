@@ -322,7 +322,7 @@ def _leaks(
 OPTIONS = {
     "negotiation-v2": {"rounds": 2},
     "calendar-v2": {},
-    "sorting-v2": {},
+    "sorting-v3": {},
 }
 
 

@@ -103,7 +103,7 @@ def test_runs_lists_each_directory_with_counts_and_summary(client, runs) -> None
     first, second = body
     assert first["games"] == len(list((runs[0] / "traces").glob("*.json"))) == 4
     assert (first["complete"], first["failed"], first["unreadable"]) == (4, 0, 0)
-    assert first["game_ids"] == ["calendar-v2", "negotiation-v2", "sorting-v2"]
+    assert first["game_ids"] == ["calendar-v2", "negotiation-v2", "sorting-v3"]
     neg = next(g for g in first["summary"] if g["game_id"] == "negotiation-v2")
     assert (neg["batch"], neg["pairing"], neg["games"]) == ("b1", "cooperative vs greedy", 2)
     assert {"mean", "ci_low", "ci_high", "n"} <= set(neg["metrics"]["efficiency"])

@@ -7,11 +7,14 @@ and recipient, `concurrency` calls in flight) and writes into `out`:
   its verdict, or ``judged: false``;
 * ``judge_beliefs``: one row per judged cell with its delta, the target's true occupancy and
   whether the delta points at it;
-* ``table16``: per dataset, nonzero beliefs, raw and calibrated judge VPS, primary VPS (I.3);
+* ``table16``: per dataset, nonzero beliefs, raw and calibrated judge VPS, primary VPS, and
+  the floor-subtracted calibrated excess of the judge and of the reflections (I.3);
 * ``precision``: nonzero precision of the judge and of the traces' own reflections (I.4);
+  with reflections, ``target_precision`` per game target and ``precision_comparison`` (how
+  many targets each rater is more precise on, the mean gap);
 * ``cell_agreement``: Table 17 against self-reflection, when the traces have reflections (I.5);
-* ``semantic_leaks`` and ``leak_kappa``: per judged untyped message the judge's and the keyword
-  audit's flag, and Cohen's kappa between them;
+* ``semantic_leaks`` and ``leak_kappa``: per judged untyped message the judge's flag with its
+  reason and the keyword audit's flag, and Cohen's kappa between them;
 * ``leak_set`` and ``leak_set_kappa`` (with ``leak_set=True``): the labelled set, judged
   message by message, against its labels and the keyword audit.
 
@@ -33,6 +36,7 @@ from accord.judges.calendar import (
     cases,
     judge_case,
     judged_messages,
+    leak_reasons,
     leak_set_case,
     verdict_json,
 )
@@ -71,16 +75,19 @@ def judge_calendar(
     written = [out / "judge_cases.jsonl"]
     rows_by_trace: dict[str, list[dict[str, Any]]] = {}
     leak_rows: list[dict[str, Any]] = []
-    reflection_rows: list[dict[str, Any]] = []
+    reflections_by_trace: dict[str, list[dict[str, Any]]] = {}
     for t in traces:
         pairs = [(c, judged[id(c)]) for c in per_trace[t.trace_id]]
         rows_by_trace[t.trace_id] = tables.belief_rows(t, pairs)
-        leak_rows += tables.leak_agreement(t, judged_messages(pairs))
-        reflection_rows += tables.reflection_cells(t)
+        leak_rows += tables.leak_agreement(t, judged_messages(pairs), leak_reasons(pairs))
+        reflections_by_trace[t.trace_id] = tables.reflection_cells(t)
+    reflection_rows = [r for t in traces for r in reflections_by_trace[t.trace_id]]
     rows = [r for t in traces for r in rows_by_trace[t.trace_id]]
     written += write_table(rows, out / "judge_beliefs", title="Judge belief deltas")
     written += write_table(
-        tables.table16(traces, rows_by_trace), out / "table16", title="Table 16: judge VPS"
+        tables.table16(traces, rows_by_trace, reflections_by_trace),
+        out / "table16",
+        title="Table 16: judge VPS",
     )
     prec = [{"rater": "judge", **tables.precision(rows)}]
     if reflection_rows:
@@ -89,6 +96,13 @@ def judge_calendar(
             tables.cell_agreement(rows, reflection_rows),
             out / "cell_agreement",
             title="Table 17: judge vs self-reflection cells",
+        )
+        targets = tables.target_precision(rows, reflection_rows)
+        written += write_table(targets, out / "target_precision", title="Precision per target")
+        written += write_table(
+            tables.precision_comparison(targets),
+            out / "precision_comparison",
+            title="Judge vs self-reflection precision per game target (App. I.4)",
         )
     written += write_table(prec, out / "precision", title="Nonzero precision (App. I.4)")
     if leak_rows:
@@ -113,10 +127,10 @@ def _leak_set(client: ModelClient, out: Path, concurrency: int) -> list[Path]:
     items = tables.load_leak_set()
     todo = [leak_set_case(item["message"]) for item in items]
     verdicts = asyncio.run(_judge_all(client, todo, concurrency))
-    flags = {
-        item["id"]: bool(v.leaks) for item, v in zip(items, verdicts, strict=True) if v is not None
-    }
-    rows, kappas = tables.leak_set(flags)
+    pairs = [(item, v) for item, v in zip(items, verdicts, strict=True) if v is not None]
+    flags = {item["id"]: bool(v.leaks) for item, v in pairs}
+    reasons = {item["id"]: "; ".join(v.reasons.values()) for item, v in pairs}
+    rows, kappas = tables.leak_set(flags, reasons)
     written = write_table(rows, out / "leak_set", title="Labelled semantic-leak set")
     written += write_table(kappas, out / "leak_set_kappa", title="Leak set: Cohen's kappa")
     return written

@@ -6,9 +6,13 @@
 * Raw judge VPS = Σ|δ|/3; calibrated judge VPS counts only truth-directed deltas (App. I.2).
 * `table16`: per dataset, nonzero belief rows, raw and calibrated judge VPS, and the primary
   metric (reflection-calibrated VPS where the trace has reflections, else protocol-semantic
-  VPS, each target's total over the game as `privacy.analyse_trace` computes it).
+  VPS, each target's total over the game as `privacy.analyse_trace` computes it); beside them
+  the floor-subtracted excess (I.3): per game target, the calibrated total minus the five-slot
+  floor, clipped at 0, summed, for the judge and for the seats' own reflections.
 * `precision`: the share of nonzero deltas that point at the truth, for the judge and for the
-  trace's own reflections (App. I.4).
+  trace's own reflections (App. I.4); `target_precision` the same per game target, joined
+  between the two raters, and `precision_comparison` the I.4 summary (targets joined, judge
+  more precise / reflection more precise / tied, mean gap overall and where the judge wins).
 * `cell_agreement`: Table 17 over the key (game, observer, target, slot), repeated rows summed.
 * `leak_agreement`: the judge's semantic-leak flags against the keyword audit (Cohen's kappa)
   on delivered untyped messages; `leak_set` does the same on the labelled set shipped in
@@ -112,6 +116,63 @@ def precision(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return {"nonzero": len(nonzero), "truth_directed": hits, "precision": _ratio(hits, nonzero)}
 
 
+def target_precision(
+    judge: Sequence[dict[str, Any]], reflection: Sequence[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Nonzero precision per game target (trace, target) for the judge and the seats' own
+    reflections, over the targets both rated with at least one nonzero delta (App. I.4)."""
+
+    def by_target(rows: Sequence[dict[str, Any]]) -> dict[tuple[str, int], dict[str, Any]]:
+        groups: dict[tuple[str, int], list[dict[str, Any]]] = {}
+        for r in rows:
+            groups.setdefault((r["trace_id"], int(r["target_agent"])), []).append(r)
+        return {k: precision(v) for k, v in groups.items()}
+
+    j, r = by_target(judge), by_target(reflection)
+    out = []
+    for key in sorted(set(j) & set(r)):
+        jp, rp = j[key]["precision"], r[key]["precision"]
+        if jp is None or rp is None:
+            continue
+        out.append(
+            {
+                "trace_id": key[0],
+                "target_agent": key[1],
+                "judge_nonzero": j[key]["nonzero"],
+                "judge_precision": jp,
+                "reflection_nonzero": r[key]["nonzero"],
+                "reflection_precision": rp,
+                "gap": jp - rp,
+            }
+        )
+    return out
+
+
+def precision_comparison(targets: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The App. I.4 summary of `target_precision` rows."""
+    gaps = [float(t["gap"]) for t in targets]
+    wins = [g for g in gaps if g > 0]
+    stats: list[tuple[str, Any]] = [
+        ("Game targets joined", len(gaps)),
+        ("Judge more precise", len(wins)),
+        ("Self-reflection more precise", sum(g < 0 for g in gaps)),
+        ("Tied", sum(g == 0 for g in gaps)),
+        ("Mean precision gap (judge - reflection)", sum(gaps) / len(gaps) if gaps else None),
+        ("Mean gap where the judge is more precise", sum(wins) / len(wins) if wins else None),
+    ]
+    return [{"statistic": name, "value": value} for name, value in stats]
+
+
+def excess_calibrated(rows: Iterable[dict[str, Any]]) -> float:
+    """Σ over game targets of max(0, calibrated total - the five-slot floor) (App. I.3)."""
+    totals: dict[tuple[str, int], float] = {}
+    for r in rows:
+        key = (r["trace_id"], int(r["target_agent"]))
+        gain = abs(int(r["delta"])) / SCALE if r["truth_directed"] else 0.0
+        totals[key] = totals.get(key, 0.0) + gain
+    return sum(max(0.0, t - vps.FLOOR) for t in totals.values())
+
+
 def _ratio(hits: int, pool: Sequence[Any]) -> float | None:
     return hits / len(pool) if pool else None
 
@@ -129,15 +190,21 @@ def dataset_label(trace: Trace) -> str:
 
 
 def table16(
-    traces: Sequence[Trace], rows_by_trace: dict[str, list[dict[str, Any]]]
+    traces: Sequence[Trace],
+    rows_by_trace: dict[str, list[dict[str, Any]]],
+    reflections_by_trace: dict[str, list[dict[str, Any]]] | None = None,
 ) -> list[dict[str, Any]]:
-    """Table 16 per dataset: nonzero beliefs, raw and calibrated judge VPS, primary VPS."""
+    """Table 16 per dataset: nonzero beliefs, raw and calibrated judge VPS, primary VPS, and
+    the floor-subtracted calibrated excess of the judge and (where the traces have any) of
+    the seats' own reflections (App. I.3)."""
+    reflections_by_trace = reflections_by_trace or {}
     groups: dict[str, list[Trace]] = {}
     for t in traces:
         groups.setdefault(dataset_label(t), []).append(t)
     out = []
     for label, members in sorted(groups.items()):
         rows = [r for t in members for r in rows_by_trace.get(t.trace_id, [])]
+        own = [r for t in members for r in reflections_by_trace.get(t.trace_id, [])]
         out.append(
             {
                 "dataset": label,
@@ -146,6 +213,10 @@ def table16(
                 "raw_judge_vps": round(raw_vps(rows), 2),
                 "calibrated_judge_vps": round(calibrated_vps(rows), 2),
                 "primary_vps": round(sum(primary_vps(t) for t in members), 2),
+                "judge_excess_calibrated_vps": round(excess_calibrated(rows), 2),
+                "reflection_excess_calibrated_vps": round(excess_calibrated(own), 2)
+                if own
+                else None,
             }
         )
     return out
@@ -219,9 +290,13 @@ def cell_agreement(
     return [{"statistic": name, "value": value} for name, value in stats]
 
 
-def leak_agreement(trace: Trace, flagged: dict[int, bool]) -> list[dict[str, Any]]:
-    """Per judged untyped message: the judge's flag and the keyword audit's (only messages
-    whose recipients include someone not entitled to a label count as keyword leaks)."""
+def leak_agreement(
+    trace: Trace, flagged: dict[int, bool], reasons: dict[int, str] | None = None
+) -> list[dict[str, Any]]:
+    """Per judged untyped message: the judge's flag with its reason and the keyword audit's
+    flag (only messages whose recipients include someone not entitled to a label count as
+    keyword leaks)."""
+    reasons = reasons or {}
     scenario = Scenario.model_validate(trace.scenario)
     messages = trace.final_state.get("messages", [])
     keyword = {row["message"] for row in leak_audit(scenario, messages)}
@@ -236,6 +311,7 @@ def leak_agreement(trace: Trace, flagged: dict[int, bool]) -> list[dict[str, Any
                 "round": messages[index]["round"],
                 "sender": messages[index]["sender"],
                 "judge_leak": judge_flag,
+                "judge_reason": reasons.get(index, ""),
                 "keyword_leak": index in keyword,
             }
         )
@@ -273,9 +349,11 @@ def load_leak_set() -> list[dict[str, Any]]:
 
 def leak_set(
     judge_flags: dict[int, bool] | None = None,
+    judge_reasons: dict[int, str] | None = None,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """Rows of the labelled set with the keyword audit's flag (and the judge's when given),
-    and the kappa table: keyword vs label, and judge vs keyword and vs label."""
+    """Rows of the labelled set with the keyword audit's flag (and the judge's, with its
+    reason, when given), and the kappa table: keyword vs label, and judge vs keyword and vs
+    label."""
     rows = []
     for item in load_leak_set():
         row = {
@@ -286,6 +364,7 @@ def leak_set(
         }
         if judge_flags is not None:
             row["judge_leak"] = bool(judge_flags.get(item["id"], False))
+            row["judge_reason"] = (judge_reasons or {}).get(item["id"], "")
         rows.append(row)
     pairs = [("keyword_leak", "label_leak")]
     if judge_flags is not None:

@@ -9,8 +9,8 @@ A game reports its outcome as `GameResult.seat_rows` (one row of metrics per sea
   the meetings actually scheduled (CalBench §4.2 excess, on the 1/2/3 cost scale) costs 1/3,
   so one needless move of the most expensive errand cancels one meeting. A seat of a perfect
   game scores 1; a seat without meetings scores ``-excess_cost / 3`` (0 unless it moved things).
-- ``sorting-v2``: 1 if the seat's final submission is its correct slice, else 0 (the seat's
-  share of MAS-Bench SR).
+- ``sorting-v3`` (and ``sorting-v2``): 1 if the seat's final submission is its correct slice,
+  else 0 (the seat's share of MAS-Bench SR).
 - any other game (e.g. one from another package): the seat row's ``score`` column.
 
 The ``reward`` option of the environment overrides the default: a seat-row column name
@@ -72,6 +72,7 @@ _SCORES: dict[str, ScoreFn] = {
     "negotiation-v2": column("total_reward"),
     "calendar-v2": calendar_score,
     "sorting-v2": column("correct"),
+    "sorting-v3": column("correct"),
 }
 
 

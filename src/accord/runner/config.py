@@ -244,13 +244,13 @@ def expand(exp: Experiment, *, seed_override: int | None = None) -> list[GameSpe
             options = {**options, "prompts": exp.prompts}
         if swap and "first_speaker" not in cls.config_model.model_fields:
             raise ConfigError(f"batch {b.name!r}: {cls.game_id} has no first speaker to swap")
-        make_config(game, options)  # fail early, naming the bad option
         suite = b.suite if b.suite is not None else d.suite
         tasks: list[tuple[str, dict[str, Any]]] = [("", {})]
         if suite is not None:
             tasks = [
                 (f"-t{k:03d}", extra) for k, extra in enumerate(cls.suite_options(suite, options))
             ]
+        make_config(game, {**options, **tasks[0][1]})  # fail early, naming the bad option
         pairings = [
             (t_tag, {**options, **t_opts}, _pairings(b, d, game, {**options, **t_opts}))
             for t_tag, t_opts in tasks

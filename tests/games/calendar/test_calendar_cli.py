@@ -151,3 +151,22 @@ def test_quick_runs_over_suites_print_the_calendar_columns(
     traces = list((tmp_path / "u" / "traces").glob("*.json"))
     assert len(traces) == 2
     assert all(len(json.loads(p.read_text())["seats"]) == 2 for p in traces)
+
+
+def test_suite_with_task_plays_that_task_only(tmp_path: Path) -> None:
+    args = ["run", "calendar", "--agents", "oracle-follower", "--suite", "canonical"]
+    result = runner.invoke(app, [*args, "--task", "3", "--out", str(tmp_path / "r")])
+    assert result.exit_code == 0, result.output
+    traces = [json.loads(p.read_text()) for p in (tmp_path / "r" / "traces").glob("*.json")]
+    assert [t["scenario"]["task_id"] for t in traces] == [load_suite("canonical")[3].task_id]
+    named = load_suite("calbench-uniform")[5].task_id
+    by_id = runner.invoke(
+        app,
+        ["run", "calendar", "--agents", "oracle-follower", "--suite", "calbench-uniform",
+         "--task", named, "--out", str(tmp_path / "n")],
+    )  # fmt: skip
+    assert by_id.exit_code == 0, by_id.output
+    (trace,) = [json.loads(p.read_text()) for p in (tmp_path / "n" / "traces").glob("*.json")]
+    assert trace["scenario"]["task_id"] == named
+    bad = runner.invoke(app, [*args, "--task", "300", "--out", str(tmp_path / "b")])
+    assert bad.exit_code == 2 and "out of range" in bad.output

@@ -1,6 +1,7 @@
 """DSM (CalBench App. D.3, Table 9): the presets, the scoring arithmetic on both scales, offer
 sizes, a sub-round escalation with its point bookkeeping, DSM-Private's early stop with and
-without the release's fallback, and a cross-meeting displacement."""
+without the release's fallback, a cross-meeting displacement, and the release's plan ranking,
+decision recipients and DECISION walk (issue 24) beside the ``-v2`` forms."""
 
 from __future__ import annotations
 
@@ -15,17 +16,25 @@ from accord.games.calendar import write_suite
 from accord.games.calendar.layout import scenario_from_layout
 from accord.games.calendar.protocols import PRIVATE, PROTOCOL_AGENTS, WELFARE, DsmAgent
 from accord.games.calendar.protocols import messages as pm
+from accord.games.calendar.protocols.base import View
 from accord.games.calendar.protocols.dsm import (
     PRIVATE_NOFALLBACK,
     PRIVATE_V1,
+    PRIVATE_V2,
+    WELFARE_RELEASE,
     WELFARE_V1,
+    WELFARE_V2,
     D,
+    Plan,
+    SubRound,
     level,
     offer_size,
     reward,
+    schedulable_slots,
     scoring_cost,
     utility,
 )
+from accord.games.calendar.rules import Item
 from accord.runner.play import play_game
 from accord.runner.specs import AgentSpec, GameSpec
 from accord.traces.schema import Trace
@@ -165,10 +174,10 @@ def test_cross_meeting_displacement(tmp_path: Path) -> None:
     # agent 2's calendar, so agent 0 offers plans that move M1; agent 1 scores them as an
     # additional responder and moves its copy in VOLUNTARY.
     agents: list[Agent] = [DsmAgent(WELFARE) for _ in range(3)]
-    layout = [". . .", ". 1 1", ". b1 b1"]
+    layout = [". . .", ". . 1", ". b1 b1"]
     trace = play(tmp_path, layout, [[0, 1], [0, 2]], agents)
     schedule = {e["meeting_id"]: e["slot"] for e in trace.final_state["schedule"]}
-    assert schedule[2] == 0 and schedule[1] != 0
+    assert schedule[2] == 0 and schedule[1] == 1
     offered = [
         (m["recipients"], pm.decode(m["content"]))
         for m in trace.final_state["messages"]
@@ -196,3 +205,123 @@ def test_v1_offers_an_outsider_only_the_plans_that_move_its_meeting(tmp_path: Pa
     assert offered and all(
         isinstance(p, pm.Proposals) and all(moves for _, _, moves in p.plans) for p in offered
     )
+
+
+def sub_round(plans: list[Plan], levels: list[int], concerned: list[list[int]],
+              scores: dict[int, dict[int, int]]) -> SubRound:  # fmt: skip
+    offered = {a: [p.id for p in plans] for a in scores}
+    sub = SubRound(1, plans, {p.id: lv for p, lv in zip(plans, levels, strict=True)}, offered, 0)
+    sub.concerned = {p.id: c for p, c in zip(plans, concerned, strict=True)}
+    sub.scores = scores
+    return sub
+
+
+def test_plans_rank_by_loss_then_scorers_then_slot() -> None:
+    # Three two-party plans with the same loss 2: the lowest slot wins, not the first offered.
+    plans = [Plan(0, 3, []), Plan(1, 1, []), Plan(2, 2, [])]
+    sub = sub_round(plans, [11, 10, 11], [[1]] * 3, {1: {0: 9, 1: 10, 2: 9}})
+    assert DsmAgent(WELFARE)._best(sub) == plans[1]
+    assert DsmAgent(WELFARE_V2)._best(sub) == plans[0]  # offer order on ties
+    # A lower loss beats a lower slot; an infeasible plan (a 0) is never chosen.
+    sub = sub_round(plans, [11, 10, 11], [[1]] * 3, {1: {0: 11, 1: 10, 2: 0}})
+    assert DsmAgent(WELFARE)._best(sub) == plans[0]
+    # Equal loss: the plan that needs fewer scorers wins even on a later slot. Plan 0 moves
+    # a meeting of outsider 4, which scored every plan (the whole offer set).
+    plans = [Plan(0, 0, [(7, 0, 5)]), Plan(1, 5, [])]
+    scores = {1: {0: 11, 1: 11}, 4: {0: 11, 1: 11}}
+    sub = sub_round(plans, [10, 10], [[1, 4], [1]], scores)
+    assert DsmAgent(WELFARE)._best(sub) == plans[1]
+    assert DsmAgent(WELFARE_V2)._best(sub) == plans[0]
+
+
+def test_the_decision_goes_to_the_seats_the_plan_concerns(tmp_path: Path) -> None:
+    # Round 2 (M2 {0, 2}): agent 0 also offers plans that move M1, so outsider 1 scores the
+    # whole offer set; the chosen plan (a free slot) does not move M1, so only agent 2 hears it.
+    layout = [". . .", ". 1 1", ". . b1"]
+    told = {}
+    for params in (WELFARE, WELFARE_V2):
+        agents: list[Agent] = [DsmAgent(params) for _ in range(3)]
+        trace = play(tmp_path, layout, [[0, 1], [0, 2]], agents)
+        assert any(
+            m["round"] == 2 and m["recipients"] == [1] and '"scores"' not in m["content"]
+            for m in trace.final_state["messages"]
+        )
+        told[params.name] = [
+            m["recipients"]
+            for m in trace.final_state["messages"]
+            if m["round"] == 2 and isinstance(pm.decode(m["content"]), pm.DsmDecision)
+        ]
+    assert told == {"dsm-welfare": [[2]], "dsm-welfare-v2": [[1], [2]]}
+
+
+def view(calendar: tuple[Item | None, ...], attempt: int) -> View:
+    return View(
+        seat=1, phase="DECISION", round=1, turn=0, max_turns=None, meeting_id=9,
+        participants=(0, 1), is_participant=True, calendar=calendar, inbox=(), num_agents=2,
+        num_slots=len(calendar), channels=("dm",), attempt=attempt,
+    )  # fmt: skip
+
+
+def test_decision_walks_the_schedulable_slots_as_the_release_does() -> None:
+    # Agent 1 was told slot 0, which holds its meeting M3 that the plan does not move.
+    meeting = Item("meeting", 3, 1, participants=(1, 2))
+    calendar = (meeting, Item("errand", 4, 1), Item("errand", 5, 1, blocked=True), None)
+    assert schedulable_slots(calendar) == [0, 1, 3]
+    walker, first = DsmAgent(PRIVATE), DsmAgent(PRIVATE_V2)
+    for agent in (walker, first):
+        agent._agreed = Plan(0, 0, [])
+    assert walker.decide(view(calendar, 1)) == []  # nothing: the game asks again
+    retry = walker.decide(view(calendar, 2))  # the second schedulable slot, its errand moved
+    assert retry is not None and retry[-1] == {"type": "schedule", "meeting_id": 9, "slot": 1}
+    assert retry[0]["to_slot"] == 3
+    assert walker.decide(view(calendar, 3)) == [{"type": "schedule", "meeting_id": 9, "slot": 3}]
+    assert walker.decide(view(calendar, 4)) == []  # the walk has run out
+    assert walker.status()["fallback"] is True
+    # The -v2 form goes straight to the lowest slot it can clear alone.
+    batch = first.decide(view(calendar, 1))
+    assert batch is not None and batch[-1]["slot"] == 1
+    # Without a decision the release's seat submits nothing on its first attempt.
+    assert DsmAgent(PRIVATE).decide(view(calendar, 1)) == []
+
+
+def test_release_welfare_stops_after_one_sub_round(tmp_path: Path) -> None:
+    trace = play(tmp_path, ESCALATE, [[0, 1]], [DsmAgent(WELFARE_RELEASE) for _ in range(2)])
+    assert [p.sub for p in decoded(trace, pm.Proposals)] == [1]  # type: ignore[attr-defined]
+    (decision,) = decoded(trace, pm.DsmDecision)  # the best infeasible plan, announced
+    assert isinstance(decision, pm.DsmDecision) and decision.slot == 0
+
+
+def test_a_chain_never_lands_on_an_errand_under_the_release_rule(tmp_path: Path) -> None:
+    # As above, but agent 1 holds errands on slots 1 and 2: moving its copy of M1 there would
+    # evict one. The release's client never proposes or accepts that, so M2 cannot be placed;
+    # the -v2 preset evicts the errand and places M2 on slot 0.
+    layout = [". . .", ". 1 1", ". b1 b1"]
+    placed = {}
+    for params in (WELFARE, WELFARE_V2):
+        trace = play(tmp_path, layout, [[0, 1], [0, 2]], [DsmAgent(params) for _ in range(3)])
+        placed[params.name] = {e["meeting_id"]: e["slot"] for e in trace.final_state["schedule"]}
+    assert placed["dsm-welfare"] == {1: 0}
+    assert placed["dsm-welfare-v2"][2] == 0 and placed["dsm-welfare-v2"][1] != 0
+
+
+def test_release_chains_list_every_cascade_cheapest_first() -> None:
+    from accord.games.calendar.protocols import dsm_chains
+
+    m1 = Item("meeting", 1, 3, participants=(0, 1))
+    m2 = Item("meeting", 2, 1, participants=(0, 2))
+    calendar = (m1, m2, Item("errand", 7, 1), None, None)
+    v = view(calendar, 1)
+    found = dsm_chains.chains(v, 0, depth=2)
+    # M1 to a free slot (3 or 4), or onto M2 which moves on to a free slot; never onto the errand.
+    assert found == [
+        [(1, 0, 3)],
+        [(1, 0, 4)],
+        [(1, 0, 1), (2, 1, 3)],
+        [(1, 0, 1), (2, 1, 4)],
+    ]
+    assert dsm_chains.chains(v, 0, depth=1) == found[:2]
+    # Pricing on a scorer's calendar: the moved meetings' costs; a target holding an errand is
+    # infeasible; an outside participant a plan does not touch is not concerned.
+    assert dsm_chains.plan_cost(calendar, 0, found[2]) == 4
+    assert dsm_chains.plan_cost(calendar, None, [(1, 0, 2)]) is None
+    assert not dsm_chains.concerns(calendar, [(9, 0, 3)])

@@ -311,3 +311,52 @@ def test_render_replies_names_each_command() -> None:
     assert render_replies(outs).startswith(
         "[wait]\nOK, waited.\n\n[(empty block)]\nUnknown command: (empty block). "
     )
+
+
+# -- malformed blocks (issue 24) -----------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("kind", "block", "line"),
+    [
+        ("broadcast", "wait\nsubmit_result [1, 2]", "line 2: submit_result [1, 2]"),
+        ("broadcast", "broadcast_message my list is [4, 9]\nreceive_messages", "line 2"),
+        ("p2p", "send_message 1 hello\nsend_message 2 hello", "line 2: send_message 2 hello"),
+        ("kv", "write_file mine\n[1, 2]\nsubmit_result [1, 2]", "line 3: submit_result"),
+    ],
+)
+def test_a_block_with_a_second_command_runs_nothing(kind: str, block: str, line: str) -> None:
+    d = make(kind)
+    out = d.run(0, block, NONE)
+    assert not out.ok and out.submitted is None
+    assert out.reply.startswith(f"Nothing was run ({head(block)}): this block holds 2 commands")
+    assert line in out.reply and "its own ``` block" in out.reply
+    # Nothing was delivered or stored: the swallowed command did not travel as text.
+    if kind == "kv":
+        assert d.run(0, "list_files", NONE).reply == "No files."
+    else:
+        assert d.run(1, "receive_messages", NONE).reply == "No new messages."
+    # A message whose later lines are plain text is still sent whole, even when a line starts
+    # with a verb that the rest of the line does not fit.
+    if kind == "broadcast":
+        assert d.run(0, "broadcast_message first line\nsecond line", NONE).ok
+        text = "broadcast_message plan:\nwait for my list\nsubmit_result when all agree"
+        assert d.run(0, text, NONE).ok
+
+
+def test_an_unknown_first_line_names_the_commands_below_it() -> None:
+    out = make("broadcast").run(0, "# my plan\nreceive_messages", NONE)
+    assert out.reply.startswith("Unknown command: # my plan.")
+    assert "This block also holds commands (line 2: receive_messages)" in out.reply
+
+
+@pytest.mark.parametrize(
+    ("verb", "meant"), [("list", "list_files"), ("ls", "list_files"), ("read", "read_file")]
+)
+def test_kv_shorthands_get_the_verb_they_stand_for(verb: str, meant: str) -> None:
+    out = make("kv").run(0, verb, NONE)
+    assert not out.ok and f"Did you mean {meant}?" in out.reply
+
+
+def test_list_agents_on_the_kv_backend_names_the_agents() -> None:
+    out = make("kv").run(0, "list_agents", NONE)
+    assert "no agent list: the agents are Agent-0, Agent-1, Agent-2" in out.reply
+    assert "list_files shows what they have stored" in out.reply

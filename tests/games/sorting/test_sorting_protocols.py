@@ -28,7 +28,7 @@ from accord.traces.schema import Trace
 def play(agent: str, n: int, seed: int = 0, **opts: Any) -> Trace:
     spec = GameSpec(
         trace_id="t",
-        game="sorting-v2",
+        game="sorting-v3",
         seed=seed,
         options={"n": n, **opts},
         agents=[AgentSpec(agent=agent)] * n,
@@ -39,7 +39,7 @@ def play(agent: str, n: int, seed: int = 0, **opts: Any) -> Trace:
 
 
 def test_reference_agents_are_registered() -> None:
-    assert reference_names("sorting-v2") == ["local-sort", "share-all"]
+    assert reference_names("sorting-v3") == ["local-sort", "share-all"]
 
 
 @pytest.mark.parametrize("backend", ["broadcast", "p2p", "kv"])
@@ -96,7 +96,7 @@ def test_list_messages_round_trip_and_answers() -> None:
 
 
 def test_conformance_suite() -> None:
-    check_game("sorting-v2")
+    check_game("sorting-v3")
 
 
 # -- LLM seats through the mock model ---------------------------------------------------------

@@ -65,7 +65,7 @@ def read_csv(path: Path) -> list[dict[str, Any]]:
 def test_accord_report_writes_every_table_and_the_figure(run_dir: Path) -> None:
     result = CliRunner().invoke(app, ["report", str(run_dir)])
     assert result.exit_code == 0, result.output
-    folder = run_dir / "report" / "sorting-v2"
+    folder = run_dir / "report" / "sorting-v3"
     names = ("games", "table1", "table2", "table3", "figure2", "cost", "tasks", "phases")
     for name in (*names, "table8", "table11", "welch_backends", "failures"):
         assert (folder / f"{name}.csv").is_file() and (folder / f"{name}.md").is_file(), name
@@ -122,6 +122,39 @@ def test_tables_average_the_right_games(run_dir: Path) -> None:
 
 def test_report_through_the_registry(run_dir: Path, tmp_path: Path) -> None:
     written = build_report([run_dir], tmp_path)
-    assert tmp_path / "sorting-v2" / "figure2.png" in written
-    md = (tmp_path / "sorting-v2" / "table1.md").read_text(encoding="utf-8")
+    assert tmp_path / "sorting-v3" / "figure2.png" in written
+    md = (tmp_path / "sorting-v3" / "table1.md").read_text(encoding="utf-8")
     assert md.startswith("# Per model and condition, per backend (MAS-Bench Table 1)")
+
+
+def test_every_table_is_split_by_team_never_pooling_scripted_with_model(tmp_path: Path) -> None:
+    # A reproduction-like directory: the scripted floor beside a (mock) model, both at N = 1.
+    specs = [
+        GameSpec(
+            trace_id=f"g{i}",
+            game="sorting",
+            seed=i,
+            options={"n": 1, "k": 2, "backend": backend, "max_rounds": 2},
+            agents=[seat],
+        )
+        for i, (seat, backend) in enumerate(
+            (s, b)
+            for s in (AgentSpec(agent="share-all"), AgentSpec(model="mock/echo"))
+            for b in ("broadcast", "kv")
+        )
+    ]
+    run_sync(specs, tmp_path, concurrency=1)
+    folder = build_report([tmp_path], tmp_path / "report")[0].parent
+    t8 = read_csv(folder / "table8.csv")
+    by = {(r["model"], r["backend"]): r for r in t8}
+    # The model's own 0 %, not 50 % pooled with the scripted 100 %.
+    assert by[("mock/echo", "broadcast")]["SR %"] == "0.0"
+    assert by[("share-all", "broadcast")]["SR %"] == "100.0"
+    assert {r["tokens"] for r in t8 if r["model"] == "mock/echo"} == {"model"}
+    assert {r["tokens"] for r in t8 if r["model"] == "share-all"} == {"estimate"}
+    for name in ("table2", "table3"):
+        rows = read_csv(folder / f"{name}.csv")
+        assert sorted(r["model"] for r in rows) == ["mock/echo", "share-all"], name
+    t2 = {r["model"]: r for r in read_csv(folder / "table2.csv")}
+    assert t2["mock/echo"]["broadcast K=2"] == "0.0" and t2["share-all"]["kv K=2"] == "100.0"
+    assert all(int(r["games"]) == 2 for r in read_csv(folder / "table3.csv"))

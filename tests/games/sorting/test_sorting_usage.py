@@ -14,7 +14,13 @@ from accord.core.registry import make
 from accord.games.sorting.engine import SortingGame
 from accord.games.sorting.metrics import estimate_tokens
 from accord.games.sorting.protocols import answer, list_message, read_lists
-from accord.games.sorting.usage import PAPER_PRICES, call_tokens, seat_prices, trace_metrics
+from accord.games.sorting.usage import (
+    PAPER_PRICES,
+    call_tokens,
+    reasoning_apart,
+    seat_prices,
+    trace_metrics,
+)
 from accord.models.base import Completion, Message, Usage
 from accord.models.mock import MockModel
 from accord.models.options import Prices
@@ -231,12 +237,13 @@ def test_hidden_reasoning_is_not_communication() -> None:
     assert p["reasoning_tokens"] == 0 and r["reasoning_tokens"] == 9 * 2000
     # The same visible conversation: the same communication tokens, reasoning or not.
     assert r["comm_tokens"] == pytest.approx(p["comm_tokens"])
-    # Reasoning is paid for, so it stays in T_total (TE falls) and dilutes CR ...
+    # Reasoning is paid for, so it stays in T_total (TE falls) ...
     assert r["tokens"] == p["tokens"] + 9 * 2000
     assert r["te"] == pytest.approx(6 / r["tokens"] * 1e5)
-    assert r["cr"] == pytest.approx(p["comm_tokens"] / r["tokens"]) and r["cr"] < p["cr"]
-    # ... and the share of the visible tokens is reported beside it, unchanged.
-    assert r["cr_visible"] == pytest.approx(p["cr"])
+    # ... but CR is over the visible tokens only, so it is unchanged; reasoning is apart.
+    assert r["visible_tokens"] == p["tokens"] and r["cr"] == pytest.approx(p["cr"])
+    assert r["reasoning_phase1"] == r["reasoning_combined"] == 9 * 2000
+    assert r["reasoning_phase2"] is None and p["reasoning_combined"] == 0
     # The old rule (reported output split in the visible proportions) would have counted
     # reasoning as communication: more than ten times the visible share here.
     calls = call_tokens(thinking.events)
@@ -258,6 +265,36 @@ def test_reasoning_reported_apart_from_the_output_is_added_to_the_total() -> Non
         ]
     )[0]  # fmt: skip
     assert c.visible_output == 4 and c.total == 64 and c.comm_tokens == pytest.approx(2.0)
+    assert c.apart and c.visible == 14
+
+
+def test_where_reasoning_was_counted_is_decided_per_provider() -> None:
+    events = [
+        {"type": "model_call", "t": 1, "seat": 0, "input_tokens": 10, "output_tokens": 40,
+         "reasoning_tokens": 30},
+        {"type": "turn", "t": 2, "seat": 0, "phase": 1,
+         "tokens_est": {"input": 10, "output": 10, "input_comm": 0, "output_comm": 5}},
+    ]  # fmt: skip
+    # Fewer reasoning than output tokens: the OpenAI convention (inside the output) for every
+    # shipped provider ...
+    (inside,) = call_tokens(events, {0: "openai"})
+    assert not inside.apart and inside.visible_output == 10 and inside.total == 50
+    assert inside.comm_tokens == pytest.approx(5.0)
+    assert not reasoning_apart("gemini", 30, 40) and not reasoning_apart("mock", 30, 40)
+    # ... and beside it for a provider named as reporting it apart.
+    (beside,) = call_tokens(events, {0: "myserver"}, apart=frozenset({"myserver"}))
+    assert beside.apart and beside.visible_output == 40 and beside.total == 80
+    assert beside.comm_tokens == pytest.approx(20.0)
+    assert reasoning_apart(None, 50, 4)  # more reasoning than output: apart for anyone
+
+
+def test_two_phase_cr_has_one_definition_per_scope() -> None:
+    m = trace_metrics(play_mock(0, condition="camoc"))
+    calls = call_tokens(play_mock(0, condition="camoc").events)
+    comm = sum(c.comm_tokens for c in calls)
+    # Without reasoning the headline CR is exactly the final phase's; combined covers both.
+    assert m["cr"] == m["cr_phase2"] and m["cr_combined"] == pytest.approx(comm / m["tokens"])
+    assert "cr_visible" not in m and m["visible_tokens"] == m["tokens"]
 
 
 def test_te_and_cr_per_phase_from_reported_tokens() -> None:
@@ -285,3 +322,13 @@ def test_the_leaderboard_te_is_the_reports_te() -> None:
     assert token_efficiency(trace) == pytest.approx(trace_metrics(trace)["te_phase2"])
     estimate = scripted(backend="kv", condition="camoc")
     assert token_efficiency(estimate) == pytest.approx(estimate.metrics["te_est_phase2"])
+
+
+def test_sorting_v2_traces_keep_their_cr_definition() -> None:
+    trace = play_mock(2000)
+    new = trace_metrics(trace)
+    old = trace_metrics(trace.model_copy(update={"game_id": "sorting-v2"}))
+    assert trace.game_id == "sorting-v3" and "cr_visible" not in new
+    # sorting-v2: CR over T_total with reasoning, and the visible share beside it.
+    assert old["cr"] == pytest.approx(old["comm_tokens"] / old["tokens"])
+    assert old["cr_visible"] == pytest.approx(new["cr"]) and old["cr"] < new["cr"]

@@ -288,8 +288,13 @@ def _plain(value: Any) -> Any:
 
 def suite_task_options(suite: str, options: Mapping[str, Any]) -> list[dict[str, Any]]:
     """``{"suite", "task"}`` for every task of `suite` (only `num_agents`-agent tasks when
-    that option is given), so a run can play each task exactly once."""
+    that option is given), so a run can play each task exactly once; with a ``task`` option
+    (an index or a task id, as in ``accord run calendar --suite canonical --task 3``) only
+    that task."""
     tasks = _suite(suite)
+    if options.get("task") is not None:
+        picked_one = CalendarConfig(suite=suite, task=options["task"]).scenario_for(0)
+        return [{"suite": suite, "task": tasks.index(picked_one)}]
     size = options.get("num_agents")
     picked = [i for i, t in enumerate(tasks) if size is None or t.num_agents == size]
     if not picked:

@@ -1,4 +1,4 @@
-"""`sorting-v2`: distributed sorting over a communication backend (MAS-Bench).
+"""`sorting-v3`: distributed sorting over a communication backend (MAS-Bench).
 
 See `engine.py` for the rules and state machine and `docs/sorting.md` for every modelling
 choice and metric. The game, its reference agents (`protocols.REFERENCE_AGENTS`) and its

@@ -18,8 +18,11 @@ Commands per backend (Table 5; the K-V store keeps file-system verbs, App. F.4):
   ``submit_result <list>`` (also writes ``Agent-<i>_submission.txt``).
 
 A command that does not follow its grammar is a bad argument: nothing changes and the reply
-says what the right form is. An unknown verb gets its own reply. Replies carry the information
-of Table 5 in our own words.
+says what the right form is. An unknown verb gets its own reply. A block with a second command
+on a later line (a line whose first word is a verb of the backend) runs nothing: a message or
+file would otherwise swallow that command as text, and a ``wait`` would fail with "takes no
+arguments"; the reply names the lines to split into their own blocks. Replies carry the
+information of Table 5 in our own words.
 """
 
 from __future__ import annotations
@@ -215,15 +218,55 @@ class Dispatcher:
         text = command.lstrip()
         verb = text.split(None, 1)[0] if text.strip() else ""
         rest = text[len(verb) :]
+        stowaways = self.later_commands(command)
         if verb not in self.verbs:
             shown = head(command) or "(empty block)"
             reply = f"Unknown command: {shown}. {self.hint(verb, tag)}"
+            if stowaways:
+                reply += " " + _split_hint(stowaways)
             return Outcome(command, verb, False, reply)
+        if stowaways:
+            reply = f"Nothing was run ({head(command)}): {_split_hint(stowaways, first=verb)}"
+            return Outcome(command, verb, False, reply, comm=verb in COMM_VERBS)
         try:
             return self._handlers[verb](agent, command, rest, submitted)
         except (_BadArgument, BackendError, ValueError) as exc:
             reply = f"Command failed ({head(command)}): {exc}"
             return Outcome(command, verb, False, reply, comm=verb in COMM_VERBS)
+
+    def later_commands(self, command: str) -> list[tuple[int, str]]:
+        """(line number, line) for every line after the first that is a whole command of this
+        backend (its verb with arguments of the right form): a second command written into
+        the same block. A line of text that merely starts with a verb ("wait for my list") is
+        not one."""
+        lines = command.strip("\n").split("\n")
+        return [
+            (i, line.strip())
+            for i, line in enumerate(lines[1:], start=2)
+            if self._is_command(line.strip())
+        ]
+
+    def _is_command(self, line: str) -> bool:
+        verb, _, rest = line.partition(" ")
+        rest = rest.strip()
+        if verb not in self.verbs:
+            return False
+        if verb in ("receive_messages", "list_agents", "wait"):
+            return not rest
+        if verb == "submit_result":
+            try:
+                parse_int_list(rest)
+            except ValueError:
+                return False
+            return True
+        if verb == "send_message":
+            to, _, body = rest.partition(" ")
+            return to.lstrip("-").isdigit() and bool(body.strip())
+        if verb == "list_files":
+            return len(rest.split()) <= 1
+        if verb in ("read_file", "delete_file", "write_file"):
+            return len(rest.split()) == 1
+        return bool(rest)  # broadcast_message <text>
 
     def hint(self, verb: str, tag: str = "") -> str:
         """What to do after an unknown or empty command: the likely intended verb, the
@@ -243,8 +286,17 @@ class Dispatcher:
             return f"Commands are lower case: did you mean {lowered[verb.lower()]}? {known}"
         others = [b for b, vs in VERBS.items() if verb in vs]
         if others:
-            return f"{verb} belongs to another backend ({others[0]}), not this one. {known}"
+            there = f"{verb} belongs to another backend ({others[0]}), not this one."
+            if verb == "list_agents" and self.kind == "kv":
+                names = _names([a for a, _ in self.store.agents()])
+                there += (
+                    f" The key-value store has no agent list: the agents are {names}, and "
+                    "list_files shows what they have stored."
+                )
+            return f"{there} {known}"
         close = difflib.get_close_matches(verb, self.verbs, n=1, cutoff=0.6)
+        close += [v for v in self.verbs if v.startswith(verb.lower() + "_")]
+        close += [v for v in self.verbs if v == _SHELL.get(verb)]
         if close:
             return f"Did you mean {close[0]}? {known}"
         return (
@@ -388,6 +440,24 @@ class Dispatcher:
         key = self._one_key("delete_file", rest)
         self._kv().delete(key)
         return Outcome(command, "delete_file", True, f"Deleted {key}.", comm=True)
+
+
+_SHELL = {"ls": "list_files", "cat": "read_file", "rm": "delete_file", "echo": "write_file"}
+"""Shell habits on the key-value backend and the verbs they stand for."""
+
+
+def _split_hint(stowaways: Sequence[tuple[int, str]], first: str = "") -> str:
+    """What to say about a block holding more than one command."""
+    where = "; ".join(f"line {i}: {head(line)}" for i, line in stowaways)
+    lead = (
+        f"this block holds {len(stowaways) + 1} commands ({first} and {where})"
+        if first
+        else (f"This block also holds commands ({where})")
+    )
+    return (
+        f"{lead}. A block runs exactly one command; put each command in its own ``` block, "
+        "in the order you want them run."
+    )
 
 
 def _names(agents: Sequence[int]) -> str:

@@ -41,7 +41,7 @@ CONDITIONS: dict[Condition, tuple[Behaviour, bool]] = {
 
 
 class SortingConfig(BaseModel):
-    """Options of `sorting-v2`. Unknown keys are errors."""
+    """Options of `sorting-v3`. Unknown keys are errors."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 

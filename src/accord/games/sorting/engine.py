@@ -1,4 +1,4 @@
-"""The sorting game `sorting-v2` (MAS-Bench, "When 20 Agents Fail to Sort").
+"""The sorting game `sorting-v3` (MAS-Bench, "When 20 Agents Fail to Sort").
 
 N agents each hold K of N*K distinct integers (`task.py`) and must together submit the
 globally sorted order, agent ``i`` the ``i``-th slice of K, talking only through one backend:
@@ -94,9 +94,9 @@ SPEC = ActionSpec(
 
 
 class SortingGame(Game):
-    """`sorting-v2`: see the module docstring."""
+    """`sorting-v3`: see the module docstring."""
 
-    game_id: ClassVar[str] = "sorting-v2"
+    game_id: ClassVar[str] = "sorting-v3"
     prompts_module: ClassVar[str | None] = "accord.games.sorting.prompts"
     config_model: ClassVar[type[SortingConfig]] = SortingConfig
     config: SortingConfig

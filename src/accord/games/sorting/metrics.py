@@ -98,21 +98,28 @@ def scope_key(scope: PhaseScope, phases: int) -> str:
 
 
 def phase_values(
-    nk: int, tokens: Sequence[float], comm: Sequence[float], prefix: str = ""
+    nk: int,
+    tokens: Sequence[float],
+    comm: Sequence[float],
+    prefix: str = "",
+    visible: Sequence[float] | None = None,
 ) -> dict[str, float | None]:
     """TE and CR per phase and combined: ``{prefix}te_phase1``, ..., ``{prefix}cr_combined``.
 
     `tokens` and `comm` hold one total per phase played; phase 2 keys are ``None`` when only
-    one phase ran.
+    one phase ran. CR divides by `visible` (the tokens other than hidden reasoning, one total
+    per phase) when given, else by `tokens`: the same in text estimates, which hold no
+    reasoning.
     """
+    shown = tokens if visible is None else visible
     out: dict[str, float | None] = {}
     for p in (1, 2):
         has = p <= len(tokens)
         tot = tokens[p - 1] if has else 0.0
         out[f"{prefix}te_phase{p}"] = te(nk, 1, tot) if has else None
-        out[f"{prefix}cr_phase{p}"] = cr(comm[p - 1], tot) if has else None
+        out[f"{prefix}cr_phase{p}"] = cr(comm[p - 1], shown[p - 1]) if has else None
     out[f"{prefix}te_combined"] = te(nk, 1, math.fsum(tokens))
-    out[f"{prefix}cr_combined"] = cr(math.fsum(comm), math.fsum(tokens))
+    out[f"{prefix}cr_combined"] = cr(math.fsum(comm), math.fsum(shown))
     return out
 
 

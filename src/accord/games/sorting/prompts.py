@@ -102,9 +102,12 @@ def header(
     )
 
 
-def command_reference(backend: BackendKind, t: PromptSet | None = None) -> str:
-    """Fragment (ii): how to act, and the commands of this backend (Table 5)."""
-    return _t(t).render("commands", backend=backend)
+def command_reference(
+    backend: BackendKind, t: PromptSet | None = None, *, n: int = 2, agent: int = 0
+) -> str:
+    """Fragment (ii): how to act, and the commands of this backend (Table 5). `n` and `agent`
+    keep the examples to agents that exist (a one-agent game has no one to message)."""
+    return _t(t).render("commands", backend=backend, n=n, agent=agent)
 
 
 def behaviour_list(behaviour: Behaviour, t: PromptSet | None = None) -> str:
@@ -131,7 +134,7 @@ def build_prompt(
     return _t(t).render(
         "system",
         header=header(task, agent, rerun=rerun, prev=prev, t=t),
-        commands=command_reference(backend, t=t),
+        commands=command_reference(backend, t=t, n=task.n, agent=agent),
         behaviour=behaviour_list(behaviour, t=t),
         rerun=rerun,
         rerun_addendum=rerun_addendum(prev, t=t) if rerun else "",

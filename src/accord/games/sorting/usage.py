@@ -16,24 +16,33 @@ Each piece of communication counts once, in the call where the model first reads
 it, at that call's own tokens-per-character rate; with reported counts equal to the estimates
 this is exactly the game's ``comm_tokens_est``.
 
-**Reasoning tokens.** A reasoning model's reported ``output_tokens`` include its hidden
-reasoning (``reasoning_tokens``, the OpenAI usage convention the providers follow), which no
-other agent ever sees and the game's estimate (the visible reply) does not contain. The
-output share is therefore taken over the visible output only,
-``visible_output = output_tokens - reasoning_tokens``; a provider reporting more reasoning
-than output tokens is taken to count reasoning apart, and its whole output is visible.
-Reasoning tokens stay in T_total (they are paid for and produced by the agent, eq. 6) and are
-reported on their own (``reasoning_tokens``), with ``cr_visible`` = comm / (T_total -
-reasoning) beside CR.
+**Reasoning tokens.** A reasoning model's hidden reasoning (``reasoning_tokens``) is never
+seen by another agent and is not in the game's estimate (the visible reply). Whether a
+provider's ``output_tokens`` include it is decided per provider (`reasoning_apart`): the
+OpenAI usage convention (reasoning inside ``output_tokens``, broken down in
+``completion_tokens_details.reasoning_tokens``) is what every provider Accord ships reports,
+since the litellm and OpenAI-compatible clients both read that field and litellm folds
+Gemini's separate thought count into the output; a provider named in `REASONING_APART`
+reports it beside the output, and so does any call reporting more reasoning than output
+(it cannot be inside). Then ``visible_output`` is ``output_tokens - reasoning_tokens``
+(inside) or ``output_tokens`` (apart).
+
+**One CR per scope.** CR = comm / T_visible, T_visible the input plus visible output tokens
+of the scope, for each phase (``cr_phase1``, ``cr_phase2``) and both together
+(``cr_combined``); ``cr`` is the scope named by the trace's ``metrics_phase`` (default: the
+final, scored phase; `accord.games.sorting.metrics`). Reasoning is reported apart, per scope
+(``reasoning_tokens``, ``reasoning_phase1``, ...), and stays in TE's T_total, which counts
+every token paid for (eq. 6). Before issue 24 ``cr`` divided by T_total with reasoning and a
+separate ``cr_visible`` covered both phases; without reasoning the two now agree per scope.
+That was ``sorting-v2``; a ``sorting-v2`` trace is still scored its own way (`LEGACY_CR`), so
+its report reads as it did.
 
 **Phases.** Each call belongs to the phase its ``turn`` was played in, so TE and CR are also
-given per phase and combined (``te_phase1``, ``te_phase2``, ``te_combined``, and the same for
-``cr``); ``te`` and ``cr`` are the scope named by the trace's ``metrics_phase`` (default: the
-final, scored phase; `accord.games.sorting.metrics`).
+given per phase and combined (``te_phase1``, ``te_phase2``, ``te_combined``).
 
-TE = N*K / T_total * 1e5 and CR = comm / T_total, T_total the reported input plus output
-tokens of every seat that made model calls; seats without model calls (reference agents,
-people) add nothing. A trace without any model call keeps the game's text estimates
+TE = N*K / T_total * 1e5, T_total the reported input plus output tokens (plus reasoning
+reported apart) of every seat that made model calls; seats without model calls (reference
+agents, people) add nothing. A trace without any model call keeps the game's text estimates
 (``token_source`` says which).
 
 **Cost.** Per seat, from prices per million tokens: the seat's agent options (``prices``, set
@@ -59,6 +68,27 @@ from accord.traces.schema import Trace
 TokenSource = Literal["model", "estimate"]
 
 _PHASE_KEYS = tuple(f"{m}_{p}" for m in ("te", "cr") for p in ("phase1", "phase2", "combined"))
+_SCOPES = ("phase1", "phase2", "combined")
+
+LEGACY_CR = frozenset({"sorting-v2"})
+"""Game ids whose CR divides by T_total with reasoning (per phase), with ``cr_visible`` =
+comm / (T_total - reasoning) over both phases beside it: their definitions before issue 24."""
+
+REASONING_APART: frozenset[str] = frozenset()
+"""Providers (the part of a model string before its first ``/``) whose ``output_tokens``
+exclude hidden reasoning. Empty: ``openai``, ``anthropic``, ``openrouter``, ``gemini``,
+``vertex_ai``, ``hosted_vllm`` (through litellm or the OpenAI-compatible client), ``local``
+and ``mock`` all report reasoning inside the output (module docstring). Pass another set to
+`trace_metrics` for a server that reports it apart."""
+
+
+def reasoning_apart(
+    provider: str | None, reasoning: int, output: int, apart: frozenset[str] = REASONING_APART
+) -> bool:
+    """Whether a call's reasoning tokens are reported beside its output tokens: always when
+    there are more of them than output tokens, else when its provider is in `apart`."""
+    return reasoning > output or (reasoning > 0 and provider in apart)
+
 
 PAPER_PRICES: dict[str, Prices] = {
     "deepseek-chat-v3.1": Prices(input_per_mtok=0.15, output_per_mtok=0.75),
@@ -82,19 +112,33 @@ class CallTokens:
     output_comm_est: int
     reasoning_tokens: int = 0
     phase: int = 1
+    provider: str | None = None
+    """The seat's provider, for `reasoning_apart`."""
+    apart_providers: frozenset[str] = REASONING_APART
+
+    @property
+    def apart(self) -> bool:
+        """Whether this call's reasoning is reported beside its output (`reasoning_apart`)."""
+        return reasoning_apart(
+            self.provider, self.reasoning_tokens, self.output_tokens, self.apart_providers
+        )
 
     @property
     def visible_output(self) -> int:
         """Output tokens other than hidden reasoning (the module's rule)."""
-        if 0 < self.reasoning_tokens <= self.output_tokens:
-            return self.output_tokens - self.reasoning_tokens
-        return self.output_tokens
+        if self.apart:
+            return self.output_tokens
+        return self.output_tokens - self.reasoning_tokens
+
+    @property
+    def visible(self) -> int:
+        """T_visible of the call: input and visible output."""
+        return self.input_tokens + self.visible_output
 
     @property
     def total(self) -> int:
         """Every token of the call: input, visible output and reasoning."""
-        extra = self.reasoning_tokens if self.reasoning_tokens > self.output_tokens else 0
-        return self.input_tokens + self.output_tokens + extra
+        return self.visible + self.reasoning_tokens
 
     @property
     def comm_tokens(self) -> float:
@@ -107,14 +151,20 @@ class CallTokens:
         return comm
 
 
-def call_tokens(events: Iterable[Mapping[str, Any]]) -> list[CallTokens]:
+def call_tokens(
+    events: Iterable[Mapping[str, Any]],
+    providers: Mapping[int, str] | None = None,
+    apart: frozenset[str] = REASONING_APART,
+) -> list[CallTokens]:
     """Every ``model_call`` paired with the ``turn`` its reply became.
 
     A seat's calls for one request come before the game applies its answer (the ``turn``),
     and its next request comes after, so each seat's calls and turns pair up in step order.
     A call without a turn (a game that failed mid-round) keeps its tokens and no estimates,
-    in the phase being played when it was made.
+    in the phase being played when it was made. `providers` (seat -> provider) and `apart`
+    decide where each call's reasoning was counted (`reasoning_apart`).
     """
+    providers = providers or {}
     waiting: dict[int, list[Mapping[str, Any]]] = {}
     out: list[CallTokens] = []
     current = 1
@@ -132,6 +182,8 @@ def call_tokens(events: Iterable[Mapping[str, Any]]) -> list[CallTokens]:
                     output_comm_est=int(est.get("output_comm", 0)),
                     reasoning_tokens=int(call.get("reasoning_tokens") or 0),
                     phase=phase,
+                    provider=providers.get(seat),
+                    apart_providers=apart,
                 )
             )
 
@@ -175,14 +227,19 @@ def _scope(trace: Trace) -> str:
     return scope_key(trace.config.get("metrics_phase", "final"), phases)
 
 
-def trace_metrics(trace: Trace, prices: Mapping[str, Prices] = PAPER_PRICES) -> dict[str, Any]:
+def trace_metrics(
+    trace: Trace,
+    prices: Mapping[str, Prices] = PAPER_PRICES,
+    apart: frozenset[str] = REASONING_APART,
+) -> dict[str, Any]:
     """TE, CR, tokens and cost of one sorting trace (see the module docstring).
 
     Keys: ``token_source`` (``model`` or ``estimate``), ``tokens``, ``input_tokens``,
-    ``output_tokens``, ``reasoning_tokens``, ``comm_tokens``, ``te``, ``cr``,
-    ``cr_visible``, the per-phase ``te_phase1``, ``te_phase2``, ``te_combined`` (and ``cr_``
-    the same), ``cost_usd``, ``cost_mid``, ``cost_low``, ``cost_high`` (cost keys are
-    ``None`` when unknown or without models).
+    ``output_tokens``, ``reasoning_tokens``, ``visible_tokens``, ``comm_tokens``, ``te``,
+    ``cr``, the per-phase ``te_phase1``, ``te_phase2``, ``te_combined`` (and ``cr_`` and
+    ``reasoning_`` the same), ``cost_usd``, ``cost_mid``, ``cost_low``, ``cost_high`` (cost
+    keys are ``None`` when unknown or without models). `apart` names the providers that
+    report reasoning beside the output (`reasoning_apart`).
     """
     m = trace.metrics
     nk = int(m.get("nk", 0))
@@ -199,42 +256,57 @@ def trace_metrics(trace: Trace, prices: Mapping[str, Prices] = PAPER_PRICES) -> 
             "input_tokens": sum(int(r.get("input_tokens_est", 0)) for r in rows),
             "output_tokens": sum(int(r.get("output_tokens_est", 0)) for r in rows),
             "reasoning_tokens": 0,
+            "visible_tokens": int(m.get("tokens_est", 0)),
             "comm_tokens": float(m.get("comm_tokens_est", 0)),
             "te": m.get("te_est"),
             "cr": m.get("cr_est"),
-            "cr_visible": m.get("cr_est"),
             **phases,
+            **{f"reasoning_{p}": 0 if phases[f"te_{p}"] is not None else None for p in _SCOPES},
             **none,
         }
-    calls = [c for c in call_tokens(trace.events) if c.seat in used]
+    providers = {s: (trace.seats[s].model or "").split("/", 1)[0] for s in used}
+    calls = [c for c in call_tokens(trace.events, providers, apart) if c.seat in used]
     tin = sum(u.input_tokens for u in used.values())
     tout = sum(u.output_tokens for u in used.values())
     reasoning = sum(u.reasoning_tokens for u in used.values())
-    # Reasoning reported apart from the output (more of it than output) is added to T_total.
-    apart = sum(c.reasoning_tokens for c in calls if c.reasoning_tokens > c.output_tokens)
-    total = tin + tout + apart
+    # Reasoning reported beside the output is added to T_total; inside it, it is already there.
+    beside = sum(c.reasoning_tokens for c in calls if c.apart)
+    total = tin + tout + beside
+    visible = total - reasoning
     comm = sum(c.comm_tokens for c in calls)
     nphases = max([c.phase for c in calls] + [len(m.get("rounds_per_phase") or [1])])
-    p_tokens = [float(sum(c.total for c in calls if c.phase == p)) for p in range(1, nphases + 1)]
-    p_comm = [sum(c.comm_tokens for c in calls if c.phase == p) for p in range(1, nphases + 1)]
+    span = range(1, nphases + 1)
+    p_tokens = [float(sum(c.total for c in calls if c.phase == p)) for p in span]
+    p_visible = [float(sum(c.visible for c in calls if c.phase == p)) for p in span]
+    p_reason = [sum(c.reasoning_tokens for c in calls if c.phase == p) for p in span]
+    p_comm = [sum(c.comm_tokens for c in calls if c.phase == p) for p in span]
     # Usage the calls do not account for (none in a normal trace) counts in the last phase.
     if p_tokens:
         p_tokens[-1] += total - sum(p_tokens)
-    phases = phase_values(nk, p_tokens, p_comm)
-    visible = total - reasoning
+        p_visible[-1] += visible - sum(p_visible)
+        p_reason[-1] += reasoning - sum(p_reason)
+    legacy = trace.game_id in LEGACY_CR
+    phases = phase_values(nk, p_tokens, p_comm, visible=None if legacy else p_visible)
+    reasoning_by = {
+        f"reasoning_phase{p}": p_reason[p - 1] if p <= nphases else None for p in (1, 2)
+    }
     out: dict[str, Any] = {
         "token_source": "model",
         "tokens": total,
         "input_tokens": tin,
         "output_tokens": tout,
         "reasoning_tokens": reasoning,
+        "visible_tokens": visible,
         "comm_tokens": comm,
         "te": phases[f"te_{key}"],
         "cr": phases[f"cr_{key}"],
-        "cr_visible": comm / visible if visible > 0 else None,
         **phases,
+        **reasoning_by,
+        "reasoning_combined": reasoning,
         **none,
     }
+    if legacy:
+        out["cr_visible"] = comm / visible if visible > 0 else None
     seat_prices_ = {s: seat_prices(trace, s, prices) for s in used}
     if all(p is not None for p in seat_prices_.values()):
         exact = mid = low = high = 0.0

@@ -4,10 +4,12 @@
   the slot cheapest for all together (D.1);
 * ``sd-map``: binary PENDING/IMPOSSIBLE feasibility with scheduling-difficulty bumping (D.2);
 * ``dsm-welfare`` / ``dsm-private``: satisfaction-level scores over offer sets sized by the
-  offer-size utility, with the two presets of Table 9 (D.3) as the paper ran them; the
-  ``-v1`` variants are `calendar-v1`'s forms (ordered log scale, no fallback, displaced
-  meetings' participants offered only their plans), and
-  ``dsm-private-nofallback`` drops only the fallback;
+  offer-size utility, with the two presets of Table 9 (D.3) as the paper ran them (the
+  release's client: its plan ranking, decision recipients, displacement chains and DECISION
+  walk); ``dsm-welfare-release`` stops after one sub-round as that client does; the ``-v2``
+  variants are the presets before issue 24, the ``-v1`` variants `calendar-v1`'s forms
+  (ordered log scale, no fallback, displaced meetings' participants offered only their plans),
+  and ``dsm-private-nofallback`` drops only the fallback;
 * ``oracle-follower``: a test driver that schedules every meeting at the oracle's slot.
 
 All of them play through the same requests, channels and batch validation as LLM seats, and
@@ -31,7 +33,8 @@ PROTOCOL_AGENTS: dict[str, Callable[[], Agent]] = {
     **{p.name: partial(DsmAgent, p) for p in PRESETS},
 }
 """The four non-LLM reference protocols of App. D, by agent spec (DSM also in its variants:
-``dsm-welfare-v1``, ``dsm-private-v1``, ``dsm-private-nofallback``)."""
+``dsm-welfare-release``, ``dsm-welfare-v2``, ``dsm-private-v2``, ``dsm-welfare-v1``,
+``dsm-private-v1``, ``dsm-private-nofallback``)."""
 
 REFERENCE_AGENTS: dict[str, Callable[[], Agent]] = {"oracle-follower": OracleFollower}
 """The test-driver team (registered with the game since the engine issue)."""

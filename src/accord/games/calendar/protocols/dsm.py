@@ -3,11 +3,12 @@
 
 Per meeting M1 the lowest-id participant (the initiator) runs sub-rounds:
 
-1. Its candidate plans are the slots it can clear locally (free, or a movable errand with a free
-   slot to land on) and, for a slot holding one of its prior meetings M2, displacement plans
-   "move M2 to t" for its `displacement_targets` cheapest targets t; with `cascade_depth` 2 a
-   target may hold another prior meeting M3 that moves on in turn. Plans are ordered by the
-   initiator's own satisfaction level, then slot.
+1. Its candidate plans are its schedulable slots and, for a slot holding one of its prior
+   meetings M2, displacement chains moving M2 to a free slot or onto another prior meeting M3
+   that moves on in turn (up to `cascade_depth`), the `displacement_targets` cheapest of them
+   (the release's rule, `dsm_chains`; the ``-v2``/``-v1`` presets let a target hold a movable
+   errand and keep one chain per target). Plans are ordered by the initiator's own satisfaction
+   level, then slot.
 2. Offer size L maximises U(L) = p(L) v(L) + w_soc p(L) - θ c_priv L - β (1 - p(L)) over
    [L_min, min(L_max, plans left)], smaller L on ties: p(L) = 1 - (1 - p̂)^L with
    p̂ = (1 - ρ)^R, ρ the initiator's calendar density (share of occupied slots) and R the number
@@ -22,17 +23,26 @@ Per meeting M1 the lowest-id participant (the initiator) runs sub-rounds:
    the agent is shown, which saturates: every cost of 10 or more is level 1, so a 100 and a
    1000 errand look alike. The ``-v1`` variants take u(c) = 1 + ceil(log2 c) in task units
    (`base.satisfaction_cost`), which keeps every cost ordered.
-4. A plan is fully feasible when every score received for it is positive; the initiator picks the
-   one with the least total concession Σ (D-1-s) (its own level included), earlier plans on
-   ties, and sends
-   ``decision`` to everyone who scored this meeting. Otherwise it runs another sub-round on the
-   plans not yet offered: always for DSM-Welfare (exhaustive), and for DSM-Private only while
-   U(L*) > -β, the value of giving up (with θ = 10 that never holds, so one sub-round).
+4. A plan is fully feasible when its local level and the scores of every seat it concerns
+   (the other participants and the outside participants of the meetings it moves) are
+   positive. The initiator ranks plans by (total loss Σ (D-1-s) over itself and those seats,
+   number of those seats, slot, id) and takes the first fully feasible one, as the release's
+   client does (``rank="loss"``); it sends ``decision`` to the seats the chosen plan concerns
+   (``decision_to="plan"``, the release's client). The presets before issue 24 (``-v2``) took
+   the least concession over every scorer, earlier plans on ties, and told every scorer.
+   Otherwise it runs another sub-round on the plans not yet offered: for DSM-Welfare until the
+   plans run out (Table 9 "exhaustive search: yes"; ``dsm-welfare-release`` stops after one
+   sub-round as the release's client does), and for DSM-Private only while U(L*) > -β, the
+   value of giving up (with θ = 10 that never holds, so one sub-round).
 5. Fallback (``fallback=True``, the release's client and the paper presets): when the search
-   ends without a fully feasible plan the initiator still announces the plan with the least
-   total concession (infeasible scores count as full concessions), and in DECISION a seat that
-   cannot build the agreed plan, or has none, schedules the lowest slot it can clear alone.
-   Seats then usually pick different slots and the round fails, but under the game's default
+   ends without a fully feasible plan the initiator still announces the plan ranked first,
+   infeasible scores counting as full concessions. In DECISION (``walk="schedulable"``, the
+   release's client) a seat without a decision submits nothing; one with a decision builds the
+   plan on the agreed slot if it can schedule there, else on its first schedulable slot (free,
+   or holding an errand or meeting while another slot is free), and submits nothing when it
+   cannot build it; each retry k takes its k-th schedulable slot. The ``-v2`` presets
+   (``walk="first"``) schedule the lowest slot the seat can clear alone at once. Seats then
+   usually pick different slots and the round fails, but under the game's default
    ``failed_round: keep`` their moves stay charged, as in the paper's Table 2. Without the
    fallback (the ``-nofallback`` and ``-v1`` variants) such a seat submits no batch.
 
@@ -49,6 +59,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from accord.games.calendar.protocols import dsm_chains
 from accord.games.calendar.protocols.base import (
     DEADLINE_SWEEPS,
     ProtocolAgent,
@@ -97,18 +108,57 @@ class DsmParams:
     ('all', the paper presets) or only the plans that move its meetings ('moves')."""
     privacy_cost: float = 1.0
     """c_priv: each offered slot counts as one unit of leakage."""
+    rank: Literal["loss", "offer"] = "loss"
+    """How the initiator ranks plans (step 4): by (total loss, number of scorers, slot, id) over
+    the plan's own scorers ('loss', the release's client) or by least concession over every
+    scorer, offer order on ties ('offer', the presets before issue 24)."""
+    decision_to: Literal["plan", "scorers"] = "plan"
+    """Who gets the decision (step 4): the other participants and the outsiders whose meeting
+    the chosen plan moves ('plan', the release's client) or everyone who scored ('scorers')."""
+    one_offer: bool = False
+    """Stop after the first sub-round whatever the search policy says (the release's
+    ``paper_dsm`` client never searches further)."""
+    chains: Literal["release", "clearable"] = "release"
+    """Which displacement plans exist and how scorers price them (`dsm_chains`): the release's
+    ('release': chains onto free slots or moving meetings, every chain listed) or the rules
+    before issue 24 ('clearable': a target may hold an errand, one chain per target)."""
+    walk: Literal["schedulable", "first"] = "schedulable"
+    """DECISION fallback (step 5): the release's walk over the schedulable slots, one per
+    attempt ('schedulable'), or the lowest slot this seat can clear alone at once ('first')."""
 
 
 WELFARE = DsmParams("dsm-welfare", "paper_dsm", 1, 12, 1.0, 0.0, 1.0, 2, 4, True)
 PRIVATE = DsmParams("dsm-private", "private_dsm", 1, 2, 0.25, 10.0, 0.25, 1, 2, False)
-_V1 = {"scale": "log", "fallback": False, "offer_scope": "moves"}
-WELFARE_V1 = replace(WELFARE, name="dsm-welfare-v1", **_V1)  # type: ignore[arg-type]
-PRIVATE_V1 = replace(PRIVATE, name="dsm-private-v1", **_V1)  # type: ignore[arg-type]
+WELFARE_RELEASE = replace(WELFARE, name="dsm-welfare-release", exhaustive=False, one_offer=True)
+"""DSM-Welfare as the release's client runs it: one sub-round, then the best plan (fully
+feasible or not). Table 9 and D.3 say the search is exhaustive, so that is the default."""
+_V2: dict[str, Any] = {
+    "rank": "offer",
+    "decision_to": "scorers",
+    "walk": "first",
+    "chains": "clearable",
+}
+WELFARE_V2 = replace(WELFARE, name="dsm-welfare-v2", **_V2)
+PRIVATE_V2 = replace(PRIVATE, name="dsm-private-v2", **_V2)
+_V1: dict[str, Any] = {"scale": "log", "fallback": False, "offer_scope": "moves", **_V2}
+WELFARE_V1 = replace(WELFARE, name="dsm-welfare-v1", **_V1)
+PRIVATE_V1 = replace(PRIVATE, name="dsm-private-v1", **_V1)
 PRIVATE_NOFALLBACK = replace(PRIVATE, name="dsm-private-nofallback", fallback=False)
-PRESETS: tuple[DsmParams, ...] = (WELFARE, PRIVATE, WELFARE_V1, PRIVATE_V1, PRIVATE_NOFALLBACK)
+PRESETS: tuple[DsmParams, ...] = (
+    WELFARE,
+    PRIVATE,
+    WELFARE_RELEASE,
+    WELFARE_V2,
+    PRIVATE_V2,
+    WELFARE_V1,
+    PRIVATE_V1,
+    PRIVATE_NOFALLBACK,
+)
 """Every registered DSM spec: the two Table 9 presets as the paper ran them (the CalBench
-release's client), their `calendar-v1` forms (log scale, no fallback, outsiders offered only
-the plans that move their meetings) and DSM-Private without its fallback."""
+release's client), DSM-Welfare with the release's single sub-round, the presets as they were
+before issue 24 (``-v2``: offer-order choice, decision to every scorer, first-clearable
+fallback), their `calendar-v1` forms (log scale, no fallback, outsiders offered only the plans
+that move their meetings) and DSM-Private without its fallback."""
 
 
 def level(cost: int | None, scale: str = "log", display: str = "linear") -> int:
@@ -178,10 +228,14 @@ class Candidate:
     level: int
     slot: int
     moves: list[Move]
+    alt: int = 0
+    """Position among the plans for the same slot (the release's tie-break)."""
 
 
 def candidate_plans(view: View, params: DsmParams) -> list[Candidate]:
     """The initiator's plans, best local level first (see the module docstring)."""
+    if params.chains == "release":
+        return _release_candidates(view, params)
     cal = view.calendar
 
     def local(cost: int | None) -> int:
@@ -205,6 +259,24 @@ def candidate_plans(view: View, params: DsmParams) -> list[Candidate]:
             for cost, _, moves in options[: params.displacement_targets]:
                 out.append(Candidate(local(cost), slot, moves))
     out.sort(key=lambda c: (-c.level, c.slot, len(c.moves)))
+    return out
+
+
+def _release_candidates(view: View, params: DsmParams) -> list[Candidate]:
+    """The release's plans (`dsm_chains`): every schedulable slot, a meeting slot with its
+    cheapest chains, ordered by local level, slot, then chain order."""
+    cal = view.calendar
+    out: list[Candidate] = []
+    for slot in schedulable_slots(cal):
+        item = cal[slot]
+        options: list[list[Move]] = [[]]
+        if item is not None and item.kind == "meeting":
+            depth = params.cascade_depth
+            options = dsm_chains.chains(view, slot, depth)[: params.displacement_targets]
+        for alt, moves in enumerate(options):
+            cost = dsm_chains.plan_cost(cal, slot, moves)
+            out.append(Candidate(level(cost, params.scale, view.cost_display), slot, moves, alt))
+    out.sort(key=lambda c: (-c.level, c.slot, c.alt))
     return out
 
 
@@ -245,6 +317,9 @@ class SubRound:
     offered: dict[int, list[int]]
     """Scorer -> plan ids it was offered."""
     sent_at: int
+    concerned: dict[int, list[int]] = field(default_factory=dict)
+    """Plan id -> the seats whose scores it needs: the other participants and the outside
+    participants of the meetings it moves."""
     scores: dict[int, dict[int, int]] = field(default_factory=dict)
 
 
@@ -270,12 +345,19 @@ class DsmAgent(ProtocolAgent):
         """Scoring cost this seat owes for the current meeting, settled at the decision."""
         self._replies: list[tuple[int, Scores]] = []
         self._p_hat = 1.0
+        self._walked = False
+        """Whether DECISION left the agreed plan (logged in the status)."""
 
     # -- scorer ------------------------------------------------------------------------------
     def score(self, view: View, plan: Plan) -> int:
         """This seat's satisfaction level for `plan`."""
         slot = plan.slot if view.is_participant else None
-        cost = plan_cost(view.calendar, slot, plan.moves)
+        if self.params.chains == "release":
+            if slot is None and not dsm_chains.concerns(view.calendar, plan.moves):
+                return D - 1
+            cost = dsm_chains.plan_cost(view.calendar, slot, plan.moves)
+        else:
+            cost = plan_cost(view.calendar, slot, plan.moves)
         return level(cost, self.params.scale, view.cost_display)
 
     def receive(self, view: View, sender: int, message: Message) -> None:
@@ -326,6 +408,8 @@ class DsmAgent(ProtocolAgent):
 
     def _continue(self) -> bool:
         """Whether another sub-round is worth it (module docstring, step 4)."""
+        if self.params.one_offer:
+            return False
         if self.params.exhaustive:
             return True
         assert self._pool is not None
@@ -345,6 +429,7 @@ class DsmAgent(ProtocolAgent):
             self._next_id += 1
         levels = {p.id: c.level for p, c in zip(plans, batch, strict=True)}
         offered = {a: [p.id for p in plans] for a in view.others}
+        concerned = {p.id: list(view.others) for p in plans}
         for plan in plans:
             for mid, src, _ in plan.moves:
                 item = view.calendar[src]
@@ -353,9 +438,11 @@ class DsmAgent(ProtocolAgent):
                 for a in item.participants:
                     if a != view.seat and a not in view.participants:
                         offered.setdefault(a, []).append(plan.id)
+                        if a not in concerned[plan.id]:
+                            concerned[plan.id].append(a)
         if self.params.offer_scope == "all":
             offered = {a: [p.id for p in plans] for a in offered}
-        sub = SubRound(len(self._subs) + 1, plans, levels, offered, view.turn)
+        sub = SubRound(len(self._subs) + 1, plans, levels, offered, view.turn, concerned)
         self._sub = sub
         self._subs.append(sub)
         if not offered:
@@ -367,10 +454,23 @@ class DsmAgent(ProtocolAgent):
             calls += route(view, [a], offer)
         return calls
 
+    def _rank(self, sub: SubRound, plan: Plan) -> tuple[bool, tuple[int, int, int, int]]:
+        """Whether `plan` is fully feasible, and its rank (lower is better) under
+        ``rank="loss"``: (total loss Σ (D-1-s), scorers counted, slot, id) over the initiator
+        and the seats the plan concerns, a missing score counting 0, as the release's client
+        ranks plans (module docstring, step 4)."""
+        levels = [sub.levels[plan.id]]
+        levels += [sub.scores.get(a, {}).get(plan.id, 0) for a in sub.concerned[plan.id]]
+        loss = sum(D - 1 - s for s in levels)
+        return min(levels) > 0, (loss, len(levels), plan.slot, plan.id)
+
     def _best(self, sub: SubRound) -> Plan | None:
-        """The fully feasible plan with the least total concession Σ (D-1-s) over the
-        initiator and every scorer (a scorer a plan does not concern concedes nothing), earlier
-        plans on ties."""
+        """The fully feasible plan ranked first (`_rank`); with ``rank="offer"`` the least
+        total concession Σ (D-1-s) over the initiator and every scorer (a scorer a plan does
+        not concern concedes nothing), earlier plans on ties."""
+        if self.params.rank == "loss":
+            ranked = [(r, p) for p in sub.plans for ok, r in [self._rank(sub, p)] if ok]
+            return min(ranked, key=lambda x: x[0])[1] if ranked else None
         best: tuple[int, Plan] | None = None
         for plan in sub.plans:
             levels = [sub.levels[plan.id]]
@@ -385,7 +485,11 @@ class DsmAgent(ProtocolAgent):
     def _least_concession(self) -> Plan:
         """The offered plan with the least total concession, infeasible scores included (a 0
         concedes D-1), earlier plans on ties: what the release's initiator announces when no
-        plan is fully feasible (module docstring, step 5)."""
+        plan is fully feasible (module docstring, step 5); with ``rank="loss"`` the plan
+        ranked first by `_rank` whether feasible or not."""
+        if self.params.rank == "loss":
+            every = [(self._rank(sub, p)[1], p) for sub in self._subs for p in sub.plans]
+            return min(every, key=lambda x: x[0])[1]
         ranked: list[tuple[int, int, Plan]] = []
         for sub in self._subs:
             for plan in sub.plans:
@@ -404,11 +508,15 @@ class DsmAgent(ProtocolAgent):
         for earlier in self._subs:
             for a, scores in earlier.scores.items():
                 paid[a] = paid.get(a, 0) + sum(scoring_cost(s) for s in scores.values())
+        if self.params.decision_to == "plan":
+            told = next(s.concerned[plan.id] for s in self._subs if plan.id in s.concerned)
+            paid = {a: paid.get(a, 0) for a in told}
         rewards: dict[int, int] = {}
         for a, scores in sub.scores.items():
             if plan.id in scores:
                 positive = sum(1 for s in scores.values() if s > 0)
                 rewards[a] = reward(scores[plan.id], positive, len(sub.offered[a]))
+        rewards = {a: r for a, r in rewards.items() if a in paid}
         self.points += sum(paid.values()) - sum(rewards.values())
         calls: list[dict[str, Any]] = []
         for a in sorted(paid):
@@ -435,6 +543,8 @@ class DsmAgent(ProtocolAgent):
         )
 
     def decide(self, view: View) -> list[dict[str, Any]] | None:
+        if self.params.fallback and self.params.walk == "schedulable":
+            return self._walk(view)
         batch = None
         if self._agreed is not None:
             batch = build_batch(
@@ -448,9 +558,51 @@ class DsmAgent(ProtocolAgent):
             return first_clearable(view, self.protocol)
         return batch
 
+    def _walk(self, view: View) -> list[dict[str, Any]]:
+        """DECISION as the release's client does it (module docstring, step 5): the first
+        attempt builds the agreed plan, on the agreed slot when this seat can schedule there,
+        else on its first schedulable slot; attempt k > 1 takes the k-th schedulable slot. A
+        seat without an agreement, or that cannot build the plan on that slot (the slot holds
+        a meeting the plan does not move), submits an empty batch, which the game rejects and
+        asks again."""
+        if self._agreed is None:
+            self._walked = True
+            return []
+        slots = schedulable_slots(view.calendar)
+        slot: int | None = self._agreed.slot
+        if view.attempt > 1 or slot not in slots:
+            index = view.attempt - 1
+            slot = slots[index] if index < len(slots) else None
+        if view.attempt > 1 or slot != self._agreed.slot:
+            self._walked = True
+        if slot is None:
+            return []
+        batch = build_batch(
+            view.calendar,
+            meeting_id=view.meeting_id,
+            slot=slot,
+            moves=self._agreed.moves,
+            protocol=self.protocol,
+        )
+        if batch is None:
+            self._walked = True
+        return batch or []
+
     def status(self) -> dict[str, Any]:
         agreed = None if self._agreed is None else self._agreed.slot
-        return super().status() | {"agreed": agreed, "points": self.points}
+        out = super().status() | {"agreed": agreed, "points": self.points}
+        return out | {"fallback": True} if self._walked else out
+
+
+def schedulable_slots(calendar: Calendar) -> list[int]:
+    """The slots the release's client treats as schedulable: free ones, and any holding an
+    errand or a meeting while some other slot is free (blocked errands excluded)."""
+    free = [s for s, item in enumerate(calendar) if item is None]
+    return [
+        s
+        for s, item in enumerate(calendar)
+        if item is None or (not item.blocked and any(f != s for f in free))
+    ]
 
 
 def first_clearable(view: View, protocol: str) -> list[dict[str, Any]] | None:

@@ -1,13 +1,21 @@
-"""Saving the report's figures the same way everywhere: PNG and SVG, nothing clipped, a bar of
-height 0 drawn so it cannot be mistaken for a missing bar, and a footnote giving the figure's
-sample size and what its error bars are.
+"""Drawing the report's figures the same way everywhere: paper width (`new_figure`), PNG and
+SVG with nothing clipped, a bar of height 0 drawn so it cannot be mistaken for a missing bar, a
+footnote giving the figure's sample size and what its error bars are, and a layout check
+(`overlaps`) that finds text covering data, a legend or other text, from matplotlib's own
+layout. Inside `check_layout`, every saved figure is checked and its problems collected.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+PAPER_WIDTH = 6.75
+"""Width in inches of a figure spanning a two-column paper's text (its ``figure*`` width)."""
+
+_checking: list[dict[str, list[str]]] = []
 
 ZERO_TICK = 0.012
 """Height of the mark drawn for a zero-height bar, as a share of the axis span."""
@@ -55,12 +63,26 @@ def pad_to(ax: Any, xs: Iterable[float], ys: Iterable[float], *, share: float = 
         setter(low - share * span, high + share * span)
 
 
+def new_figure(width: float = PAPER_WIDTH, height: float = 3.0) -> Any:
+    """A matplotlib Figure with constrained layout on its own Agg canvas (no pyplot state)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width, height), layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
+
+
 def save_figure(fig: Any, path: Path, *, note: str) -> list[Path]:
     """Mark zero bars, add `note` under the figure, and write `path` (PNG) and the same name
     as SVG with a tight bounding box (legends and labels outside the axes are kept)."""
     for ax in fig.get_axes():
         mark_zero_bars(ax)
-    fig.text(0.5, -0.01, note, ha="center", va="top", fontsize=8, color="0.3", wrap=True)
+    fig.canvas.draw()  # lay out first, so the note goes under everything drawn
+    lowest = fig.get_tightbbox(fig.canvas.get_renderer()).y0 / fig.get_figheight()
+    fig.text(0.5, min(-0.01, lowest - 0.01), note, ha="center", va="top", fontsize=7, color="0.3")
+    if _checking:
+        _checking[-1][path.name] = overlaps(fig)
     path.parent.mkdir(parents=True, exist_ok=True)
     svg = path.with_suffix(".svg")
     fig.savefig(path, dpi=150, bbox_inches="tight")
@@ -74,3 +96,97 @@ def ci_note(
     """The standard footnote: ``n = 90 games; bars: 95% percentile-bootstrap CI over games``."""
     text = f"n = {n} {what}"
     return f"{text}; error bars and bands: {ci} over {what}" if ci else f"{text}; no CI (counts)"
+
+
+@contextmanager
+def check_layout() -> Iterator[dict[str, list[str]]]:
+    """Within the block, `save_figure` checks each figure with `overlaps`; yields file name ->
+    problems (an empty list: a clean figure)."""
+    found: dict[str, list[str]] = {}
+    _checking.append(found)
+    try:
+        yield found
+    finally:
+        _checking.remove(found)
+
+
+def _texts(fig: Any) -> list[Any]:
+    """Every text `fig` draws, non-empty and visible: its titles and notes, legend entries,
+    and per axes its titles, axis labels, offset texts, annotations and the tick labels of the
+    ticks it draws (matplotlib keeps labels of ticks outside the limits, undrawn)."""
+    found = [*fig.texts, fig._suptitle, fig._supxlabel, fig._supylabel]
+    for legend in fig.legends:
+        found += [*legend.get_texts(), legend.get_title()]
+    for ax in fig.get_axes():
+        found += [ax.title, ax._left_title, ax._right_title, *ax.texts]
+        legend = ax.get_legend()
+        if legend is not None:
+            found += [*legend.get_texts(), legend.get_title()]
+        for axis in (ax.xaxis, ax.yaxis):
+            found += [axis.label, axis.get_offset_text()]
+            for tick in axis._update_ticks():
+                found += [tick.label1, tick.label2]
+    unique = {id(t): t for t in found if t is not None}  # the suptitle is also in fig.texts
+    return [t for t in unique.values() if t.get_visible() and t.get_text().strip()]
+
+
+def _data_points(ax: Any) -> list[tuple[float, float]]:
+    """Display coordinates of every data vertex drawn in `ax` (lines, markers, bars' corners,
+    error bars, bands)."""
+    import numpy as np
+    from matplotlib.collections import Collection
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Rectangle
+
+    pts: list[tuple[float, float]] = []
+    for line in ax.get_lines():
+        if isinstance(line, Line2D) and line.get_visible():
+            xy = line.get_xydata()
+            if len(xy):
+                pts += [tuple(p) for p in line.get_transform().transform(xy)]
+    for patch in ax.patches:
+        if isinstance(patch, Rectangle) and patch.get_visible():
+            box = patch.get_window_extent()
+            pts += [(box.x0, box.y0), (box.x1, box.y1), (box.x0, box.y1), (box.x1, box.y0)]
+    for coll in ax.collections:
+        if isinstance(coll, Collection) and coll.get_visible():
+            for path in coll.get_paths():
+                verts = coll.get_transform().transform(path.vertices)
+                pts += [tuple(p) for p in np.asarray(verts)]
+    return [(float(x), float(y)) for x, y in pts if np.isfinite(x) and np.isfinite(y)]
+
+
+def overlaps(fig: Any, *, pad: float = 0.5) -> list[str]:
+    """What covers what in `fig`, from its drawn layout: pairs of texts whose boxes intersect,
+    a text or legend drawn over a data point of an axes, and a text under a legend it is not
+    part of. Empty when the figure is clean. `pad` (pixels) forgives touching boxes."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    legends = [*fig.legends, *(ax.get_legend() for ax in fig.get_axes())]
+    legends = [lg for lg in legends if lg is not None and lg.get_visible()]
+    legend_texts = {id(t) for lg in legends for t in lg.get_texts()}
+    legend_texts |= {id(lg.get_title()) for lg in legends}
+    texts = _texts(fig)
+    boxes = [(t, t.get_window_extent(renderer).padded(-pad)) for t in texts]
+    problems: list[str] = []
+    for i, (a, box_a) in enumerate(boxes):
+        for b, box_b in boxes[i + 1 :]:
+            if box_a.overlaps(box_b) and box_a.width > 0 and box_b.width > 0:
+                problems.append(f"text {a.get_text()!r} overlaps text {b.get_text()!r}")
+    for lg in legends:
+        frame = lg.get_window_extent(renderer).padded(-pad)
+        for t, box in boxes:
+            if id(t) not in legend_texts and frame.overlaps(box):
+                problems.append(f"legend covers text {t.get_text()!r}")
+        for ax in fig.get_axes():
+            if any(frame.contains(x, y) for x, y in _data_points(ax)):
+                problems.append("legend covers data")
+                break
+    for ax in fig.get_axes():
+        inside = [t for t in ax.texts if t.get_visible() and t.get_text().strip()]
+        points = _data_points(ax)
+        for t in inside:
+            box = t.get_window_extent(renderer).padded(-pad)
+            if any(box.contains(x, y) for x, y in points):
+                problems.append(f"text {t.get_text()!r} covers data")
+    return problems

@@ -73,6 +73,28 @@ def new_figure(width: float = PAPER_WIDTH, height: float = 3.0) -> Any:
     return fig
 
 
+def legend_below(fig: Any, *, ncol: int = 3, fontsize: float = 7) -> None:
+    """One legend for every panel of `fig` (each label once), under the panels and outside
+    the layout, so it covers no data; `save_figure`'s note goes below it."""
+    handles: list[Any] = []
+    labels: list[str] = []
+    for ax in fig.get_axes():
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            if label not in labels:
+                handles.append(handle)
+                labels.append(label)
+    if handles:
+        fig.legend(
+            handles,
+            labels,
+            loc="upper center",
+            bbox_to_anchor=(0.5, 0.0),
+            ncol=max(1, min(ncol, len(labels))),
+            fontsize=fontsize,
+            frameon=False,
+        )
+
+
 def save_figure(fig: Any, path: Path, *, note: str) -> list[Path]:
     """Mark zero bars, add `note` under the figure, and write `path` (PNG) and the same name
     as SVG with a tight bounding box (legends and labels outside the axes are kept)."""

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from matplotlib.ticker import MaxNLocator
 
-from accord.analysis.figures import PAPER_WIDTH, ci_note, new_figure, save_figure
+from accord.analysis.figures import PAPER_WIDTH, ci_note, legend_below, new_figure, save_figure
 from accord.analysis.stats import Estimate, bootstrap_mean
 from accord.reproduce.compare import Comparison, Observation
 from accord.reproduce.published import PublishedFigure, PublishedTable
@@ -43,7 +43,7 @@ def write_figures(kit: Kit, plan: Plan, rep: Reproduction, folder: Path) -> list
     pub = kit.published
     written: list[Path] = []
     for table_id, comps in rep.tables.items():
-        if comps:
+        if comps and pub.table(table_id).printed:  # a drawn-only table is its figure
             written += table_figure(pub.table(table_id), comps, folder / f"table{table_id}.png")
     for figure_id in plan.figures:
         spec = pub.figure(figure_id)
@@ -70,19 +70,6 @@ def _scale(table: PublishedTable, key: str) -> tuple[int, float, str]:
 
 def _usable(est: Estimate) -> bool:
     return est.n > 0 and not math.isnan(est.mean)
-
-
-def _legend(fig: Any, ncol: int = 3) -> None:
-    handles, labels = [], []
-    for ax in fig.get_axes():
-        for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
-            if lab not in labels:
-                handles.append(h)
-                labels.append(lab)
-    if handles:
-        # Under the panels, outside the layout: the note of `save_figure` goes below it.
-        fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=ncol,
-                   fontsize=7, frameon=False)  # fmt: skip
 
 
 def table_figure(table: PublishedTable, comps: Sequence[Comparison], path: Path) -> list[Path]:
@@ -141,7 +128,7 @@ def table_figure(table: PublishedTable, comps: Sequence[Comparison], path: Path)
     axes[0].set_yticks(ys)
     axes[0].set_yticklabels([_short(c.label) for c in comps], fontsize=6.5)
     axes[0].set_ylim(len(comps) - 0.5, -0.5)  # the paper's row order, top to bottom
-    _legend(fig)
+    legend_below(fig)
     fig.suptitle(_title(f"Table {table.id} ({table.where})"), fontsize=8)
     games = sum(c.games for c in comps)
     return save_figure(fig, path, note=ci_note(games, "games") + "; n per row in reproduction.md")
@@ -218,7 +205,7 @@ def bars_figure(
     ax.grid(axis="y", alpha=0.3)
     ax.set_ylim(bottom=0)
     _relabel_with_n(ax, counts)
-    _legend(fig)
+    legend_below(fig)
     fig.suptitle(_title(f"Figure {spec.id} ({spec.where})"), fontsize=8)
     games = sum(c.games for c in comps)
     return save_figure(fig, path, note=ci_note(games, "games"))
@@ -302,7 +289,7 @@ def lines_figure(
     xs_all = sorted({float(c.identity[spec.x or "n"]) for c in comps})
     axes[0].set_xticks(xs_all)
     axes[0].set_xticklabels([f"{x:g}" for x in xs_all])
-    _legend(fig, ncol=2)
+    legend_below(fig, ncol=2)
     fig.suptitle(_title(f"Figure {spec.id} ({spec.where})"), fontsize=8)
     return save_figure(fig, path, note=ci_note(sum(games.values()), "games"))
 
@@ -376,7 +363,7 @@ def talk_figure(
         ax.tick_params(labelsize=7)
         ax.grid(alpha=0.3)
         ax.margins(x=0.15)
-    _legend(fig, ncol=3)
+    legend_below(fig, ncol=3)
     fig.suptitle(_title(f"Figure {spec.id} ({spec.where})"), fontsize=8)
     return save_figure(fig, path, note=ci_note(n_games, "games"))
 

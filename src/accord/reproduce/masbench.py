@@ -143,7 +143,9 @@ class MasBenchKit(Kit):
         if who == "models":
             who = "models (pooled)"
         parts = [str(who)]
-        if "n" in identity:
+        if "n" in identity and "backend" not in identity:  # Figure 2: a team at one N
+            parts.append(f"N={identity['n']}")
+        elif "n" in identity:
             parts += [f"N={identity['n']}", str(identity["backend"]), f"K={identity['k']}"]
         else:
             parts += [str(identity[k]) for k in ("condition", "backend", "mode") if k in identity]

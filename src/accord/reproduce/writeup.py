@@ -134,7 +134,7 @@ def table_markdown(table: PublishedTable, comps: Sequence[Comparison], where: st
     for col in table.columns:
         head += [f"{col.label} ours", "paper", "in CI"]
     lines = [
-        f"## Table {table.id} ({where})",
+        f"## Table {table.id} ({where})" if table.printed else f"## {where}",
         "",
         table.caption,
         "",
@@ -229,7 +229,8 @@ def _write_markdown(kit: Kit, plan: Plan, rep: Reproduction, out: Path, command:
         lines.append(table_markdown(table, comps, table.where))
     lines += stated_markdown(rep.stated)
     lines += not_reproduced_markdown(pub)
-    figs = [f"table{t}.png" for t in rep.tables] + [f"figure{f}.png" for f in plan.figures]
+    figs = [f"table{t}.png" for t in rep.tables if pub.table(t).printed]
+    figs += [f"figure{f}.png" for f in plan.figures]
     lines += [
         "Figures (published values as hollow diamonds): "
         + ", ".join(f"`reproduction/{name}`" for name in figs),

@@ -30,6 +30,7 @@ privacy-cost plane of Figure 2), called with the same traces and folder after th
 
 from __future__ import annotations
 
+import textwrap
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -340,7 +341,10 @@ def figure4(entries: Sequence[Mapping[str, Any]], out: Path) -> list[Path]:
         )
         ax.bar(xs, means, width=width, yerr=errs, capsize=2,
                label=f"{setting} costs (n = {n} seat-games)")  # fmt: skip
-    ax.set_xticks(range(len(agents)), agents, rotation=20, ha="right", fontsize=7)
+    # Horizontal names wrapped to their slot: rotated labels of long names run into each other.
+    width = max(8, int(4.6 * PAPER_WIDTH / max(1, len(agents)) / 0.3))
+    names = [textwrap.fill(a, width, break_on_hyphens=False) for a in agents]
+    ax.set_xticks(range(len(agents)), names, fontsize=6.5)
     ax.set_ylabel("fairness cost F (lower is fairer)", fontsize=8)
     ax.tick_params(axis="y", labelsize=7)
     ax.grid(axis="y", alpha=0.3)

@@ -163,8 +163,8 @@ def _data_points(ax: Any) -> list[tuple[float, float]]:
     pts: list[tuple[float, float]] = []
     for line in ax.get_lines():
         if isinstance(line, Line2D) and line.get_visible():
-            xy = line.get_xydata()
-            if len(xy):
+            xy = np.asarray(line.get_xydata(), dtype=float)
+            if xy.size:
                 pts += [tuple(p) for p in line.get_transform().transform(xy)]
     for patch in ax.patches:
         if isinstance(patch, Rectangle) and patch.get_visible():

@@ -374,15 +374,14 @@ def _paper_mean(
     """The paper's figure values: the mean of its table rows per M/C and talk condition."""
     out = []
     for r in ratios:
-        vals = [
-            row.values[i]
-            for row in table.rows
-            if math.isclose(float(row.identity.get("ratio", -1)), r)
-            and row.identity.get("cheap_talk") is talk
-            and row.values[i] is not None
-        ]
+        vals: list[float] = []
+        for row in table.rows:
+            value = row.values[i]
+            same = math.isclose(float(row.identity.get("ratio", -1)), r)
+            if same and row.identity.get("cheap_talk") is talk and value is not None:
+                vals.append(float(value))
         if not vals:
             return []
-        mean = sum(float(v) for v in vals) / len(vals)
+        mean = sum(vals) / len(vals)
         out.append(100.0 - mean if flip else mean)
     return out

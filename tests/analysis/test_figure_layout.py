@@ -110,6 +110,10 @@ def test_the_check_finds_text_over_text_data_and_legend(tmp_path: Path) -> None:
     assert "'over a point' covers data" in problems
     assert "'twice' overlaps text 'twice again'" in problems
     assert "legend covers data" in problems
+    wide = new_figure(PAPER_WIDTH, 2.5)
+    wide.add_subplot(1, 1, 1).plot([0, 1], [0, 1])
+    wide.suptitle("a title far too long for the page " * 8)
+    assert any("wide, more than the figure's 6.75 in" in p for p in overlaps(wide))
     clean = new_figure(PAPER_WIDTH, 2.5)
     clean.add_subplot(1, 1, 1).plot([0, 1], [0, 1])
     assert overlaps(clean) == []

@@ -7,6 +7,7 @@ layout. Inside `check_layout`, every saved figure is checked and its problems co
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -102,7 +103,9 @@ def save_figure(fig: Any, path: Path, *, note: str) -> list[Path]:
         mark_zero_bars(ax)
     fig.canvas.draw()  # lay out first, so the note goes under everything drawn
     lowest = fig.get_tightbbox(fig.canvas.get_renderer()).y0 / fig.get_figheight()
-    fig.text(0.5, min(-0.01, lowest - 0.01), note, ha="center", va="top", fontsize=7, color="0.3")
+    wrapped = textwrap.fill(note, int(fig.get_figwidth() * 17))  # 7-point text, figure wide
+    fig.text(0.5, min(-0.01, lowest - 0.01), wrapped, ha="center", va="top", fontsize=7,
+             color="0.3")  # fmt: skip
     if _checking:
         _checking[-1][path.name] = overlaps(fig)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -180,8 +183,9 @@ def _data_points(ax: Any) -> list[tuple[float, float]]:
 
 def overlaps(fig: Any, *, pad: float = 0.5) -> list[str]:
     """What covers what in `fig`, from its drawn layout: pairs of texts whose boxes intersect,
-    a text or legend drawn over a data point of an axes, and a text under a legend it is not
-    part of. Empty when the figure is clean. `pad` (pixels) forgives touching boxes."""
+    a text or legend drawn over a data point of an axes, a text under a legend it is not part
+    of, and anything drawn beyond the figure's width (the saved image would be wider than the
+    page). Empty when the figure is clean. `pad` (pixels) forgives touching boxes."""
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     legends = [*fig.legends, *(ax.get_legend() for ax in fig.get_axes())]
@@ -191,6 +195,11 @@ def overlaps(fig: Any, *, pad: float = 0.5) -> list[str]:
     texts = _texts(fig)
     boxes = [(t, t.get_window_extent(renderer).padded(-pad)) for t in texts]
     problems: list[str] = []
+    drawn = fig.get_tightbbox(renderer)  # inches
+    if drawn.width > fig.get_figwidth() * 1.02:
+        problems.append(
+            f"drawn {drawn.width:.2f} in wide, more than the figure's {fig.get_figwidth():.2f} in"
+        )
     for i, (a, box_a) in enumerate(boxes):
         for b, box_b in boxes[i + 1 :]:
             if box_a.overlaps(box_b) and box_a.width > 0 and box_b.width > 0:

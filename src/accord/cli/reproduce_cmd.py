@@ -142,6 +142,12 @@ def _print_plan(plan: Plan, out: Path) -> None:
         console.print(f"  Table {tid} ({escape(t.where)}): {escape(t.caption)}")
     if plan.figures:
         console.print(f"  Figures: {', '.join(plan.figures)} (drawn from the tables above)")
+    skipped = [t.id for t in pub.tables if t.not_reproduced]
+    if skipped:
+        console.print(
+            f"  Not reproducible here: Table {', '.join(skipped)} "
+            "(each with its reason in reproduction.md)"
+        )
     for note in plan.notes:
         console.print(f"  [yellow]{escape(note)}[/yellow]")
     console.print(f"{len(plan.specs)} games -> {escape(str(out))}, by row group:")

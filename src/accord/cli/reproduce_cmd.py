@@ -139,7 +139,8 @@ def _print_plan(plan: Plan, out: Path) -> None:
     console.print(f"[bold]Reproduce[/bold] {escape(pub.title)}")
     for tid in plan.tables:
         t = pub.table(tid)
-        console.print(f"  Table {tid} ({escape(t.where)}): {escape(t.caption)}")
+        name = f"Table {tid} ({t.where})" if t.printed else t.where
+        console.print(f"  {escape(name)}: {escape(t.caption)}")
     if plan.figures:
         console.print(f"  Figures: {', '.join(plan.figures)} (drawn from the tables above)")
     skipped = [t.id for t in pub.tables if t.not_reproduced]
@@ -250,8 +251,14 @@ def _finish(plan: Plan, out: Path, report: RunReport) -> None:
         write_reproduction(plan, out, command=command, rep=rep)
     except AccordError as exc:
         raise _fail(exc) from exc
+    from accord.reproduce.published import load_published
+
+    pub = load_published(plan.paper)
     for tid, comps in rep.tables.items():
-        console.print(f"Table {tid}: {len(comps)} rows; {verdict(comps)}")
+        if pub.table(tid).printed:
+            console.print(f"Table {tid}: {len(comps)} rows; {verdict(comps)}")
+        else:  # a figure the paper draws without numbers: ours only
+            console.print(f"{escape(pub.table(tid).where)}: {len(comps)} rows, ours only")
     if report.stopped:
         console.print(f"[yellow]{escape(report.stopped)}[/yellow]")
     failed = sum(rep.failed.values())

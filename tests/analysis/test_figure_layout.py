@@ -110,6 +110,15 @@ def test_the_check_finds_text_over_text_data_and_legend(tmp_path: Path) -> None:
     assert "'over a point' covers data" in problems
     assert "'twice' overlaps text 'twice again'" in problems
     assert "legend covers data" in problems
+    # A label on an error bar's line (no vertex inside it) and a label inside a bar.
+    bars = new_figure(PAPER_WIDTH, 2.5)
+    bx = bars.add_subplot(1, 1, 1)
+    bx.bar([0, 1], [0.0, 5.0], yerr=[[0.0, 0.0], [4.0, 0.5]])
+    bx.text(0, 2, "on the bar's CI", ha="center", va="center")
+    bx.text(1, 2.5, "in a bar", ha="center", va="center")
+    found_bars = overlaps(bars)
+    assert any("on the bar's CI" in p and "covers data" in p for p in found_bars)
+    assert any("'in a bar' covers data" in p for p in found_bars)
     wide = new_figure(PAPER_WIDTH, 2.5)
     wide.add_subplot(1, 1, 1).plot([0, 1], [0, 1])
     wide.suptitle("a title far too long for the page " * 8)

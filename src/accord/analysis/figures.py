@@ -7,6 +7,7 @@ layout. Inside `check_layout`, every saved figure is checked and its problems co
 
 from __future__ import annotations
 
+import itertools
 import textwrap
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -39,8 +40,9 @@ def mark_zero_bars(ax: Any) -> int:
         color = patch.get_facecolor()
         if h == 0 and w > 0:  # a vertical bar at zero
             ax.plot([x, x + w], [y, y], color=color, linewidth=3, solid_capstyle="butt")
-            ax.annotate("0", (x + w / 2, y), xytext=(0, 3), textcoords="offset points",
-                        ha="center", va="bottom", fontsize=7)  # fmt: skip
+            if not _error_bar_at(ax, x, x + w, y):  # its CI already shows the bar is there
+                ax.annotate("0", (x + w / 2, y), xytext=(0, 3), textcoords="offset points",
+                            ha="center", va="bottom", fontsize=7)  # fmt: skip
             marked += 1
         elif w == 0 and h > 0:  # a horizontal bar at zero
             ax.plot([x, x], [y, y + h], color=color, linewidth=3, solid_capstyle="butt")
@@ -50,6 +52,21 @@ def mark_zero_bars(ax: Any) -> int:
     ax.set_ylim(lo, hi)
     ax.set_xlim(left, right)
     return marked
+
+
+def _error_bar_at(ax: Any, left: float, right: float, y: float) -> bool:
+    """True when a vertical error bar of `ax` rises from `y` inside [left, right] (the "0" of a
+    zero bar would sit on it)."""
+    from matplotlib.collections import LineCollection
+
+    for coll in ax.collections:
+        if not isinstance(coll, LineCollection):
+            continue
+        for seg in coll.get_segments():
+            xs, ys = [float(p[0]) for p in seg], [float(p[1]) for p in seg]
+            if len(xs) and min(xs) >= left and max(xs) <= right and max(ys) > y >= min(ys) - 1e-12:
+                return True
+    return False
 
 
 def pad_to(ax: Any, xs: Iterable[float], ys: Iterable[float], *, share: float = 0.08) -> None:
@@ -155,30 +172,59 @@ def _texts(fig: Any) -> list[Any]:
     return [t for t in unique.values() if t.get_visible() and t.get_text().strip()]
 
 
-def _data_points(ax: Any) -> list[tuple[float, float]]:
-    """Display coordinates of every data vertex drawn in `ax` (lines, markers, bars' corners,
-    error bars, bands)."""
+def _densify(verts: Any, step: float = 2.0) -> list[tuple[float, float]]:
+    """Points every `step` pixels along a polyline in display coordinates."""
     import numpy as np
-    from matplotlib.collections import Collection
+
+    pts = np.asarray(verts, dtype=float)
+    out: list[tuple[float, float]] = []
+    for a, b in itertools.pairwise(pts):
+        n = max(1, int(np.hypot(*(b - a)) // step))
+        out += [tuple(a + (b - a) * k / n) for k in range(n)]
+    if len(pts):
+        out.append(tuple(pts[-1]))
+    return out
+
+
+def _data_points(ax: Any) -> list[tuple[float, float]]:
+    """Display coordinates of what `ax` draws as data: points along every line (markers only
+    for marker-only lines), scatter points, error bars and band edges."""
+    import numpy as np
+    from matplotlib.collections import Collection, PathCollection
     from matplotlib.lines import Line2D
-    from matplotlib.patches import Rectangle
 
     pts: list[tuple[float, float]] = []
     for line in ax.get_lines():
         if isinstance(line, Line2D) and line.get_visible():
             xy = np.asarray(line.get_xydata(), dtype=float)
-            if xy.size:
-                pts += [tuple(p) for p in line.get_transform().transform(xy)]
-    for patch in ax.patches:
-        if isinstance(patch, Rectangle) and patch.get_visible():
-            box = patch.get_window_extent()
-            pts += [(box.x0, box.y0), (box.x1, box.y1), (box.x0, box.y1), (box.x1, box.y0)]
+            if not xy.size:
+                continue
+            shown = line.get_transform().transform(xy)
+            if str(line.get_linestyle()).lower() in ("none", "", " "):
+                pts += [tuple(p) for p in shown]
+            else:
+                pts += _densify(shown)
     for coll in ax.collections:
-        if isinstance(coll, Collection) and coll.get_visible():
-            for path in coll.get_paths():
-                verts = coll.get_transform().transform(path.vertices)
-                pts += [tuple(p) for p in np.asarray(verts)]
+        if not isinstance(coll, Collection) or not coll.get_visible():
+            continue
+        offsets = np.asarray(coll.get_offsets(), dtype=float)
+        if isinstance(coll, PathCollection) and offsets.size:
+            pts += [tuple(p) for p in coll.get_offset_transform().transform(offsets)]
+            continue
+        for path in coll.get_paths():
+            pts += _densify(coll.get_transform().transform(path.vertices))
     return [(float(x), float(y)) for x, y in pts if np.isfinite(x) and np.isfinite(y)]
+
+
+def _bars(ax: Any) -> list[Any]:
+    """Display boxes of the bars (rectangles with an area) drawn in `ax`."""
+    from matplotlib.patches import Rectangle
+
+    return [
+        p.get_window_extent()
+        for p in ax.patches
+        if isinstance(p, Rectangle) and p.get_visible() and p.get_width() and p.get_height()
+    ]
 
 
 def overlaps(fig: Any, *, pad: float = 0.5) -> list[str]:
@@ -210,14 +256,15 @@ def overlaps(fig: Any, *, pad: float = 0.5) -> list[str]:
             if id(t) not in legend_texts and frame.overlaps(box):
                 problems.append(f"legend covers text {t.get_text()!r}")
         for ax in fig.get_axes():
-            if any(frame.contains(x, y) for x, y in _data_points(ax)):
+            hit = any(frame.contains(x, y) for x, y in _data_points(ax))
+            if hit or any(frame.overlaps(b) for b in _bars(ax)):
                 problems.append("legend covers data")
                 break
     for ax in fig.get_axes():
         inside = [t for t in ax.texts if t.get_visible() and t.get_text().strip()]
-        points = _data_points(ax)
+        points, bars = _data_points(ax), _bars(ax)
         for t in inside:
             box = t.get_window_extent(renderer).padded(-pad)
-            if any(box.contains(x, y) for x, y in points):
+            if any(box.contains(x, y) for x, y in points) or any(box.overlaps(b) for b in bars):
                 problems.append(f"text {t.get_text()!r} covers data")
     return problems

@@ -102,6 +102,10 @@ def legend_below(fig: Any, *, ncol: int = 3, fontsize: float = 7) -> None:
                 handles.append(handle)
                 labels.append(label)
     if handles:
+        # As many columns as fit the figure's width (7-point text: about 17 characters an
+        # inch, plus the handle), so the legend is never wider than the page.
+        fits = int(fig.get_figwidth() * 17 / (max(len(lab) for lab in labels) + 6))
+        ncol = max(1, min(ncol, fits))
         fig.legend(
             handles,
             labels,
@@ -179,7 +183,9 @@ def _densify(verts: Any, step: float = 2.0) -> list[tuple[float, float]]:
     pts = np.asarray(verts, dtype=float)
     out: list[tuple[float, float]] = []
     for a, b in itertools.pairwise(pts):
-        n = max(1, int(np.hypot(*(b - a)) // step))
+        if not (np.isfinite(a).all() and np.isfinite(b).all()):
+            continue  # a gap in the line (NaN): nothing drawn between these
+        n = max(1, min(2000, int(np.hypot(*(b - a)) // step)))
         out += [tuple(a + (b - a) * k / n) for k in range(n)]
     if len(pts):
         out.append(tuple(pts[-1]))

@@ -172,7 +172,11 @@ class MasBenchKit(Kit):
         out = [
             observation("1", who | cell, values),
             observation("F2", who | {"n": row["n"]}, values),
-            observation(TEXT, {"n": row["n"], "backend": row["backend"]}, failure),
+            observation(
+                TEXT,
+                {"n": row["n"], "backend": row["backend"], "model_teams": bool(models)},
+                failure,
+            ),
             observation(
                 "2",
                 {"team": pooled, "n": row["n"], "backend": row["backend"], "k": row["k"]},

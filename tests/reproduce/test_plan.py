@@ -93,3 +93,17 @@ def test_a_figure_plays_the_table_behind_it() -> None:
 def test_bad_requests_are_one_clear_error(kwargs: dict, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         make_plan(**kwargs)
+
+
+def test_with_the_papers_models_only_its_pair_plays_the_transparency_arm() -> None:
+    models = [
+        "anthropic/claude-sonnet-4-5-20250929",
+        "openai/gpt-5-mini-2025-08-07",
+        "openrouter/qwen/qwen3.5-flash",
+    ]
+    plan = make_plan("grounding", models=models, tables=["9"])
+    arm = [s for s in plan.specs if s.options.get("transparency") == "full"]
+    assert len(arm) == 120  # App. F.1: N = 120 for Qwen 3.5 Flash x GPT-5 Mini
+    assert {tuple(sorted(a.model or "" for a in s.agents)) for s in arm} == {
+        ("openai/gpt-5-mini-2025-08-07", "openrouter/qwen/qwen3.5-flash")
+    }

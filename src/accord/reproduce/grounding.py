@@ -12,8 +12,9 @@ App. F.1, Tables 3, 4, 9, 10 and 11, Figures 2 and 3, and the numbers §5 states
 
 * Table 4 (strategy rates, App. E): every talk game of the main grid with fixed projects,
   pooled over dyads; each game's own rate is one observation.
-* Table 9 (§5.7, full transparency): every cross-play pair of the given models plays the main
-  grid's cells again with ``transparency: full`` (N = 10 per cell, 120 per pair, as the paper);
+* Table 9 (§5.7, full transparency): every cross-play pair of the given models (only Qwen 3.5
+  Flash × GPT-5 Mini, as the paper, when both are given) plays the main grid's cells again
+  with ``transparency: full`` (N = 10 per cell, 120 per pair, as the paper);
   its baseline rows are the pair's main-grid games. Rows per pair, transparency, partner
   stability and M/C (projects pooled, as the paper's table).
 * Table 11 (additional models): the self-play games of the main grid, per model and M/C.
@@ -32,7 +33,14 @@ import itertools
 from collections.abc import Mapping
 from typing import Any
 
-from accord.reproduce.compare import TEXT, Observation, describe, observation
+from accord.reproduce.compare import (
+    TEXT,
+    Observation,
+    describe,
+    model_matches,
+    models_match,
+    observation,
+)
 from accord.reproduce.kit import Kit, Request
 from accord.runner.config import Batch
 from accord.runner.specs import GameSpec
@@ -116,14 +124,20 @@ class GroundingKit(Kit):
         )
 
     def select(self, specs: list[GameSpec], request: Request) -> list[GameSpec]:
-        """Transparency games of cross-play pairs only; without a table that needs cross-play
+        """Transparency games of cross-play pairs only (only the paper's pair when its models are
+        given); without a table that needs cross-play
         (3, 4, 9), only the self-play games of the main grid (Tables 10 and 11)."""
         crossplay = bool({"3", "4", "9"} & set(request.tables))
+        paper_pair = [str(m) for m in self.published.table("9").rows[0].identity["models"]]
+        given = [m.model or "" for m in request.models]
+        only_paper_pair = all(any(model_matches(g, p) for g in given) for p in paper_pair)
         keep = []
         for spec in specs:
-            pair = len({a.model for a in spec.agents}) == 2
+            models = sorted({a.model or "" for a in spec.agents})
+            pair = len(models) == 2
             if spec.options.get("transparency", "none") != "none":
-                if pair:
+                # The paper ran the intervention on one pair; with its models, so do we.
+                if pair and (not only_paper_pair or models_match(models, paper_pair)):
                     keep.append(spec)
             elif crossplay or not pair:
                 keep.append(spec)

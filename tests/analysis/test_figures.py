@@ -47,3 +47,11 @@ def test_save_writes_png_and_svg_with_the_footnote(tmp_path: Path) -> None:
     assert "n = 12 games" in svg  # matplotlib keeps each text as a comment beside its glyphs
     plt.close(fig)
     assert ci_note(5, "rounds", None) == "n = 5 rounds; no CI (counts)"
+
+
+def test_a_zero_bar_with_a_ci_gets_its_mark_but_no_label_on_the_error_bar() -> None:
+    fig, ax = plt.subplots()
+    ax.bar([0, 1], [0.0, 2.0], yerr=[[0.0, 0.2], [1.5, 0.2]])  # 0 with an upper CI end at 1.5
+    assert mark_zero_bars(ax) == 1
+    assert [t.get_text() for t in ax.texts] == []  # the "0" would sit on the error bar
+    plt.close(fig)

@@ -64,9 +64,16 @@ def test_calbench_table2_smoke_puts_the_protocol_rows_beside_the_paper(tmp_path:
 def test_grounding_smoke_end_to_end(tmp_path: Path) -> None:
     out = tmp_path / "g"
     rep = _reproduce(out, "grounding")
-    assert rep["complete"] == 6 and set(rep["tables"]) == {"3", "10"}
+    assert rep["complete"] == 6 and set(rep["tables"]) == {"3", "4", "9", "10", "11"}
     assert all(r["kind"] == "shape" for t in rep["tables"].values() for r in t)
     assert (out / "reproduction" / "figure3.png").is_file()
+    # The numbers §5 states sit beside ours; what the kit cannot reproduce says why.
+    stated = {s["id"]: s for s in rep["stated"]}
+    assert stated["s5-overdraw"]["ours"]["n"] == 3 and stated["s5-overdraw"]["published"] == 0.157
+    assert stated["s56-abandonment"]["ours"] is None and stated["s56-abandonment"]["not_reproduced"]
+    text = (out / "reproduction.md").read_text()
+    assert "## Numbers stated in the text" in text and "## Not reproduced by this kit" in text
+    assert "- Table 14 (App. G.2, Table 14): compares two judges" in text
     # The directory works with the commands every run directory does.
     query = runner.invoke(app, ["query", str(out), "SELECT count(*) AS n FROM games"])
     assert query.exit_code == 0 and "6" in query.output, query.output
@@ -81,13 +88,18 @@ def test_mas_bench_smoke_end_to_end(tmp_path: Path) -> None:
     assert floor and all(r["cells"][0]["ours"]["mean"] == 1.0 for r in floor)  # SR = 1
     pooled = [r for r in rep["tables"]["2"] if r["identity"]["team"] == "models"]
     assert pooled and all(r["kind"] == "shape" for r in pooled)
+    # Figure 2 is its own drawing (SR, R, TE, CR against N), not a copy of Table 2's chart.
+    figs = tmp_path / "m" / "reproduction"
+    assert (figs / "figure2.png").read_bytes() != (figs / "table2.png").read_bytes()
+    assert {r["identity"]["n"] for r in rep["tables"]["F2"]} == {1, 3}
 
 
 @pytest.mark.parametrize(
     ("args", "message"),
     [
         (["nope"], "unknown paper 'nope'"),
-        (["calbench", "--table", "9"], "no reproducible table '9'"),
+        (["calbench", "--table", "9"], "has no table '9'"),
+        (["calbench", "--table", "13"], "not reproduced by this kit"),
         (["grounding", "--model", "gpt4"], "--model takes provider/model"),
         (["grounding"], "needs a model"),
         (["calbench", "--table", "2", "--smoke"], "add --yes"),

@@ -12,7 +12,7 @@ from accord.reproduce.plan import make_plan
 
 def test_calbench_without_a_model_plays_the_protocol_rows_on_every_task() -> None:
     plan = make_plan("calbench")
-    assert plan.tables == ["2"] and any("Table 1 needs --model" in n for n in plan.notes)
+    assert plan.tables == ["2"] and any("Table 1, 11 needs --model" in n for n in plan.notes)
     # 4 protocols x (90 canonical + 2 x 108 published tasks), every task once.
     assert len(plan.specs) == 4 * (90 + 216)
     suites = Counter((s.agents[0].agent, s.options["suite"]) for s in plan.specs)
@@ -54,10 +54,15 @@ def test_mas_bench_samples_the_papers_1050_games_per_model_over_every_cell() -> 
 def test_grounding_crossplays_the_main_grid_and_adds_the_no_talk_baseline() -> None:
     models = ["mock/schema", "anthropic/claude-sonnet-4-5-20250929"]
     plan = make_plan("grounding", models=models)
-    talk = [s for s in plan.specs if s.options.get("cheap_talk", True)]
+    plain = [s for s in plan.specs if s.options.get("transparency", "none") == "none"]
+    talk = [s for s in plain if s.options.get("cheap_talk", True)]
     notalk = [s for s in plan.specs if not s.options.get("cheap_talk", True)]
     assert len(talk) == 3 * 12 * 10  # 3 pairings x 12 cells x 5 games x first speaker swapped
     assert len(notalk) == 2 * 6 * 4  # self-play, N = 4 per model x partner x ratio cell
+    transparent = [s for s in plan.specs if s not in plain]  # Table 9: the cross-play pair
+    assert len(transparent) == 12 * 10 and all(
+        len({a.model for a in s.agents}) == 2 for s in transparent
+    )
     sonnet = next(a for s in plan.specs for a in s.agents if a.model == models[1])
     assert sonnet.temperature == 0.7 and sonnet.max_tokens == 8192  # App. B, Table 6
     only10 = make_plan("grounding", models=models, tables=["10"])
@@ -77,7 +82,8 @@ def test_a_figure_plays_the_table_behind_it() -> None:
         ({"paper": "nope"}, "unknown paper"),
         ({"paper": "calbench", "tables": ["1"]}, "needs a model"),
         ({"paper": "grounding"}, "needs a model"),
-        ({"paper": "calbench", "tables": ["12"]}, "no reproducible table"),
+        ({"paper": "calbench", "tables": ["14"]}, "has no table"),
+        ({"paper": "calbench", "tables": ["12"]}, "not reproduced by this kit"),
         ({"paper": "calbench", "figures": ["9"]}, "no reproducible figure"),
         ({"paper": "calbench", "models": ["gpt4"]}, "provider/model"),
         ({"paper": "calbench", "models": ["nowhere/x"]}, "unknown provider"),
@@ -87,3 +93,17 @@ def test_a_figure_plays_the_table_behind_it() -> None:
 def test_bad_requests_are_one_clear_error(kwargs: dict, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         make_plan(**kwargs)
+
+
+def test_with_the_papers_models_only_its_pair_plays_the_transparency_arm() -> None:
+    models = [
+        "anthropic/claude-sonnet-4-5-20250929",
+        "openai/gpt-5-mini-2025-08-07",
+        "openrouter/qwen/qwen3.5-flash",
+    ]
+    plan = make_plan("grounding", models=models, tables=["9"])
+    arm = [s for s in plan.specs if s.options.get("transparency") == "full"]
+    assert len(arm) == 120  # App. F.1: N = 120 for Qwen 3.5 Flash x GPT-5 Mini
+    assert {tuple(sorted(a.model or "" for a in s.agents)) for s in arm} == {
+        ("openai/gpt-5-mini-2025-08-07", "openrouter/qwen/qwen3.5-flash")
+    }

@@ -174,9 +174,16 @@ def _print_plan(plan: Plan, out: Path) -> None:
     console.print(f"[bold]Reproduce[/bold] {escape(pub.title)}")
     for tid in plan.tables:
         t = pub.table(tid)
-        console.print(f"  Table {tid} ({escape(t.where)}): {escape(t.caption)}")
+        name = f"Table {tid} ({t.where})" if t.printed else t.where
+        console.print(f"  {escape(name)}: {escape(t.caption)}")
     if plan.figures:
         console.print(f"  Figures: {', '.join(plan.figures)} (drawn from the tables above)")
+    skipped = [t.id for t in pub.tables if t.not_reproduced]
+    if skipped:
+        console.print(
+            f"  Not reproducible here: Table {', '.join(skipped)} "
+            "(each with its reason in reproduction.md)"
+        )
     for note in plan.notes:
         console.print(f"  [yellow]{escape(note)}[/yellow]")
     console.print(f"{len(plan.specs)} games -> {escape(str(out))}, by row group:")
@@ -280,8 +287,14 @@ def _finish(plan: Plan, out: Path, report: RunReport) -> None:
         write_reproduction(plan, out, command=command, rep=rep)
     except AccordError as exc:
         raise _fail(exc) from exc
+    from accord.reproduce.published import load_published
+
+    pub = load_published(plan.paper)
     for tid, comps in rep.tables.items():
-        console.print(f"Table {tid}: {len(comps)} rows; {verdict(comps)}")
+        if pub.table(tid).printed:
+            console.print(f"Table {tid}: {len(comps)} rows; {verdict(comps)}")
+        else:  # a figure the paper draws without numbers: ours only
+            console.print(f"{escape(pub.table(tid).where)}: {len(comps)} rows, ours only")
     if report.stopped:
         console.print(f"[yellow]{escape(report.stopped)}[/yellow]")
     failed = sum(rep.failed.values())

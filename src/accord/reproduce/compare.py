@@ -23,6 +23,10 @@ from typing import Any
 from accord.analysis.stats import Estimate, bootstrap_mean
 from accord.reproduce.published import PublishedRow, PublishedTable
 
+TEXT = "text"
+"""The pseudo-table of observations behind the numbers a paper states in its text
+(`accord.reproduce.stated`): one per game, its identity every field a ``match`` may name."""
+
 MODEL_FIELDS: frozenset[str] = frozenset({"model", "models"})
 """Identity fields that name models (compared with `same_model`)."""
 

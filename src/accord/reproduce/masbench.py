@@ -1,4 +1,5 @@
-"""MAS-Bench reproduction kit (MAS-Bench §5.1-§5.3, Tables 1-3, App. B, App. C Table 4).
+"""MAS-Bench reproduction kit (MAS-Bench §5.1-§5.3, Tables 1-3, Figure 2, App. B, App. C Table 4,
+App. G.4 Table 11).
 
 The grid of §5: the sorting task over N ∈ {1, 3, 5, 10, 20} agents, K ∈ {1, 5, 10} values each,
 the three backends, the five input families of Table 3 and the four conditions of Table 1 (Base,
@@ -14,6 +15,12 @@ The scripted floor (our reference agents; the paper has no scripted protocol): `
 (full exchange, then one correct submission) and ``local-sort`` (no communication) play every
 cell once. They need no model and run by default; their rows have no published value.
 
+Table 11 (App. G.4) is Table 1's P2P cells per condition, its rows the paper's Qwen3-Next.
+Figure 2 (drawn only in the paper, no numbers printed) is each team's SR, R, TE and CR against
+N, each the mean over K, input families and backends; the caption names those three, so the
+conditions pool too. The token and cost tables (4, 6-8) and the other-task tables (9, 10) are
+listed with the reason the kit cannot reproduce them (``data/mas-bench.yaml``).
+
 Table 1 rows are per model, condition and backend; Tables 2 and 3 pool the model teams (the
 paper pools its three models) and list each scripted floor on its own. ``--smoke``: N ∈ {1, 3},
 K = 1, the three backends, the ``random`` family, Base and CAMOC, R_max = 4.
@@ -27,7 +34,7 @@ from typing import Any
 
 from accord.core.ids import slug
 from accord.core.rng import make_rng
-from accord.reproduce.compare import Observation, observation
+from accord.reproduce.compare import TEXT, Observation, observation
 from accord.reproduce.kit import Kit, Request
 from accord.runner.config import Batch
 from accord.runner.specs import GameSpec
@@ -72,8 +79,8 @@ class MasBenchKit(Kit):
 
     paper = "mas-bench"
     game = "sorting"
-    reference_tables = frozenset({"1", "2", "3"})
-    model_tables = frozenset({"1", "2", "3"})
+    reference_tables = frozenset({"1", "2", "3", "F2"})
+    model_tables = frozenset({"1", "2", "3", "11", "F2"})
 
     def batches(self, request: Request) -> list[Batch]:
         """One batch per team and grid cell; model teams get two repeats (then sampled)."""
@@ -136,7 +143,9 @@ class MasBenchKit(Kit):
         if who == "models":
             who = "models (pooled)"
         parts = [str(who)]
-        if "n" in identity:
+        if "n" in identity and "backend" not in identity:  # Figure 2: a team at one N
+            parts.append(f"N={identity['n']}")
+        elif "n" in identity:
             parts += [f"N={identity['n']}", str(identity["backend"]), f"K={identity['k']}"]
         else:
             parts += [str(identity[k]) for k in ("condition", "backend", "mode") if k in identity]
@@ -158,8 +167,16 @@ class MasBenchKit(Kit):
             who = {"team": row["model"]}
             pooled = str(row["model"])
         cell = {"condition": row["condition"], "backend": row["backend"]}
-        return [
+        sr = values["sr"]
+        failure = {"failure": 1.0 - sr if isinstance(sr, int | float) else None}
+        out = [
             observation("1", who | cell, values),
+            observation("F2", who | {"n": row["n"]}, values),
+            observation(
+                TEXT,
+                {"n": row["n"], "backend": row["backend"], "model_teams": bool(models)},
+                failure,
+            ),
             observation(
                 "2",
                 {"team": pooled, "n": row["n"], "backend": row["backend"], "k": row["k"]},
@@ -167,3 +184,6 @@ class MasBenchKit(Kit):
             ),
             observation("3", {"team": pooled, "mode": row["mode"]}, values),
         ]
+        if row["backend"] == "p2p" and models:
+            out.append(observation("11", who | cell, {"sr": sr}))
+        return out

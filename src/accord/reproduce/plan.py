@@ -76,13 +76,13 @@ def check_model(text: str) -> AgentSpec:
 def choose_tables(
     paper: str, tables: Sequence[str], figures: Sequence[str], everything: bool
 ) -> tuple[list[str], list[str]]:
-    """The table ids to play and the figure ids to draw (default: every table)."""
+    """The table ids to play and the figure ids to draw (default: every reproducible table)."""
     pub = load_published(paper)
-    chosen = [pub.table(t).id for t in tables]
+    chosen = [pub.reproduced_table(t).id for t in tables]
     for f in figures:
         chosen.append(pub.figure(f).table)
     if everything or not (tables or figures):
-        chosen = [t.id for t in pub.tables]
+        chosen = pub.reproducible
     return list(dict.fromkeys(chosen)), list(dict.fromkeys(figures))
 
 

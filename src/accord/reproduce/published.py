@@ -1,17 +1,21 @@
 """The published numbers of each reproduced paper, shipped as data (``data/<paper>.yaml``).
 
-Each file names the paper and lists its reproduced tables: where the table is (section and
-number), its columns (the metric key our games report, the printed label, whether the paper
-prints it as a percentage) and its rows. A row is its identity (cost setting, model identifier,
-reference protocol, backend, ratio, ...) plus its printed values in column order. Nothing here
-is computed: these are the paper's numbers, transcribed, and they only ever sit beside ours.
+Each file names the paper by its exact title and lists every numeric results table: where the
+table is (section and number), its columns (the metric key our games report, the printed label,
+whether the paper prints it as a percentage) and its rows. A row is its identity (cost setting,
+model identifier, reference protocol, backend, ratio, ...) plus its printed values in column
+order. A table the kit cannot reproduce (a human audit, an API bill, a closed judge pipeline)
+says why in ``not_reproduced``. ``results`` holds the numbers the text states as results outside
+its tables, each with the value of ours it is set beside (``key`` and ``match``) or the reason
+the kit cannot reproduce it. ``figures`` says how each reproduced paper figure is drawn. Nothing
+here is computed: these are the paper's numbers, transcribed, and they only ever sit beside ours.
 """
 
 from __future__ import annotations
 
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -58,6 +62,12 @@ class PublishedTable(BaseModel):
     where: str = Field(description="Section and table, e.g. '§4.3, Table 2'.")
     caption: str = Field(description="What the table shows, in our words.")
     needs_model: bool = Field(description="False when its rows are reference protocols.")
+    not_reproduced: str | None = Field(
+        None, description="Why the kit cannot reproduce this table (None: it does)."
+    )
+    printed: bool = Field(
+        True, description="False for a figure the paper draws without printing its numbers."
+    )
     pooled: bool = Field(
         False,
         description="Rows pool over the paper's models (compared by value only when "
@@ -68,6 +78,8 @@ class PublishedTable(BaseModel):
 
     @model_validator(mode="after")
     def _widths(self) -> PublishedTable:
+        if self.printed and not self.rows:
+            raise ValueError(f"table {self.id}: no rows (set printed: false for a figure)")
         for row in self.rows:
             if len(row.values) != len(self.columns):
                 raise ValueError(
@@ -77,15 +89,49 @@ class PublishedTable(BaseModel):
         return self
 
 
+FigureShape = Literal["bars", "points", "lines", "talk"]
+
+
 class PublishedFigure(BaseModel):
-    """A paper figure whose numbers are those of one column of a reproduced table."""
+    """A paper figure the kit draws, in the paper's shape, from one reproduced table."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: str
-    table: str
-    column: str
+    table: str = Field(description="The reproduced table whose rows the figure draws.")
+    columns: list[str] = Field(description="Metric keys, one panel each, in the paper's order.")
     where: str
+    shape: FigureShape = Field(
+        "points",
+        description="bars (grouped, with CIs), points (a dot per row), lines (a series per "
+        "team over `x`), talk (talk against no-talk dots with the gain shaded).",
+    )
+    x: str | None = Field(None, description="The identity field along the x axis.")
+    group: str | None = Field(None, description="The identity field that names the series.")
+
+
+class StatedResult(BaseModel):
+    """A number the paper's text states as a result, outside its tables."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str
+    where: str = Field(description="The section that states it.")
+    what: str = Field(description="What the number is, in our words.")
+    value: float = Field(description="The number as printed.")
+    of: float | None = Field(None, description="For 'value of N', the N (compared as a share).")
+    percent: bool = False
+    key: str | None = Field(None, description="The value of ours set beside it.")
+    match: dict[str, Any] = Field(
+        default_factory=dict, description="Which games enter our value (identity fields)."
+    )
+    not_reproduced: str | None = Field(None, description="Why the kit cannot reproduce it.")
+
+    @model_validator(mode="after")
+    def _one_of(self) -> StatedResult:
+        if (self.key is None) == (self.not_reproduced is None):
+            raise ValueError(f"result {self.id}: give exactly one of key and not_reproduced")
+        return self
 
 
 class PublishedPaper(BaseModel):
@@ -97,6 +143,7 @@ class PublishedPaper(BaseModel):
     title: str
     tables: list[PublishedTable]
     figures: list[PublishedFigure] = Field(default_factory=list)
+    results: list[StatedResult] = Field(default_factory=list)
     model_settings: dict[str, dict[str, Any]] = Field(
         default_factory=dict,
         description="How the paper called each of its models (temperature, max_tokens, "
@@ -108,10 +155,25 @@ class PublishedPaper(BaseModel):
         for t in self.tables:
             if t.id == table_id:
                 return t
-        known = ", ".join(t.id for t in self.tables)
         raise ConfigError(
-            f"{self.paper} has no reproducible table {table_id!r}; choose one of: {known}"
+            f"{self.paper} has no table {table_id!r}; choose one of: {', '.join(self.reproducible)}"
         )
+
+    @property
+    def reproducible(self) -> list[str]:
+        """Ids of the tables the kit reproduces, in the paper's order."""
+        return [t.id for t in self.tables if t.not_reproduced is None]
+
+    def reproduced_table(self, table_id: str) -> PublishedTable:
+        """The table numbered `table_id` if the kit reproduces it; a `ConfigError` saying why
+        not, or listing the reproducible ones."""
+        table = self.table(table_id)
+        if table.not_reproduced is not None:
+            raise ConfigError(
+                f"{self.paper} Table {table_id} is not reproduced by this kit: "
+                f"{table.not_reproduced} Reproducible: {', '.join(self.reproducible)}"
+            )
+        return table
 
     def figure(self, figure_id: str) -> PublishedFigure:
         """The figure numbered `figure_id`; a `ConfigError` listing the others if none."""

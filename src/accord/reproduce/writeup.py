@@ -3,8 +3,9 @@
 Everything is computed from the traces in the run directory, one at a time (memory does not
 grow with the number of games), so the write-up of a resumed or extended run is rebuilt from
 all its games. Only complete games enter a value; failed games are counted and named by reason.
-Each table is written as our rows beside the paper's (`accord.reproduce.compare`), and each
-figure as our means with their 95% CIs, the published values overlaid as hollow diamonds.
+Each table is written as our rows beside the paper's (`accord.reproduce.compare`), the numbers
+the text states beside ours (`accord.reproduce.stated`), every item the kit cannot reproduce
+with its reason, and the figures (`accord.reproduce.figures`).
 """
 
 from __future__ import annotations
@@ -19,10 +20,19 @@ from typing import Any
 
 from accord.analysis.stats import Estimate
 from accord.core.errors import ConfigError
-from accord.reproduce.compare import Comparison, Observation, compare, missing_rows, our_rows
+from accord.reproduce.compare import (
+    TEXT,
+    Comparison,
+    Observation,
+    compare,
+    missing_rows,
+    our_rows,
+)
+from accord.reproduce.figures import write_figures
 from accord.reproduce.kit import Kit
 from accord.reproduce.plan import Plan, get_kit
-from accord.reproduce.published import PublishedTable
+from accord.reproduce.published import PublishedPaper, PublishedTable
+from accord.reproduce.stated import StatedComparison, compare_stated
 from accord.traces.io import atomic_write_text, read_trace
 from accord.traces.schema import Trace
 
@@ -37,6 +47,10 @@ class Reproduction:
     complete: int = 0
     failed: Counter[str] = field(default_factory=Counter)
     planned: int = 0
+    stated: list[StatedComparison] = field(default_factory=list)
+    """The numbers the paper's text states, beside ours."""
+    observations: list[Observation] = field(default_factory=list)
+    """Every observation of the complete games (the figures pool some of them)."""
 
 
 def _traces(out: Path, ids: set[str] | None) -> Iterator[Trace]:
@@ -60,13 +74,15 @@ def collect(plan: Plan, out: Path) -> Reproduction:
             rep.failed[str(trace.error or "failed")] += 1
             continue
         rep.complete += 1
-        observations += [o for o in kit.observe(trace) if o.table in plan.tables]
-    rows = our_rows(observations)
+        observations += [o for o in kit.observe(trace) if o.table in plan.tables or o.table == TEXT]
+    rows = our_rows(o for o in observations if o.table != TEXT)
     same = kit.plays_paper_models(plan.models)
     for table_id in plan.tables:
         rep.tables[table_id] = compare(
             pub.table(table_id), rows, label=kit.row_label, pooled_same=same
         )
+    rep.stated = compare_stated(pub.results, observations, same_models=same)
+    rep.observations = observations
     return rep
 
 
@@ -128,7 +144,7 @@ def table_markdown(
     for col in table.columns:
         head += [f"{col.label} ours", "paper", "in CI"]
     lines = [
-        f"## Table {table.id} ({where})",
+        f"## Table {table.id} ({where})" if table.printed else f"## {where}",
         "",
         table.caption,
         "",
@@ -227,7 +243,10 @@ def _write_markdown(kit: Kit, plan: Plan, rep: Reproduction, out: Path, command:
     for table_id, comps in rep.tables.items():
         table = pub.table(table_id)
         lines.append(table_markdown(table, comps, table.where, kit.known_gaps.get(table_id)))
-    figs = [f"table{t}.png" for t in rep.tables] + [f"figure{f}.png" for f in plan.figures]
+    lines += stated_markdown(rep.stated)
+    lines += not_reproduced_markdown(pub)
+    figs = [f"table{t}.png" for t in rep.tables if pub.table(t).printed]
+    figs += [f"figure{f}.png" for f in plan.figures]
     lines += [
         "Figures (published values as hollow diamonds): "
         + ", ".join(f"`reproduction/{name}`" for name in figs),
@@ -236,6 +255,46 @@ def _write_markdown(kit: Kit, plan: Plan, rep: Reproduction, out: Path, command:
     path = out / "reproduction.md"
     atomic_write_text(path, "\n".join(lines))
     return path
+
+
+def stated_markdown(stated: Sequence[StatedComparison]) -> list[str]:
+    """The numbers the text states: ours beside the paper's, or why the kit has none."""
+    shown = [s for s in stated if s.ours is not None]
+    if not shown:
+        return []
+    lines = [
+        "## Numbers stated in the text",
+        "",
+        "| where | what | paper | ours | in CI |",
+        "|---|---|---|---|---|",
+    ]
+    for s in shown:
+        r = s.result
+        pct = r.percent or r.of is not None
+        paper = f"{r.value:g} of {r.of:g}" if r.of else f"{r.value:g}"
+        ours = _ours(s.ours, pct) if s.ours is not None else "–"
+        if s.inside is None:
+            inside = "–" if ours == "–" else "shape only (other models)"
+        else:
+            inside = "yes" if s.inside else "**no**"
+        lines.append(f"| {r.where} | {r.what} | {paper} | {ours} | {inside} |")
+    return [*lines, ""]
+
+
+def not_reproduced_markdown(pub: PublishedPaper) -> list[str]:
+    """Every table and stated number of the paper the kit cannot reproduce, with the reason."""
+    tables = [t for t in pub.tables if t.not_reproduced]
+    results = [r for r in pub.results if r.not_reproduced]
+    if not tables and not results:
+        return []
+    lines = ["## Not reproduced by this kit", ""]
+    for t in tables:
+        lines.append(f"- Table {t.id} ({t.where}): {t.not_reproduced}")
+    for r in results:
+        unit = "%" if r.percent else ""
+        printed = f"{r.value:g} of {r.of:g}" if r.of else f"{r.value:g}{unit}"
+        lines.append(f"- {r.where}, {r.what} ({printed}): {r.not_reproduced}")
+    return [*lines, ""]
 
 
 def _estimate_json(est: Estimate) -> dict[str, Any]:
@@ -274,76 +333,19 @@ def _write_json(rep: Reproduction, out: Path) -> Path:
             ]
             for tid, comps in rep.tables.items()
         },
+        "stated": [
+            {
+                "id": s.result.id,
+                "where": s.result.where,
+                "what": s.result.what,
+                "published": s.published,
+                "ours": None if s.ours is None else _estimate_json(s.ours),
+                "inside_ci": s.inside,
+                "not_reproduced": s.result.not_reproduced,
+            }
+            for s in rep.stated
+        ],
     }  # fmt: skip
     path = out / "reproduction.json"
     atomic_write_text(path, json.dumps(data, indent=1) + "\n")
     return path
-
-
-def write_figures(kit: Kit, plan: Plan, rep: Reproduction, folder: Path) -> list[Path]:
-    """One figure per table (a panel per column) and one per reproduced paper figure."""
-    pub = kit.published
-    written: list[Path] = []
-    for table_id, comps in rep.tables.items():
-        if comps:
-            table = pub.table(table_id)
-            cols = [c.key for c in table.columns]
-            written += _figure(table, comps, cols, folder / f"table{table_id}.png")
-    for figure_id in plan.figures:
-        fig = pub.figure(figure_id)
-        comps = rep.tables.get(fig.table, [])
-        if comps:
-            written += _figure(
-                pub.table(fig.table), comps, [fig.column], folder / f"figure{figure_id}.png"
-            )
-    return written
-
-
-def _figure(
-    table: PublishedTable, comps: Sequence[Comparison], keys: Sequence[str], path: Path
-) -> list[Path]:
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    from accord.analysis.figures import ci_note, save_figure
-
-    index = [i for i, c in enumerate(table.columns) if c.key in keys]
-    width = min(40.0, max(5.0, 0.32 * len(comps) + 2.0))
-    fig = Figure(figsize=(width, 2.8 * len(index) + 0.8), layout="constrained")
-    FigureCanvasAgg(fig)  # no display, no global pyplot state
-    xs = list(range(len(comps)))
-    for p, i in enumerate(index):
-        col = table.columns[i]
-        k = 100.0 if col.percent else 1.0
-        ax = fig.add_subplot(len(index), 1, p + 1)
-        seen: set[str] = set()
-
-        def once(name: str, seen: set[str] = seen) -> str:
-            if name in seen:
-                return "_nolegend_"  # matplotlib leaves labels starting with _ out of legends
-            seen.add(name)
-            return name
-
-        for x, c in zip(xs, comps, strict=True):
-            est, cell = c.cells[i].ours, c.cells[i]
-            if est.n and not math.isnan(est.mean):
-                ax.errorbar(
-                    x, est.mean * k,
-                    yerr=[[(est.mean - est.lo) * k], [(est.hi - est.mean) * k]],
-                    fmt="o", color="C0", capsize=3, label=once("ours (95% CI)"),
-                )  # fmt: skip
-            if c.kind == "value" and cell.published is not None:
-                ax.plot(x, cell.published * k, "D", mfc="none", mec="C3", ms=8,
-                        label=once("paper"))  # fmt: skip
-            elif c.kind == "shape" and cell.paper_range is not None:
-                lo, hi = cell.paper_range
-                ax.vlines(x, lo * k, hi * k, colors="0.6", lw=4, alpha=0.6,
-                          label=once("paper, other models"))  # fmt: skip
-        ax.set_ylabel(col.label)
-        ax.set_xticks(xs)
-        ax.set_xticklabels([c.label for c in comps], rotation=60, ha="right", fontsize=7)
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
-    fig.suptitle(f"Table {table.id} ({table.where}): ours beside the paper", fontsize=9)
-    games = sum(c.games for c in comps)
-    return save_figure(fig, path, note=ci_note(games, "games"))

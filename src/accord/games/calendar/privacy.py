@@ -389,15 +389,18 @@ def _fmt(est: Mapping[str, Any], percent: bool) -> str:
 
 def figure2(entries: Sequence[Mapping[str, Any]], out: Path) -> Path:
     """The privacy-cost plane: VPS against coordination-adjusted excess, per setting."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    from accord.analysis.figures import ci_note, pad_to, save_figure
+    from accord.analysis.figures import (
+        PAPER_WIDTH,
+        ci_note,
+        legend_below,
+        new_figure,
+        pad_to,
+        save_figure,
+    )
 
     settings = sorted({str(e["cost_setting"]) for e in entries})
     methods = sorted({str(e["method"]) for e in entries})
-    fig = Figure(figsize=(5.0 * max(1, len(settings)), 4.2), layout="constrained")
-    FigureCanvasAgg(fig)  # no display, no global pyplot state
+    fig = new_figure(PAPER_WIDTH, 3.2)
     counts: list[str] = []
     for i, setting in enumerate(settings):
         ax = fig.add_subplot(1, len(settings), i + 1)
@@ -419,14 +422,15 @@ def figure2(entries: Sequence[Mapping[str, Any]], out: Path) -> Path:
             xs += [x["ci_low"], x["ci_high"], x["mean"]]
             ys += [y["ci_low"], y["ci_high"], y["mean"]]
             counts.append(f"{method} {setting} {x['n']}")
-        ax.set_title(f"{setting} costs")
-        ax.set_xlabel("VPS (excess, slot-equivalents)")
-        ax.set_ylabel("coordination-adjusted excess cost")
+        ax.set_title(f"{setting} costs", fontsize=8)
+        ax.set_xlabel("VPS (excess, slot-equivalents)", fontsize=8)
+        ax.set_ylabel("coordination-adjusted excess cost", fontsize=8)
+        ax.tick_params(labelsize=7)
         # Every point and error-bar end inside, with the origin in view (a point at the edge
         # of the autoscaled axis was cut in half).
         pad_to(ax, xs, ys)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    legend_below(fig, ncol=4)
     path = out / "figure2_privacy_cost.png"
     note = ci_note("; ".join(counts) or "0", "games", "95% percentile-bootstrap CI (x and y)")
     save_figure(fig, path, note=note)

@@ -30,6 +30,7 @@ privacy-cost plane of Figure 2), called with the same traces and folder after th
 
 from __future__ import annotations
 
+import textwrap
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -230,28 +231,39 @@ def _label(r: Mapping[str, Any]) -> str:
     return f"{r['agent']} ({r['condition']})" if r.get("condition") else str(r["agent"])
 
 
-def figure3(rows: Sequence[Mapping[str, Any]], out: Path) -> list[Path]:
-    """Messages per scheduled meeting against scheduled excess, per seat (Figure 3)."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
+JITTER = 0.15
+"""Half-width of the uniform jitter added to each point of Figure 3, in the data's units
+(excess costs are integers and many seats share a value; without it one protocol's points
+hide another's). The fits use the raw values."""
 
-    from accord.analysis.figures import save_figure
+MARKERS = "osD^vPX*"
+
+
+def figure3(rows: Sequence[Mapping[str, Any]], out: Path) -> list[Path]:
+    """Messages per scheduled meeting against scheduled excess, per seat (CalBench Figure 3):
+    a jittered scatter (seeded, so the figure is reproducible), a marker and colour per agent,
+    dashed OLS fits on the raw values."""
+    from accord.analysis.figures import PAPER_WIDTH, legend_below, new_figure, save_figure
 
     settings = sorted({str(r["cost_setting"]) for r in rows})
     agents = sorted({_label(r) for r in rows})
-    fig = Figure(figsize=(5.5 * len(settings), 4.5), layout="constrained")
-    FigureCanvasAgg(fig)  # the Agg canvas: no display and no global pyplot state
+    fig = new_figure(PAPER_WIDTH, 3.2)
+    rng = np.random.default_rng(0)
     fits: list[dict[str, Any]] = []
-    colors = [f"C{i % 10}" for i in range(len(agents))]
     for i, setting in enumerate(settings):
         ax = fig.add_subplot(1, len(settings), i + 1)
-        for agent, color in zip(agents, colors, strict=True):
+        for a, agent in enumerate(agents):
+            color = f"C{a % 10}"
             mine = [r for r in rows if r["cost_setting"] == setting and _label(r) == agent]
             if not mine:
                 continue
             xs = [float(r["messages_per_meeting"]) for r in mine]
             ys = [float(r["excess_cost"]) for r in mine]
-            ax.scatter(xs, ys, s=14, alpha=0.6, color=color, label=agent)
+            jx = np.asarray(xs) + rng.uniform(-JITTER, JITTER, len(xs))
+            jy = np.asarray(ys) + rng.uniform(-JITTER, JITTER, len(ys))
+            n_all = sum(1 for r in rows if _label(r) == agent)
+            ax.scatter(jx, jy, s=12, alpha=0.55, color=color, marker=MARKERS[a % len(MARKERS)],
+                       linewidths=0, label=f"{agent} (n = {n_all})")  # fmt: skip
             fit = ols_fit(xs, ys)
             if fit is not None:
                 grid = np.linspace(min(xs), max(xs), 20)
@@ -266,13 +278,17 @@ def figure3(rows: Sequence[Mapping[str, Any]], out: Path) -> list[Path]:
                     "pearson_r": _pearson(xs, ys),
                 }
             )
-        ax.set_title(f"{setting} costs")
-        ax.set_xlabel("messages per scheduled meeting (E)")
-        ax.set_ylabel("scheduled excess cost (C, 1/2/3 scale)")
+        ax.set_title(f"{setting} costs", fontsize=8)
+        ax.set_xlabel("messages per scheduled meeting (E)", fontsize=8)
+        ax.set_ylabel("scheduled excess cost (C, 1/2/3 scale)", fontsize=8)
+        ax.tick_params(labelsize=7)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
+    legend_below(fig, ncol=4)
     png = out / "figure3_messages_vs_excess.png"
-    note = f"n = {len(rows)} seat-games (one point each); dashed lines: OLS fits, no CI"
+    note = (
+        f"n = {len(rows)} seat-games (one point each, jittered by up to ±{JITTER}); "
+        "dashed lines: OLS fits on the raw values, no CI"
+    )
     files = save_figure(fig, png, note=note)
     title = "Figure 3 fits: scheduled excess against messages per meeting (OLS per agent)"
     return [*files, *write_table(fits, out / "figure3_fits", title=title)]
@@ -286,15 +302,17 @@ def _pearson(xs: Sequence[float], ys: Sequence[float]) -> float | None:
 
 def figure4(entries: Sequence[Mapping[str, Any]], out: Path) -> list[Path]:
     """Fairness F per agent and cost setting with 95% CIs (Figure 4), from Table 1."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    from accord.analysis.figures import ci_note, save_figure
+    from accord.analysis.figures import (
+        PAPER_WIDTH,
+        ci_note,
+        legend_below,
+        new_figure,
+        save_figure,
+    )
 
     settings = sorted({str(e["cost_setting"]) for e in entries})
     agents = sorted({_label(e) for e in entries})
-    fig = Figure(figsize=(max(5.0, 1.2 * len(agents) * len(settings)), 4.0), layout="constrained")
-    FigureCanvasAgg(fig)
+    fig = new_figure(PAPER_WIDTH, 3.2)
     ax = fig.add_subplot(1, 1, 1)
     width = 0.8 / max(1, len(settings))
     for j, setting in enumerate(settings):
@@ -316,11 +334,21 @@ def figure4(entries: Sequence[Mapping[str, Any]], out: Path) -> list[Path]:
             means.append(est["mean"])
             errs[0].append(est["mean"] - est["ci_low"])
             errs[1].append(est["ci_high"] - est["mean"])
-        ax.bar(xs, means, width=width, yerr=errs, capsize=3, label=f"{setting} costs")
-    ax.set_xticks(range(len(agents)), agents, rotation=20, ha="right", fontsize=8)
-    ax.set_ylabel("fairness cost F (lower is fairer)")
+        n = sum(
+            int(e["fairness"]["n"])
+            for e in entries
+            if e["cost_setting"] == setting and e.get("fairness")
+        )
+        ax.bar(xs, means, width=width, yerr=errs, capsize=2,
+               label=f"{setting} costs (n = {n} seat-games)")  # fmt: skip
+    # Horizontal names wrapped to their slot: rotated labels of long names run into each other.
+    width = max(8, int(4.6 * PAPER_WIDTH / max(1, len(agents)) / 0.3))
+    names = [textwrap.fill(a, width, break_on_hyphens=False) for a in agents]
+    ax.set_xticks(range(len(agents)), names, fontsize=6.5)
+    ax.set_ylabel("fairness cost F (lower is fairer)", fontsize=8)
+    ax.tick_params(axis="y", labelsize=7)
     ax.grid(axis="y", alpha=0.3)
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    legend_below(fig, ncol=2)
     png = out / "figure4_fairness.png"
     n = sum(int(e["fairness"]["n"]) for e in entries if e.get("fairness"))
     return save_figure(fig, png, note=ci_note(n, "seat-games"))

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from accord.analysis.figures import ci_note
+from accord.analysis.figures import PAPER_WIDTH, ci_note, legend_below
 from accord.analysis.value import bootstrap_ratio
 from accord.games.negotiation.config import RATIOS
 from accord.games.negotiation.metrics import GameMetrics, Rate, game_metrics
@@ -287,7 +287,7 @@ def figure2(games: Sequence[Game], path: Path) -> Path:
     pairs, ratios = _pair_order(games), _ratios(games)
     by_pair = _by(games, lambda g: g.pair)
     width = 0.8 / max(1, len(pairs))
-    fig, ax = plt.subplots(figsize=(max(6.0, 1.2 + 1.4 * len(ratios) * max(1, len(pairs)) / 3), 4))
+    fig, ax = plt.subplots(figsize=(PAPER_WIDTH, 3.2))
     colors = plt.get_cmap("tab10")
     for i, pair in enumerate(pairs):
         gs = by_pair[pair]
@@ -298,8 +298,8 @@ def figure2(games: Sequence[Game], path: Path) -> Path:
             [v[0] for v in vals],
             width * 0.95,
             yerr=[[v[1] for v in vals], [v[2] for v in vals]],
-            capsize=3,
-            label=pair,
+            capsize=2,
+            label=f"{pair} (n = {len(gs)})",
             color=colors(i % 10),
             hatch=None if gs[0].self_play else "//",
             edgecolor="black",
@@ -308,8 +308,8 @@ def figure2(games: Sequence[Game], path: Path) -> Path:
     ax.set_xticks(range(len(ratios)), [f"M/C = {r:.1f}" for r in ratios])
     ax.set_ylabel("joint efficiency (%)")
     ax.set_ylim(0, 105)
-    ax.set_title("Joint efficiency: self-play (solid) vs cross-play (hatched), 95% CI")
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    ax.set_title("Joint efficiency: self-play (solid) vs cross-play (hatched), 95% CI", fontsize=9)
+    legend_below(fig, ncol=3)
     return _save(plt, fig, path, ci_note(len(games)))
 
 
@@ -318,7 +318,7 @@ def figure3(games: Sequence[Game], path: Path) -> Path:
     plt = _pyplot()
     keep = [g for cell in _matched(games) for g in cell]
     ratios = _ratios(keep)
-    fig, axes = plt.subplots(1, 3, figsize=(11, 3.6), sharey=True)
+    fig, axes = plt.subplots(1, 3, figsize=(PAPER_WIDTH, 2.8), sharey=True)
     panels = (("overdraw", "1 − overdraw"), ("efficiency", "efficiency"), ("optimum", "optimum"))
     for ax, (key, label) in zip(axes, panels, strict=True):
         series = {}
@@ -337,8 +337,9 @@ def figure3(games: Sequence[Game], path: Path) -> Path:
                 fmt="o-" if talk else "o--",
                 color="tab:blue",
                 markerfacecolor="tab:blue" if talk else "white",
-                capsize=3,
-                label="cheap talk" if talk else "no talk",
+                capsize=2,
+                label=f"{'cheap talk' if talk else 'no talk'} (n = "
+                f"{sum(1 for g in keep if g.talk == talk)})",
             )
         ax.fill_between(
             ratios,
@@ -347,13 +348,13 @@ def figure3(games: Sequence[Game], path: Path) -> Path:
             color="tab:blue",
             alpha=0.15,
         )
-        ax.set_title(label)
+        ax.set_title(label, fontsize=9)
         ax.set_xlabel("M/C")
         ax.set_xticks(ratios)
         ax.set_ylim(0, 105)
     axes[0].set_ylabel("% of rounds (95% CI)")
-    axes[0].legend(fontsize=8, loc="lower right")
-    fig.suptitle("Value of cheap talk (filled: talk, hollow: no talk)")
+    legend_below(fig, ncol=2)
+    fig.suptitle("Value of cheap talk (filled: talk, hollow: no talk)", fontsize=9)
     return _save(plt, fig, path, ci_note(f"{len(keep)} (matched talk and no-talk)", "games"))
 
 
@@ -365,7 +366,7 @@ def figure5(games: Sequence[Game], path: Path) -> Path:
     fig, axes = plt.subplots(
         len(partners),
         len(projects_),
-        figsize=(4.6 * len(projects_), 3.4 * len(partners)),
+        figsize=(PAPER_WIDTH, 2.4 * len(partners) + 0.6),
         squeeze=False,
         sharey=True,
     )
@@ -395,7 +396,8 @@ def figure5(games: Sequence[Game], path: Path) -> Path:
             if not pts:
                 continue
             xs, ys = [p for p, _ in pts], [e for _, e in pts]
-            ax.plot(xs, [y[0] for y in ys], "o-", color=colors(i % 10), label=model)
+            n = sum(1 for g in gs if model in g.seats)
+            ax.plot(xs, [y[0] for y in ys], "o-", color=colors(i % 10), label=f"{model} (n = {n})")
             ax.fill_between(
                 xs,
                 [y[0] - y[1] for y in ys],
@@ -403,14 +405,14 @@ def figure5(games: Sequence[Game], path: Path) -> Path:
                 color=colors(i % 10),
                 alpha=0.15,
             )
-        ax.set_title(f"{partner} partner, {projects} projects", fontsize=10)
+        ax.set_title(f"{partner} partner, {projects} projects", fontsize=9)
         ax.set_xlabel("round")
         ax.set_xticks(rounds)
         ax.set_ylim(-2, 102)
     for row in axes:
         row[0].set_ylabel("early decision rate (%)")
-    axes[0][-1].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
-    fig.suptitle("Decisions before the talk-turn limit, per round (95% CI)")
+    legend_below(fig, ncol=3)
+    fig.suptitle("Decisions before the talk-turn limit, per round (95% CI)", fontsize=9)
     return _save(plt, fig, path, ci_note(len(games)))
 
 

@@ -25,7 +25,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from accord.analysis.figures import ci_note
+import numpy as np
+
+from accord.analysis.figures import PAPER_WIDTH, ci_note, legend_below
 from accord.games.negotiation.metrics import BUCKETS, bucket_labels
 from accord.games.negotiation.report import (
     Estimate,
@@ -147,25 +149,65 @@ def figure4(games: Sequence[Game], path: Path) -> Path | None:
     if not pairs:
         return None
     plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(max(6.0, 1.5 * len(ratios) * max(1, len(pairs)) / 2), 4))
+    fig, ax = plt.subplots(figsize=(PAPER_WIDTH, 3.2))
     width = 0.8 / len(pairs)
     colors = plt.get_cmap("tab10")
     for i, pair in enumerate(pairs):
-        gaps = []
+        gaps: list[float] = []
+        errs: tuple[list[float], list[float]] = ([], [])
         for r in ratios:
             cell = [g for g in by_pair[pair] if g.ratio == r]
-            st = estimate([g for g in cell if g.partner == "stable"], "optimum")[0]
-            sh = estimate([g for g in cell if g.partner == "shifting"], "optimum")[0]
-            gaps.append(100 * (st - sh) if st is not None and sh is not None else float("nan"))
+            gap = optimum_gap(
+                [g for g in cell if g.partner == "stable"],
+                [g for g in cell if g.partner == "shifting"],
+            )
+            m, lo, hi = gap if gap is not None else (float("nan"), float("nan"), float("nan"))
+            gaps.append(m)
+            errs[0].append(m - lo if gap is not None else 0.0)
+            errs[1].append(hi - m if gap is not None else 0.0)
         xs = [j + (i - (len(pairs) - 1) / 2) * width for j in range(len(ratios))]
-        ax.bar(xs, gaps, width * 0.95, label=pair, color=colors(i % 10), edgecolor="black")
+        n = len(by_pair[pair])
+        ax.bar(
+            xs,
+            gaps,
+            width * 0.95,
+            yerr=[errs[0], errs[1]],
+            capsize=2,
+            label=f"{pair} (n = {n})",
+            color=colors(i % 10),
+            edgecolor="black",
+        )
     ax.axhline(0, color="black", linewidth=0.8)
     ax.set_xticks(range(len(ratios)), [f"M/C = {r:.1f}" for r in ratios])
     ax.set_ylabel("optimum rate, stable − shifting (pp)")
-    ax.set_title("Stable-shifting gap (positive: stable partner does better)")
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
-    note = f"n = {len(games)} games; each bar is a difference of two means (no CI drawn)"
+    ax.set_title("Stable-shifting gap (positive: stable partner does better)", fontsize=9)
+    legend_below(fig, ncol=3)
+    note = ci_note(
+        len(games),
+        "games",
+        "95% percentile-bootstrap CI (each partner condition's games resampled on their own)",
+    )
     return _save(plt, fig, path, note)
+
+
+def optimum_gap(
+    stable: Sequence[Game], shifting: Sequence[Game], *, resamples: int = 2000
+) -> tuple[float, float, float] | None:
+    """Stable minus shifting pooled optimum rate in points, with a 95% percentile-bootstrap
+    CI (seeded): the two groups are independent games, so each is resampled on its own. None
+    when a side has no eligible round."""
+    a = np.array([(g.rate("optimum").hits, g.rate("optimum").total) for g in stable], float)
+    b = np.array([(g.rate("optimum").hits, g.rate("optimum").total) for g in shifting], float)
+    if not len(a) or not len(b) or a[:, 1].sum() == 0 or b[:, 1].sum() == 0:
+        return None
+    point = 100 * (a[:, 0].sum() / a[:, 1].sum() - b[:, 0].sum() / b[:, 1].sum())
+    rng = np.random.default_rng(0)
+    sa = a[rng.integers(0, len(a), (resamples, len(a)))].sum(axis=1)
+    sb = b[rng.integers(0, len(b), (resamples, len(b)))].sum(axis=1)
+    ok = (sa[:, 1] > 0) & (sb[:, 1] > 0)
+    diffs = 100 * (sa[ok, 0] / sa[ok, 1] - sb[ok, 0] / sb[ok, 1])
+    lo, hi = np.percentile(diffs, [2.5, 97.5]) if diffs.size else (point, point)
+    return float(point), float(min(lo, point)), float(max(hi, point))
 
 
 def _bucket_rounds(games: Sequence[Game]) -> list[tuple[Game, int, str]]:
@@ -178,7 +220,7 @@ def figure6(games: Sequence[Game], path: Path) -> Path | None:
     if not labelled:
         return None
     plt = _pyplot()
-    fig, axes = plt.subplots(1, 2, figsize=(11, 3.8), sharey=True)
+    fig, axes = plt.subplots(1, 2, figsize=(PAPER_WIDTH, 3.0), sharey=True)
     colors = plt.get_cmap("tab10")
     panels: tuple[tuple[str, list[str], Callable[[Game, int], str]], ...] = (
         ("by M/C", [f"{r:.1f}" for r in _ratios(games)], lambda g, rnd: f"{g.ratio:.1f}"),
@@ -195,14 +237,25 @@ def figure6(games: Sequence[Game], path: Path) -> Path | None:
         bottom = [0.0] * len(xs)
         for i, b in enumerate(BUCKETS):
             vals = [100 * counts[x][b] / max(1, sum(counts[x].values())) for x in xs]
-            ax.bar(xs, vals, bottom=bottom, color=colors(i), label=b.replace("_", " "))
+            # An empty bucket is no segment: a zero-height bar at the top of a stack would be
+            # marked as a zero bar above 100%.
+            drawn = [(j, v) for j, v in enumerate(vals) if v > 0]
+            if drawn:
+                ax.bar(
+                    [j for j, _ in drawn],
+                    [v for _, v in drawn],
+                    bottom=[bottom[j] for j, _ in drawn],
+                    color=colors(i),
+                    label=b.replace("_", " "),
+                )
             bottom = [u + v for u, v in zip(bottom, vals, strict=True)]
-        for j, x in enumerate(xs):
-            ax.text(j, 101, f"n={sum(counts[x].values())}", ha="center", fontsize=8)
-        ax.set_title(f"Non-optimal rounds {title}")
-        ax.set_ylim(0, 110)
+        # n under each bar's name, never over the bars.
+        ax.set_xticks(range(len(xs)), [f"{x}\nn={sum(counts[x].values())}" for x in xs])
+        ax.tick_params(labelsize=7)
+        ax.set_title(f"Non-optimal rounds {title}", fontsize=9)
+        ax.set_ylim(0, 100)
     axes[0].set_ylabel("% of non-optimal rounds")
-    axes[1].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    legend_below(fig, ncol=3)
     return _save(
         plt,
         fig,
@@ -268,7 +321,7 @@ def figure7(rows: Sequence[dict[str, Any]], path: Path) -> Path | None:
         return None
     plt = _pyplot()
     contrasts = list(dict.fromkeys(r["contrast"] for r in usable))
-    fig, axes = plt.subplots(1, len(contrasts), figsize=(5.5 * len(contrasts), 3.6), squeeze=False)
+    fig, axes = plt.subplots(1, len(contrasts), figsize=(PAPER_WIDTH, 3.0), squeeze=False)
     for ax, name in zip(axes[0], contrasts, strict=True):
         part = [r for r in usable if r["contrast"] == name]
         ys = [r["label"].replace("_", " ") for r in part]

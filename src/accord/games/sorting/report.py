@@ -213,19 +213,18 @@ def figure2_data(rows: Sequence[Row]) -> list[Row]:
 
 
 def plot_figure2(data: Sequence[Row], path: Path) -> Path:
-    """Four panels (SR, R, TE, CR against N), one line per model, 95% CI bars."""
-    import matplotlib
+    """MAS-Bench Figure 2 (§5.3): four panels (SR, R, TE, CR against N), one line per model
+    with its n, 95% CI bars, at paper width; the legend under the panels."""
+    from accord.analysis.figures import PAPER_WIDTH, ci_note, legend_below, new_figure, save_figure
 
-    from accord.analysis.figures import ci_note, save_figure
-
-    matplotlib.use("Agg")  # files only, never a window
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(2, 2, figsize=(9, 6.5))
+    fig = new_figure(PAPER_WIDTH, 4.8)
+    axes = fig.subplots(2, 2, sharex=True)
     titles = ["(a) SR %", "(b) R", "(c) TE", "(d) CR %"]
-    for ax, (key, _, pct, _), title in zip(axes.flat, METRICS, titles, strict=True):
+    models = sorted({r["model"] for r in data})
+    games = {m: sum(int(r["games"]) for r in data if r["model"] == m) for m in models}
+    for p, (ax, (key, _, pct, _), title) in enumerate(zip(axes.flat, METRICS, titles, strict=True)):
         scale = 100.0 if pct else 1.0
-        for model in sorted({r["model"] for r in data}):
+        for model in models:
             pts = [r for r in data if r["model"] == model and not math.isnan(r[key])]
             if not pts:
                 continue
@@ -235,21 +234,21 @@ def plot_figure2(data: Sequence[Row], path: Path) -> Path:
                 [(r[key] - r[f"{key}_ci_low"]) * scale for r in pts],
                 [(r[f"{key}_ci_high"] - r[key]) * scale for r in pts],
             ]
-            ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=model)
-        ax.set_title(title)
-        ax.set_xlabel("N (agents)")
+            ax.errorbar(xs, ys, yerr=err, marker="o", ms=3.5, lw=1.2, capsize=2,
+                        label=f"{model} (n = {games[model]})")  # fmt: skip
+        ax.set_title(title, fontsize=8)
+        ax.tick_params(labelsize=7)
+        if p >= 2:
+            ax.set_xlabel("number of agents N", fontsize=8)
         ax.set_xticks(sorted({r["N"] for r in data}))
         ax.grid(alpha=0.3)
-    handles, labels = axes.flat[0].get_legend_handles_labels()
-    if handles:
-        fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 3), fontsize=8)
-    fig.suptitle("Against the number of agents (means over K, modes, backends, conditions)")
-    fig.tight_layout(rect=(0, 0.06, 1, 0.96))
-    games = sum(int(r["games"]) for r in data)
-    save_figure(
-        fig, path, note=ci_note(f"{games} ({min(int(r['games']) for r in data)} or more a point)")
+    legend_below(fig, ncol=2)
+    fig.suptitle(
+        "Against the number of agents (means over K, modes, backends, conditions)", fontsize=8
     )
-    plt.close(fig)
+    total = sum(games.values())
+    low = min((int(r["games"]) for r in data), default=0)
+    save_figure(fig, path, note=ci_note(f"{total} ({low} or more a point)"))
     return path
 
 

@@ -109,11 +109,12 @@ def test_shifting_seat_reflection_covers_its_one_round() -> None:
 
 
 def test_partner_decided_notice() -> None:
-    g = game(scenario="0.5/gen_012")
-    answer(g, 0, env("I am done", {"stone": 6}))
-    (req,) = g.pending()
-    assert req.seat == 1 and req.spec.kind == "decide"
-    assert "already made its final decision" in req.observation
+    for rule, kind in (("talk_on", "talk"), ("decide_now", "decide")):
+        g = game(scenario="0.5/gen_012", after_early_decision=rule)
+        answer(g, 0, env("I am done", {"stone": 6}))
+        (req,) = g.pending()
+        assert req.seat == 1 and req.spec.kind == kind
+        assert "already made its final decision" in req.observation
     g2 = game(scenario="0.5/gen_012", talk_turns=1)
     answer(g2, 0, env("hello"))
     answer(g2, 1, env("hello"))

@@ -36,7 +36,7 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     run_sync(specs, run)
     out = tmp_path_factory.mktemp("report")
     build_report([run], out)
-    return run, out / "negotiation-v2"
+    return run, out / "negotiation-v3"
 
 
 def rows(path: Path) -> list[dict[str, str]]:
@@ -114,10 +114,10 @@ def test_estimates_hold_the_numbers_behind_the_tables(report: tuple[Path, Path])
 def test_report_without_no_talk_or_transparency_skips_those(tmp_path: Path) -> None:
     run_sync([spec("only", "cooperative", "greedy", 1)], tmp_path / "run")
     build_report([tmp_path / "run"], tmp_path / "out")
-    names = {p.name for p in (tmp_path / "out" / "negotiation-v2").iterdir()}
+    names = {p.name for p in (tmp_path / "out" / "negotiation-v3").iterdir()}
     assert "table3.md" in names and "figure2.png" in names
     assert not {"table9.md", "table10.md", "figure3.png"} & names
-    skipped = (tmp_path / "out" / "negotiation-v2" / "skipped.txt").read_text()
+    skipped = (tmp_path / "out" / "negotiation-v3" / "skipped.txt").read_text()
     for name in ("Table 9", "Table 10", "Figure 3", "Figure 4", "Table 12", "Figure 7"):
         assert f"{name}:" in skipped, name
     assert "no-talk games" in skipped and "accord judge" in skipped
@@ -132,7 +132,7 @@ def test_process_headline_and_figures_4_and_6(tmp_path: Path) -> None:
     ]
     run_sync(specs, tmp_path / "run")
     build_report([tmp_path / "run"], tmp_path / "out")
-    out = tmp_path / "out" / "negotiation-v2"
+    out = tmp_path / "out" / "negotiation-v3"
     for fig in ("figure4.png", "figure6.png"):
         assert (out / fig).read_bytes().startswith(b"\x89PNG")
     process = {r["key"]: r for r in rows(out / "process.csv")}
@@ -173,7 +173,7 @@ def test_figure7_reads_judge_labels(tmp_path: Path) -> None:
     (run / "judge").mkdir()
     (run / "judge" / "labels.jsonl").write_text("\n".join(json.dumps(x) for x in labels) + "\n")
     build_report([run], run / "report")
-    out = run / "report" / "negotiation-v2"
+    out = run / "report" / "negotiation-v3"
     enrich = rows(out / "figure7_enrichment.csv")
     over = next(r for r in enrich if r["contrast"].startswith("overdrawn")
                 and r["label"] == "agreement_abandonment")  # fmt: skip
@@ -188,5 +188,5 @@ def test_table12_from_model_usage(tmp_path: Path) -> None:
                  agents=[echo, AgentSpec(agent="greedy")])  # fmt: skip
     run_sync([g], tmp_path / "run")
     build_report([tmp_path / "run"], tmp_path / "out")
-    t12 = rows(tmp_path / "out" / "negotiation-v2" / "table12.csv")
+    t12 = rows(tmp_path / "out" / "negotiation-v3" / "table12.csv")
     assert [r["model"] for r in t12] == ["mock/schema"] and int(t12[0]["Prompt"]) > 0

@@ -1,4 +1,4 @@
-"""The negotiation game `negotiation-v2` (seed 004 "Talk is Cheap, Communication is Hard").
+"""The negotiation game `negotiation-v3` (seed 004 "Talk is Cheap, Communication is Hard").
 
 Two agents share a pool of three resources. Each holds three private projects (resources per
 run, reward per run). Every round they talk in alternating messages (cheap talk, up to 5 each
@@ -11,7 +11,11 @@ State machine (DESIGN principle 1), per round:
 
 1. TALK: one request at a time, alternating from `first_speaker`. A reply carries speech (and
    in the thinking format a private scratchpad) and may carry a decision: deciding early ends
-   the talk, and the partner then gets the decision prompt with that last message.
+   that seat's talk. By default (`after_early_decision: talk_on`, the companion code, App. D.1
+   and Fig. 8) the partner keeps its remaining messages, each prompt carrying the "already made
+   its final decision" notice, and a decision it sends then is early too; nobody reads those
+   messages, so they are recorded as undelivered. `decide_now` (v2's rule) sends the partner
+   straight to the decision prompt.
 2. DECIDE: every seat that has not decided gets the decision prompt; requests are pending
    together (simultaneous moves). The no-talk baseline (App. D.7) starts here.
 3. RESOLVE: `rules.resolve_round`; each seat is told the outcome at the top of its next prompt
@@ -46,9 +50,9 @@ if TYPE_CHECKING:
 
 
 class NegotiationGame(Game):
-    """`negotiation-v2`: see the module docstring."""
+    """`negotiation-v3`: see the module docstring."""
 
-    game_id: ClassVar[str] = "negotiation-v2"
+    game_id: ClassVar[str] = "negotiation-v3"
     prompts_module: ClassVar[str | None] = "accord.games.negotiation.prompts"
     config_model: ClassVar[type[NegotiationConfig]] = NegotiationConfig
     config: NegotiationConfig
@@ -158,6 +162,7 @@ class NegotiationGame(Game):
                         speech=speech,
                         thinking=thinking,
                         decided=True,
+                        delivered=False,
                     )
                 )
                 self.emit(
@@ -281,6 +286,10 @@ class NegotiationGame(Game):
         self, seat: int, speech: str, thinking: str, decision: dict[str, Any] | None, fallback: bool
     ) -> None:
         cfg = self.config
+        other = 1 - seat
+        # A seat whose partner already decided talks to nobody: the partner gets no prompt
+        # before the round resolves (App. D.1, companion code).
+        delivered = self._decisions[other] is None
         self._clear_inbox(seat)
         self._opened[seat] = True
         self._undelivered[seat] = None
@@ -293,6 +302,7 @@ class NegotiationGame(Game):
                 speech=speech,
                 thinking=thinking,
                 decided=decision is not None,
+                delivered=delivered,
             )
         )
         self.emit(
@@ -302,24 +312,36 @@ class NegotiationGame(Game):
             turn=self._turn,
             speech=speech,
             thinking=thinking,
-            delivered=True,
+            delivered=delivered,
             fallback=fallback,
         )
-        self._undelivered[1 - seat] = speech
+        self._undelivered[other] = speech
         if decision is not None:
             self._record_decision(seat, decision, early=True, fallback=fallback)
+        if self._talk_over(seat):
             self._phase = "decide"
             return
-        other = 1 - seat
-        limit = cfg.talk_turns
-        if limit > 0:
-            exhausted = self._talk_count[seat] >= limit and self._talk_count[other] >= limit
+        if self._decisions[other] is not None:
+            self._speaker = seat
+        elif self._decisions[seat] is not None:
+            self._speaker = other
         else:
-            exhausted = self._turn >= cfg.max_talk_messages
-        if exhausted:
-            self._phase = "decide"
-        else:
+            limit = cfg.talk_turns
             self._speaker = other if (limit == 0 or self._talk_count[other] < limit) else seat
+
+    def _talk_over(self, seat: int) -> bool:
+        """Whether the round's cheap talk ends after `seat`'s message."""
+        cfg = self.config
+        decided = [d is not None for d in self._decisions]
+        if all(decided):
+            return True
+        if decided[seat] and cfg.after_early_decision == "decide_now":
+            return True
+        limit = cfg.talk_turns
+        if limit == 0:
+            return self._turn >= cfg.max_talk_messages
+        # Only a seat that has not decided still talks: it is done when its turns are used.
+        return all(self._talk_count[s] >= limit for s in (0, 1) if not decided[s])
 
     def _record_decision(
         self, seat: int, decision: dict[str, Any], *, early: bool, fallback: bool
@@ -481,14 +503,16 @@ class NegotiationGame(Game):
                 t=self._templates,
             )
         else:
-            body = prompts.talk_followup(said or "", thinking=cfg.thinking, t=self._templates)
+            body = prompts.talk_followup(said, thinking=cfg.thinking, t=self._templates)
+        if self._partner_decided(seat):
+            body = "\n\n".join([body, prompts.partner_decided(t=self._templates)])
         return self._request(seat, body, self._spec(seat, must_decide=False), "talk")
 
     def _decide_request(self, seat: int) -> Request:
         cfg = self.config
         parts = []
         said = self._undelivered[seat]
-        if said is not None:
+        if said:  # a bare decision (no words) is not quoted as an empty message
             parts.append(f'The other party said: "{said}"')
         if self._partner_decided(seat):
             parts.append(prompts.partner_decided(t=self._templates))

@@ -242,8 +242,9 @@ def talk_opening(
     )
 
 
-def talk_followup(partner_said: str, *, thinking: bool, t: PromptSet | None = None) -> str:
-    """App. D.2.2: a later cheap-talk prompt."""
+def talk_followup(partner_said: str | None, *, thinking: bool, t: PromptSet | None = None) -> str:
+    """App. D.2.2: a later cheap-talk prompt. No quote when the partner sent no words (a bare
+    decision) or nothing since this seat's last message (it decided)."""
     return _t(t).render("talk_followup", partner_said=partner_said, thinking=thinking)
 
 

@@ -1,4 +1,4 @@
-"""Condition fidelity of `negotiation-v2` (issue 10): what each seat is told, and run semantics.
+"""Condition fidelity of `negotiation-v3` (issue 10): what each seat is told, and run semantics.
 
 Each test here failed on `negotiation-v1`.
 """

@@ -216,12 +216,16 @@ class NegotiationGame(Game):
         model = self._models[seat]
         return model is not None and model.split("/", 1)[0] in cfg.json_reminder_providers
 
-    def _system_prompt(self, seat: int, round_index: int) -> str:
-        """The seat's system prompt with the projects of round `round_index` (0-based)."""
+    def _system_prompt(self, seat: int, round_index: int, names_index: int | None = None) -> str:
+        """The seat's system prompt with the projects of round `round_index` (0-based) under
+        the resource names of round `names_index` (default: the same round)."""
         cfg = self.config
         sc = self._round_scenarios[round_index]
-        names = self._round_names[round_index]
+        names = self._round_names[round_index if names_index is None else names_index]
         opponent = sc.agents[1 - seat] if cfg.transparency != "none" else None
+        # A round-1 prompt kept all game (rotating projects, `first`) labels its partner list
+        # as round 1's, not "this round"; the standalone seat's prompt is rebuilt every round.
+        kept = self._first_prompt_kept() and not self._standalone(seat)
         return prompts.system_prompt(
             cfg.market,
             names,
@@ -230,12 +234,18 @@ class NegotiationGame(Game):
             shifting=self._standalone(seat),
             intervention=cfg.intervention,
             opponent=opponent,
+            opponent_round=1 if kept else None,
             reward_functions=cfg.transparency == "joint",
             partner_shifts=self._standalone(1 - seat),
             joint_goal=cfg.goal_is_joint,
             json_reminder=self._json_reminder(seat),
             t=self._templates,
         )
+
+    def _first_prompt_kept(self) -> bool:
+        """Rotating projects with round 1's system prompt kept for the whole game."""
+        cfg = self.config
+        return cfg.projects == "rotating" and cfg.rotating_system_prompt == "first"
 
     # -- rounds ----------------------------------------------------------------------------
     def _start_round(self, round_no: int) -> None:
@@ -259,9 +269,11 @@ class NegotiationGame(Game):
                 self._inbox[seat] = []
                 self._system[seat] = self._system_prompt(seat, round_no - 1)
             elif round_no > 1:
-                if self._round_names[round_no - 1] != self._round_names[round_no - 2]:
+                before = self._round_names[round_no - 2]
+                renamed = self._names != before
+                if renamed:
                     self._inbox[seat].append(
-                        prompts.new_names_notice(self._names, t=self._templates)
+                        prompts.new_names_notice(self._names, before, t=self._templates)
                     )
                 if cfg.projects == "rotating":
                     partner = sc.agents[1 - seat] if cfg.transparency != "none" else None
@@ -270,8 +282,11 @@ class NegotiationGame(Game):
                             sc.agents[seat], self._names, partner, t=self._templates
                         )
                     )
-                    if cfg.rotating_system_prompt == "current":
-                        self._system[seat] = self._system_prompt(seat, round_no - 1)
+                if renamed or (cfg.projects == "rotating" and not self._first_prompt_kept()):
+                    # The rules and every requirement speak the round's names (and, unless
+                    # round 1's prompt is kept, hold the round's projects).
+                    shown = 0 if self._first_prompt_kept() else round_no - 1
+                    self._system[seat] = self._system_prompt(seat, shown, round_no - 1)
         self.emit(
             "round_start",
             round=round_no,

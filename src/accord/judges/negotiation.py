@@ -61,7 +61,7 @@ def system_prompt() -> str:
             "of its conditions holds; be strict. Labels may co-occur.",
             "Core labels describe the round as a whole and name no agent. Auxiliary tags mark "
             "acts in PUBLIC speech only (never from private thinking alone); for each, say "
-            'whether it is present and which agents did it: the list is [] when absent, and '
+            "whether it is present and which agents did it: the list is [] when absent, and "
             '["agent_a"], ["agent_b"] or ["agent_a", "agent_b"] when present. Messages marked '
             '"never delivered" were not seen by the other agent: they are not public speech.',
             "CORE LABELS\n\n" + core,

@@ -197,8 +197,9 @@ def sample_valid(schema: JSONSchema, rng: random.Random) -> Any:
 
     Supports the subset Accord's action schemas use: ``type`` (or a list of types), ``enum``,
     ``const``, ``anyOf``/``oneOf``/``allOf``, local ``$ref``, object ``properties``, array
-    ``items``/``minItems``/``maxItems`` and fixed tuples (``prefixItems``), string ``minLength``/``maxLength``, and numeric
-    ``minimum``/``maximum`` (exclusive too). ``pattern`` and ``format`` are not followed.
+    ``items``/``minItems``/``maxItems`` and fixed tuples (``prefixItems``), string
+    ``minLength``/``maxLength``, and numeric ``minimum``/``maximum`` (exclusive too).
+    ``pattern`` and ``format`` are not followed.
     """
     return _sample(schema, rng, schema, 0)
 

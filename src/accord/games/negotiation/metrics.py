@@ -277,18 +277,14 @@ def perfunctory_fairness(
     """
     if rule == "any":
         return _rate(is_equal_split_any(r) and not is_round_optimal(r) for r in analysed(records))
-    return _rate(
-        is_equal_split(r, supply) and _companion_suboptimal(r) for r in analysed(records)
-    )
+    return _rate(is_equal_split(r, supply) and _companion_suboptimal(r) for r in analysed(records))
 
 
 def perfunctory_share(
     records: Sequence[RoundRecord], supply: Mapping[str, int] | None = None
 ) -> Rate:
     """Failed equal splits / equal splits (companion rules; paper: 48.8%)."""
-    return _rate(
-        _companion_suboptimal(r) for r in analysed(records) if is_equal_split(r, supply)
-    )
+    return _rate(_companion_suboptimal(r) for r in analysed(records) if is_equal_split(r, supply))
 
 
 # -- §5 headline figures -------------------------------------------------------------------

@@ -280,12 +280,8 @@ def partner_decided(t: PromptSet | None = None) -> str:
 def new_names_notice(names: Names, before: Names | None = None, t: PromptSet | None = None) -> str:
     """Resources renamed for this round (only when themes change per round), with the
     old-to-new mapping when the earlier names are given."""
-    mapping = (
-        ", ".join(f"{before[r]} is now {names[r]}" for r in RESOURCES) if before else None
-    )
-    return _t(t).render(
-        "new_names", names=", ".join(names[r] for r in RESOURCES), mapping=mapping
-    )
+    mapping = ", ".join(f"{before[r]} is now {names[r]}" for r in RESOURCES) if before else None
+    return _t(t).render("new_names", names=", ".join(names[r] for r in RESOURCES), mapping=mapping)
 
 
 def decision_prompt(market: Market, *, thinking: bool, t: PromptSet | None = None) -> str:

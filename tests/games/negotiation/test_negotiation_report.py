@@ -190,3 +190,57 @@ def test_table12_from_model_usage(tmp_path: Path) -> None:
     build_report([tmp_path / "run"], tmp_path / "out")
     t12 = rows(tmp_path / "out" / "negotiation-v3" / "table12.csv")
     assert [r["model"] for r in t12] == ["mock/schema"] and int(t12[0]["Prompt"]) > 0
+
+
+def test_early_decision_table_seat_rates_do_not_depend_on_seat_order(
+    report: tuple[Path, Path],
+) -> None:
+    _, out = report
+    early = {r["pair"]: r for r in rows(out / "early_decision.csv")}
+    # Greedy decides at once from either seat: every round has an early decision, and both
+    # seats decide early (the partner keeps its turns, App. D.1), whoever opens.
+    greedy = early["greedy"]
+    assert greedy["Rounds with an early decision (Fig. 5)"] == "100.0"
+    assert greedy["Seat A"] == greedy["Seat B"] == greedy["Seat-rounds"] == "100.0"
+
+
+def test_per_model_anchoring_interventions_transparency_and_figure4(tmp_path: Path) -> None:
+    specs = [
+        spec(f"{p}-{a}-{s}", a, "equal-split", s, partner=p, rounds=3)
+        for p in ("stable", "shifting")
+        for a in ("greedy", "equal-split")
+        for s in (1, 2)
+    ]
+    specs += [
+        spec(f"iv-{iv}-{s}", "greedy", "equal-split", s, rounds=3, intervention=iv)
+        for iv in ("share_projects", "theory_of_mind")
+        for s in (1, 2)
+    ]
+    specs += [
+        spec(f"tr-{s}", "greedy", "equal-split", s, rounds=3, transparency="full") for s in (1, 2)
+    ]
+    run_sync(specs, tmp_path / "run")
+    build_report([tmp_path / "run"], tmp_path / "out")
+    out = tmp_path / "out" / "negotiation-v3"
+    per_model = {r["model"]: r for r in rows(out / "per_model.csv")}
+    assert set(per_model) == {"equal-split", "greedy"}
+    assert per_model["equal-split"]["games"] == "8"  # self-play games count once
+    anchoring = {r["group"] for r in rows(out / "anchoring.csv")}
+    assert {"all", "stable partner", "shifting partner", "M/C = 0.5"} <= anchoring
+    interventions = rows(out / "interventions.csv")
+    assert [r["condition"] for r in interventions] == ["none", "share_projects", "theory_of_mind"]
+    assert {r["pair"] for r in interventions} == {"equal-split × greedy"}
+    transparency = rows(out / "transparency_process.csv")
+    assert [r["condition"] for r in transparency] == ["none", "full"]
+    fig4 = rows(out / "figure4.csv")
+    assert {r["model"] for r in fig4} == {"equal-split", "greedy"}
+    for r in fig4:
+        assert float(r["ci_low_pp"]) <= float(r["gap_pp"]) <= float(r["ci_high_pp"])
+    skipped = (out / "skipped.txt").read_text()
+    assert "Table F.1" not in skipped and "§5.7" not in skipped
+
+
+def test_missing_interventions_are_skipped_with_a_reason(report: tuple[Path, Path]) -> None:
+    _, out = report
+    skipped = (out / "skipped.txt").read_text()
+    assert "Table F.1: needs talk games with intervention" in skipped

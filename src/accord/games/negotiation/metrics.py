@@ -414,6 +414,24 @@ def first_proposal_deference(records: Sequence[RoundRecord], *, rotating: bool) 
     )
 
 
+def deference_events(records: Sequence[RoundRecord]) -> list[tuple[int, int, bool]]:
+    """(round, responder seat, deferred) for every analysed round with a first proposal:
+    the per-seat detail behind `first_proposal_deference` (per-model deference, §5.5)."""
+    out = []
+    for r in analysed(records):
+        for u in sorted(r.messages, key=lambda u: u.turn):
+            if not u.delivered:
+                continue
+            proposal = proposals_to_partner(u.speech, r.names)
+            if proposal:
+                bought = r.purchases[1 - u.seat]
+                out.append(
+                    (r.round, 1 - u.seat, all(bought.get(k, 0) == n for k, n in proposal.items()))
+                )
+                break
+    return out
+
+
 def stated_vs_actual(records: Sequence[RoundRecord]) -> Rate:
     """Seat-rounds whose final purchase matches their own stated quantities / seat-rounds
     with a statement (§4.2 "stated-vs-actual coherence", §5.6).

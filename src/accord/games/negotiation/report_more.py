@@ -33,7 +33,6 @@ from accord.games.negotiation.report import (
     Game,
     _by,
     _Numbers,
-    _pair_order,
     _pyplot,
     _ratios,
     _save,

@@ -244,3 +244,23 @@ def test_missing_interventions_are_skipped_with_a_reason(report: tuple[Path, Pat
     _, out = report
     skipped = (out / "skipped.txt").read_text()
     assert "Table F.1: needs talk games with intervention" in skipped
+
+
+def test_v2_traces_still_load_and_report(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    run_sync([spec(f"g{s}", "greedy", "equal-split", s) for s in (1, 2)], run)
+    for path in (run / "traces").glob("*.json"):  # rewrite as negotiation-v2 wrote them
+        data = json.loads(path.read_text())
+        data["game_id"] = "negotiation-v2"
+        data["config"].pop("after_early_decision", None)
+        for rnd in data["final_state"]["rounds"]:
+            rnd["early_decision"] = [True, False]
+            for m in rnd["messages"]:
+                m.pop("delivered", None)
+        path.write_text(json.dumps(data))
+    build_report([run], tmp_path / "out")
+    out = tmp_path / "out" / "negotiation-v2"
+    early = {r["pair"]: r for r in rows(out / "early_decision.csv")}
+    # v2's rule: only the opener could decide early.
+    assert (early["all"]["Seat A"], early["all"]["Seat B"]) == ("100.0", "0.0")
+    assert (out / "table3.csv").is_file()

@@ -29,4 +29,4 @@ def test_trace_roundtrip(game_id: str) -> None:
 
 
 def test_registry_lists_negotiation() -> None:
-    assert "negotiation-v2" in game_ids()
+    assert "negotiation-v3" in game_ids()

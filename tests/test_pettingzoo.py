@@ -24,7 +24,7 @@ from accord.runner.play import play_game
 from accord.runner.specs import AgentSpec, GameSpec
 
 SMALL: dict[str, dict[str, Any]] = {
-    "negotiation-v2": {"rounds": 1, "talk_turns": 1},
+    "negotiation-v3": {"rounds": 1, "talk_turns": 1},
     "calendar-v2": {"num_meetings": 2, "max_turns_per_round": 2},
     "sorting-v3": {"n": 2, "k": 2, "max_rounds": 3},
 }
@@ -104,14 +104,14 @@ def _sorting_text(request: Request, action: Action) -> str:
 
 
 RENDER: dict[str, Callable[[Request, Action], str]] = {
-    "negotiation-v2": _negotiation_text,
+    "negotiation-v3": _negotiation_text,
     "calendar-v2": _calendar_text,
     "sorting-v3": _sorting_text,
 }
 
 CASES = [
-    ("negotiation-v2", ["cooperative", "cooperative"], {}),
-    ("negotiation-v2", ["cooperative", "greedy"], {"rounds": 2, "partner": "shifting"}),
+    ("negotiation-v3", ["cooperative", "cooperative"], {}),
+    ("negotiation-v3", ["cooperative", "greedy"], {"rounds": 2, "partner": "shifting"}),
     ("calendar-v2", ["oracle-follower"] * 3, {}),
     ("sorting-v3", ["share-all"] * 3, {"backend": "kv", "condition": "camoc"}),
 ]
@@ -180,10 +180,10 @@ def test_oracle_teams_earn_the_top_score(game_id: str, name: str, best: float) -
 
 
 def test_cooperative_negotiators_split_the_joint_optimum() -> None:
-    e = env("negotiation-v2", rounds=2)
+    e = env("negotiation-v3", rounds=2)
     e.reset(seed=1)
-    agents = [make_reference("negotiation-v2", "cooperative") for _ in range(2)]
-    paid = asyncio.run(_drive(e, agents, RENDER["negotiation-v2"]))
+    agents = [make_reference("negotiation-v3", "cooperative") for _ in range(2)]
+    paid = asyncio.run(_drive(e, agents, RENDER["negotiation-v3"]))
     result = e.unwrapped.result()
     assert sum(paid.values()) == result.metrics["oracle_total"] > 0
 
@@ -212,7 +212,7 @@ def test_unseeded_resets_follow_the_last_seed() -> None:
 
 # -- turn order and invalid replies -----------------------------------------------------------
 def test_simultaneous_requests_reach_the_game_together() -> None:
-    e = env("negotiation-v2", rounds=1, cheap_talk=False)
+    e = env("negotiation-v3", rounds=1, cheap_talk=False)
     e.reset(seed=0)
     raw: AccordAECEnv = e.unwrapped
     assert e.agent_selection == "seat_0"
@@ -241,7 +241,7 @@ def test_invalid_reply_plays_the_fallback_with_penalty() -> None:
 
 
 def test_retry_mode_asks_again_then_falls_back() -> None:
-    e = env("negotiation-v2", invalid_action="retry", max_retries=2, invalid_penalty=-1.0)
+    e = env("negotiation-v3", invalid_action="retry", max_retries=2, invalid_penalty=-1.0)
     e.reset(seed=0)
     for attempt in (2, 3):
         e.step("garbage")
@@ -284,7 +284,7 @@ def test_reward_option_picks_the_final_score() -> None:
 
 # -- text ------------------------------------------------------------------------------------------
 def test_foreign_characters_are_replaced_in_observations() -> None:
-    e = env("negotiation-v2", rounds=1)
+    e = env("negotiation-v3", rounds=1)
     e.reset(seed=0)
     e.step(json.dumps({"thinking": "", "speech": "hi \U0001f600 there", "action": None}))
     obs = e.observe("seat_1")

@@ -32,7 +32,7 @@ from accord.core.registry import game_class, game_ids, make, resolve
 from accord.games.negotiation.engine import NegotiationGame
 from accord.models import MockModel, get_model, known_providers
 
-BUILTIN = ["calendar-v2", "negotiation-v2", "sorting-v3"]
+BUILTIN = ["calendar-v2", "negotiation-v3", "sorting-v3"]
 
 GOOD_GAME = """
 from accord.games.negotiation.engine import NegotiationGame
@@ -91,11 +91,11 @@ def test_the_built_in_games_are_entry_points_of_accord() -> None:
     assert {"calendar", "negotiation", "sorting"} <= set(games)
     assert plugins.package_of(games["negotiation"]) == "accord"
     assert set(BUILTIN) <= set(game_ids())
-    assert resolve("negotiation") == "negotiation-v2"
+    assert resolve("negotiation") == "negotiation-v3"
     assert reference_names("calendar-v2") and "oracle-follower" in reference_names("calendar-v2")
     assert {"mock", "local", "openai-compatible", "litellm", "openai"} <= set(known_providers())
     assert report_builder("sorting-v3").__module__ == "accord.games.sorting.report"
-    assert report_builder("negotiation-v1") is report_builder("negotiation-v2")
+    assert report_builder("negotiation-v1") is report_builder("negotiation-v3")
     assert plugins.problems() == []
 
 
@@ -115,7 +115,7 @@ def test_a_plugin_game_agents_provider_and_report_are_found(site: Site) -> None:
             plugins.GAMES: {"fake": "fake_game:FakeGame"},
             plugins.AGENTS: {
                 "fake-negotiation-v1": "fake_agents:AGENTS",
-                "negotiation-v2": "fake_agents:EXTRA",  # adds an agent to a built-in game
+                "negotiation-v3": "fake_agents:EXTRA",  # adds an agent to a built-in game
             },
             plugins.MODELS: {"fakeprov": "fake_provider:build"},
             plugins.REPORTS: {"fake-negotiation-v1": "fake_report:build"},
@@ -139,7 +139,7 @@ def test_a_plugin_game_agents_provider_and_report_are_found(site: Site) -> None:
     assert resolve("fake") == "fake-negotiation-v1"
     assert make("fake").game_id == "fake-negotiation-v1"
     assert reference_names("fake-negotiation-v1") == ["copycat"]
-    assert "stubborn" in reference_names("negotiation-v2")
+    assert "stubborn" in reference_names("negotiation-v3")
     assert make_reference("fake-negotiation-v1", "copycat").spec == "copycat"
     assert isinstance(get_model("fakeprov/anything"), MockModel)
     assert report_builder("fake-negotiation-v1").__module__ == "fake_report"
@@ -194,17 +194,17 @@ def test_a_game_id_taken_by_accord_is_refused_and_ours_kept(site: Site) -> None:
             "clash": """
                 from accord.games.negotiation.engine import NegotiationGame
                 class Clash(NegotiationGame):
-                    pass  # keeps game_id = "negotiation-v2"
+                    pass  # keeps game_id = "negotiation-v3"
                 class Renamed(NegotiationGame):
                     game_id = "renamed-v1"  # but its alias is calendar's
             """
         },
     )
     assert set(game_ids()) == set(BUILTIN)
-    assert game_class("negotiation-v2") is NegotiationGame
+    assert game_class("negotiation-v3") is NegotiationGame
     assert resolve("calendar") == "calendar-v2"
     found = {p.name: p for p in plugins.problems()}
-    assert "'negotiation-v2' is already taken by a game from package 'accord'" in (
+    assert "'negotiation-v3' is already taken by a game from package 'accord'" in (
         found["mynego"].error
     )
     assert "'calendar' is already taken" in found["calendar"].error
@@ -264,7 +264,7 @@ def test_bad_agent_tables_are_skipped_and_builtin_agents_kept(site: Site) -> Non
         {
             plugins.AGENTS: {
                 "no-such-game-v1": "bad_agents:TABLE",
-                "negotiation-v2": "bad_agents:CLASH",
+                "negotiation-v3": "bad_agents:CLASH",
                 "sorting-v3": "bad_agents:NOT_A_TABLE",
             }
         },
@@ -276,11 +276,11 @@ def test_bad_agent_tables_are_skipped_and_builtin_agents_kept(site: Site) -> Non
             """
         },
     )
-    greedy = make_reference("negotiation-v2", "greedy")
+    greedy = make_reference("negotiation-v3", "greedy")
     assert type(greedy).__module__ == "accord.games.negotiation.protocols"
     assert reference_names("sorting-v3") == ["local-sort", "share-all"]
     errors = {p.name: p.error for p in plugins.problems()}
-    assert "already provided by package 'accord'" in errors["negotiation-v2"]
+    assert "already provided by package 'accord'" in errors["negotiation-v3"]
     assert "not a mapping of agent names" in errors["sorting-v3"]
     assert "'no-such-game-v1' is not an installed game" in errors["no-such-game-v1"]
 
@@ -344,7 +344,7 @@ def test_accord_games_lists_the_skipped_plugin_with_its_fix(site: Site) -> None:
     )
     result = CliRunner().invoke(app, ["games"], env={"COLUMNS": "400"})
     assert result.exit_code == 0, result.output
-    assert "negotiation-v2" in result.output
+    assert "negotiation-v3" in result.output
     assert "skipped: package 'broken-import': entry point 'brokenimp'" in result.output
     run = CliRunner().invoke(app, ["run", "brokenimp"], env={"COLUMNS": "400"})
     assert run.exit_code == 2

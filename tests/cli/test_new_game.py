@@ -182,7 +182,7 @@ def test_a_bad_name_is_refused_in_one_line(name: str, tmp_path: Path) -> None:
         ("calendar", "would shadow Python's or Accord's own module 'calendar'"),
         ("class", "would shadow"),
         ("accord", "would shadow"),
-        ("negotiation", "'negotiation' is already an installed game (negotiation-v2)"),
+        ("negotiation", "'negotiation' is already an installed game (negotiation-v3)"),
         ("numpy", "a module named 'numpy' is already installed here"),
     ],
 )

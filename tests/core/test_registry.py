@@ -8,7 +8,7 @@ from accord.core.rng import derive_seed, make_rng
 
 
 def test_alias_resolves_to_versioned_id() -> None:
-    assert resolve("negotiation") == "negotiation-v2"
+    assert resolve("negotiation") == "negotiation-v3"
 
 
 def test_unknown_game_suggests_close_match() -> None:

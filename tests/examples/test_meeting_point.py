@@ -100,7 +100,7 @@ def test_it_is_found_through_its_entry_points_only(site: Path) -> None:
     assert reference_names(GAME) == ["agreeable", "share", "stubborn"]
     assert report_builder(GAME).__module__ == "meeting_point.report"
     assert plugins.problems() == []
-    assert {"calendar-v2", "negotiation-v2", "sorting-v3"} <= set(game_ids())
+    assert {"calendar-v2", "negotiation-v3", "sorting-v3"} <= set(game_ids())
 
 
 def test_it_passes_the_conformance_suite(site: Path) -> None:

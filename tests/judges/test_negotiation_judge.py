@@ -229,8 +229,96 @@ def test_judge_command_lists_unjudged_games_with_the_reason(
 
     monkeypatch.setattr(accord.models, "get_model", lambda _s: MockModel(replies=["nope"] * 4))
     result = CliRunner().invoke(app, ["judge", str(run_dir), "--model", "mock/x"])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # nothing could be judged
     assert "Judged 0/1 games" in result.output and "not judged g0" in result.output
+    assert "judged 0 of 1 negotiation games" in result.output
     assert "no valid verdict" in result.output
     row = json.loads((run_dir / "judge" / "unjudged.jsonl").read_text())
     assert row["trace_id"] == "g0" and "no valid verdict" in row["reason"]
+
+
+def test_rubric_restates_all_71_rules_of_app_g4() -> None:
+    from accord.judges.taxonomy import AUXILIARY, CORE, RULE_COUNTS
+
+    labels = (*CORE, *AUXILIARY)
+    assert [lbl.key for lbl in labels] == list(RULE_COUNTS)
+    for label in labels:
+        assert (len(label.include), len(label.exclude)) == RULE_COUNTS[label.key], label.key
+    assert sum(len(lbl.include) + len(lbl.exclude) for lbl in labels) == 71
+
+
+@pytest.mark.parametrize("rounds", [1, 2, 4])
+def test_every_verdict_the_schema_allows_parses(rounds: int) -> None:
+    import random
+
+    from accord.judges.negotiation import verdict_schema
+    from accord.models.grammar import schema_to_grammar
+    from accord.models.mock import sample_valid
+
+    schema = verdict_schema(rounds)
+    for i in range(200):
+        labels = parse_verdict(json.dumps(sample_valid(schema, random.Random(i))), rounds)
+        assert [lab.round for lab in labels] == list(range(1, rounds + 1))
+    gbnf = schema_to_grammar(schema).gbnf  # grammar-constrained decoding can use it
+    for n in range(1, rounds + 1):  # each entry's round number is fixed in the grammar
+        assert f'round_number\\":" "{n}" ' in gbnf
+
+
+def test_schema_sampling_judge_labels_every_game() -> None:
+    from accord.models import get_model
+
+    trace = coop_trace(3)
+    judged = asyncio.run(judge_game(get_model("mock/schema"), trace))
+    assert judged.reason is None and [lab.round for lab in judged.labels] == [1, 2, 3]
+
+
+def test_transcript_never_shows_undelivered_speech_as_said() -> None:
+    spec = GameSpec(
+        trace_id="u1",
+        game="negotiation",
+        options={"rounds": 1, "scenario": "0.5/gen_012", "theme": "medieval", "talk_turns": 1},
+        seed=0,
+        agents=[AgentSpec(agent="cooperative"), AgentSpec(agent="cooperative")],
+    )
+    trace = asyncio.run(play_game(spec))
+    messages = trace.final_state["rounds"][0]["messages"]
+    hidden = [m for m in messages if not m["delivered"] and m["speech"]]
+    assert hidden, "the scenario should produce speech sent with a decision nobody read"
+    text = transcript(trace)
+    for m in hidden:
+        who = ("agent_a", "agent_b")[m["seat"]]
+        assert f"[{who} says] {m['speech'][:40]}" not in text
+        assert f"[{who} wrote, never delivered" in text
+    # A v2 trace has no flag: speech with a decision that was not early was never delivered.
+    old = {**messages[-1]}
+    old.pop("delivered")
+    rec = {**trace.final_state["rounds"][0], "messages": [{**old, "decided": True}]}
+    rec["early_decision"] = [False, False]
+    v2 = trace.model_copy(update={"final_state": {**trace.final_state, "rounds": [rec]}})
+    assert "says]" not in transcript(v2)
+
+
+def test_specialist_judge_with_more_games_than_concurrency(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run_dir = tmp_path / "run"
+    specs = [
+        GameSpec(trace_id=f"g{i}", game="negotiation", options={"rounds": 1}, seed=i,
+                 agents=[AgentSpec(agent="cooperative")] * 2)
+        for i in range(4)
+    ]  # fmt: skip
+    run_sync(specs, run_dir)
+    import accord.models
+
+    class Slow(MockModel):
+        async def complete(self, *args: Any, **kwargs: Any) -> Any:
+            await asyncio.sleep(0.001)  # a real await, so games queue at the semaphore
+            return await super().complete(*args, **kwargs)
+
+    judges = {k: Slow(replies=[verdict(1)] * 4) for k in ("mock/general", "mock/special")}
+    monkeypatch.setattr(accord.models, "get_model", lambda spec: judges[spec])
+    args = ["judge", str(run_dir), "--model", "mock/general", "--specialist-model",
+            "mock/special", "--concurrency", "1"]  # fmt: skip
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert "Judged 4/4 games" in result.output

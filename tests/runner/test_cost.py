@@ -51,7 +51,7 @@ def test_estimate_from_an_earlier_run(tmp_path: Path) -> None:
     server = {"model": "openai-compatible/x", "options": {"base_url": "http://127.0.0.1:9/v1"}}
     unknown = estimate(_specs(2, [server, "greedy"]), history)
     assert unknown.estimated_seats == 0
-    assert "openai-compatible/x in negotiation-v2" in unknown.describe()
+    assert "openai-compatible/x in negotiation-v3" in unknown.describe()
     # The mock and the bundled model cost nothing: no history is needed to say so.
     free = estimate(_specs(2, ["mock/echo", "greedy"]), {})
     assert free.estimated_seats == 2 and free.describe().startswith("Cost estimate: $0.0000")

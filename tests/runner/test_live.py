@@ -50,7 +50,7 @@ class Gate(Agent):
 
     def __init__(self, gate: asyncio.Event) -> None:
         super().__init__()
-        self.inner = make_reference("negotiation-v2", "greedy")
+        self.inner = make_reference("negotiation-v3", "greedy")
         self.gate = gate
         self.decisions = 0
 
@@ -84,7 +84,7 @@ def test_a_game_in_flight_has_a_log_with_its_events_so_far(tmp_path: Path) -> No
                 ],
             },
         )
-        seats = [make_reference("negotiation-v2", "greedy"), Gate(gate)]
+        seats = [make_reference("negotiation-v3", "greedy"), Gate(gate)]
         task = asyncio.ensure_future(play_game(spec, seats, sink=log))
         for _ in range(200):
             await asyncio.sleep(0.01)
@@ -151,6 +151,6 @@ def test_secrets_never_reach_a_live_log(tmp_path: Path, monkeypatch) -> None:
 
 def test_a_log_that_cannot_be_written_never_stops_the_game(tmp_path: Path) -> None:
     log = LiveGame(tmp_path / "missing-dir" / "g.jsonl", {"live_format": 1, "seats": []})
-    log.begin("negotiation-v2", ["A", "B"])
+    log.begin("negotiation-v3", ["A", "B"])
     log.events([{"type": "x", "t": 1}])  # no file, no exception
     log.close()

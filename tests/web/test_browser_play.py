@@ -110,7 +110,7 @@ def test_two_people_play_a_whole_negotiation_in_two_browsers(tmp_path: Path) -> 
             lobby,
             url,
             hub.lobby_key,
-            "negotiation-v2",
+            "negotiation-v3",
             ["human", "human"],
             '{"rounds": 2, "talk_turns": 1, "reflection": false}',
         )

@@ -54,7 +54,7 @@ def _finished_run(root: Path) -> tuple[Path, list[dict[str, Any]]]:
     }
     names = {
         "live_header": True,
-        "game_id": "negotiation-v2",
+        "game_id": "negotiation-v3",
         "seats": [
             {"seat": 0, "agent": "greedy", "name": "A"},
             {"seat": 1, "agent": "cooperative", "name": "B"},

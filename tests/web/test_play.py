@@ -145,7 +145,9 @@ def test_a_person_plays_a_whole_negotiation_against_a_reference_agent(tmp_path: 
 
 def test_a_bad_answer_gets_the_models_error_text_and_can_be_corrected(tmp_path: Path) -> None:
     hub = PlayHub(tmp_path / "play")
-    table = hub.create("negotiation", ["human", "greedy"], options={"rounds": 1}, seed=2)
+    # decide_now: the person's one decision follows greedy's at once (no random extra talk).
+    opts = {"rounds": 1, "after_early_decision": "decide_now"}
+    table = hub.create("negotiation", ["human", "greedy"], options=opts, seed=2)
     errors: list[str] = []
     tries: dict[int, int] = {}
 
@@ -155,7 +157,7 @@ def test_a_bad_answer_gets_the_models_error_text_and_can_be_corrected(tmp_path: 
 
     _play(hub, table, answer=sloppy, errors=errors)
     assert table.status == "complete"
-    probe = make("negotiation", {"rounds": 1})
+    probe = make("negotiation", opts)
     probe.reset(2)
     with pytest.raises(ActionError) as parsed:
         probe.pending()[0].spec.parse("I offer half")
@@ -320,7 +322,7 @@ def _leaks(
 
 
 OPTIONS = {
-    "negotiation-v2": {"rounds": 2},
+    "negotiation-v3": {"rounds": 2},
     "calendar-v2": {},
     "sorting-v3": {},
 }

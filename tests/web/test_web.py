@@ -103,8 +103,8 @@ def test_runs_lists_each_directory_with_counts_and_summary(client, runs) -> None
     first, second = body
     assert first["games"] == len(list((runs[0] / "traces").glob("*.json"))) == 4
     assert (first["complete"], first["failed"], first["unreadable"]) == (4, 0, 0)
-    assert first["game_ids"] == ["calendar-v2", "negotiation-v2", "sorting-v3"]
-    neg = next(g for g in first["summary"] if g["game_id"] == "negotiation-v2")
+    assert first["game_ids"] == ["calendar-v2", "negotiation-v3", "sorting-v3"]
+    neg = next(g for g in first["summary"] if g["game_id"] == "negotiation-v3")
     assert (neg["batch"], neg["pairing"], neg["games"]) == ("b1", "cooperative vs greedy", 2)
     assert {"mean", "ci_low", "ci_high", "n"} <= set(neg["metrics"]["efficiency"])
     assert second["games"] == len(list((runs[1] / "traces").glob("*.json"))) == 3
@@ -118,7 +118,7 @@ def test_games_has_one_row_per_trace_with_scalar_metrics(client, runs) -> None:
     trace = read_trace(runs[0] / "traces" / "neg-1.json")
     row = by_id["neg-1"]
     assert (row["game_id"], row["status"], row["batch"], row["pairing"]) == (
-        "negotiation-v2",
+        "negotiation-v3",
         "complete",
         "b1",
         "cooperative vs greedy",
@@ -176,7 +176,7 @@ def test_registered_games_and_reference_agents(client) -> None:
     assert [g["game_id"] for g in body] == game_ids()
     by_id = {g["game_id"]: g["reference_agents"] for g in body}
     assert all(by_id[gid] == reference_names(gid) for gid in by_id)
-    assert {"cooperative", "greedy"} <= set(by_id["negotiation-v2"])
+    assert {"cooperative", "greedy"} <= set(by_id["negotiation-v3"])
 
 
 def test_index_and_static_assets_with_their_types(client) -> None:

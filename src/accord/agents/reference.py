@@ -3,7 +3,7 @@
 Packages declare them as entry points of the ``accord.agents`` group: the entry point's name is
 a game id (or alias) and it names a mapping ``{agent name: factory}`` (`accord.core.plugins`). A
 package may add agents to another package's game; a name already taken for that game is
-skipped and reported. ``register_reference("negotiation-v2", "greedy", GreedyAgent)`` adds one
+skipped and reported. ``register_reference("negotiation-v3", "greedy", GreedyAgent)`` adds one
 from code. Specs then say ``{agent: greedy}`` (YAML) or ``--agents greedy,local/smollm2`` (CLI).
 """
 

@@ -59,7 +59,8 @@ def judge(
     leaks against the keyword audit) in <out>/calendar/. Failed sorting games get the
     convention-misalignment verdict of MAS-Bench §5.3 (conventions.jsonl and the table).
 
-    Negotiation games that get no labels are listed with the reason (also in unjudged.jsonl).
+    Negotiation games that get no labels are listed with the reason (also in unjudged.jsonl);
+    when a judge labels no game at all the command exits 1 (the files are still written).
 
     Example: accord judge runs/grid --model gemini/gemini-3.1-pro
     --specialist-model anthropic/claude-opus-4-6 --human calib.jsonl
@@ -102,17 +103,20 @@ def judge(
         if not traces:
             return
         human_rows = _read_human(human) if human is not None else None
-        sem = asyncio.Semaphore(max(1, concurrency))
 
         def run_judge(spec: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
             client = get_model(spec, **model_options(model_base_url, model_option))
 
-            async def one(t: Any) -> tuple[list[dict[str, Any]], str | None]:
-                async with sem:
-                    res = await judge_game(client, t)
-                return verdict_rows(t, res.labels), res.reason
-
             async def all_games() -> list[tuple[list[dict[str, Any]], str | None]]:
+                # One semaphore per event loop: each judge runs in its own asyncio.run, and a
+                # semaphore bound to the first loop fails in the second once games queue.
+                sem = asyncio.Semaphore(max(1, concurrency))
+
+                async def one(t: Any) -> tuple[list[dict[str, Any]], str | None]:
+                    async with sem:
+                        res = await judge_game(client, t)
+                    return verdict_rows(t, res.labels), res.reason
+
                 return await asyncio.gather(*(one(t) for t in traces))
 
             done = asyncio.run(all_games())
@@ -127,9 +131,11 @@ def judge(
         target.mkdir(parents=True, exist_ok=True)
         rows, unjudged = run_judge(model)
         written: list[Path] = []
+        idle = [model] if not rows else []  # judges that labelled no game at all
         if specialist_model is not None:
             special, missing = run_judge(specialist_model)
             unjudged += missing
+            idle += [specialist_model] if not special else []
             write_jsonl(target / "labels_general.jsonl", rows)
             write_jsonl(target / "labels_specialist.jsonl", special)
             written += [target / "labels_general.jsonl", target / "labels_specialist.jsonl"]
@@ -166,6 +172,13 @@ def judge(
         )
     for path in [target / "labels.jsonl", target / "unjudged.jsonl", *written]:
         console.print(f"wrote {escape(str(path))}")
+    if idle:
+        console.print(
+            f"[red]Error:[/] {escape(', '.join(idle))} judged 0 of {len(traces)} negotiation "
+            "games; the reasons are above and in unjudged.jsonl (check the model name and "
+            "server, or try a stronger judge model)."
+        )
+        raise typer.Exit(1)
 
 
 def _read_human(path: Path) -> list[dict[str, Any]]:

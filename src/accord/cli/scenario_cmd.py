@@ -94,7 +94,7 @@ def scenario(
                 "--agents/--slots/--meetings/--participants/--density/--blocked/--costs "
                 "describe calendar scenarios; use -o key=value for other games"
             )
-        if gid != "negotiation-v2":
+        if not gid.startswith("negotiation-"):
             game_obj = make(gid, {**parse_options(option), **given})
             game_obj.reset(seed)
             typer.echo(json.dumps(game_obj.scenario(), indent=1))

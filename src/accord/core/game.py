@@ -2,7 +2,7 @@
 
 A game never calls a model. The runner drives it:
 
-    game = registry.make("negotiation-v2", config)
+    game = registry.make("negotiation-v3", config)
     game.reset(seed)
     while not game.done():
         requests = game.pending()          # one or more seats to act now

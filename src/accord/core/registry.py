@@ -2,9 +2,9 @@
 
 Games are found through the ``accord.games`` entry point group (`accord.core.plugins`): each entry
 point names a `Game` subclass, and its name is the game's short alias (``negotiation`` for
-``negotiation-v2``). Accord's own games are declared there like anyone else's, so this module
+``negotiation-v3``). Accord's own games are declared there like anyone else's, so this module
 never imports a game. `register` adds a class from code (a notebook, a test).
-`make("negotiation-v2", cfg)` builds one.
+`make("negotiation-v3", cfg)` builds one.
 
 A class that breaks the contract (not a `Game`, abstract methods left, no versioned
 ``game_id``, a config model without defaults) or whose id or alias is taken is left out and

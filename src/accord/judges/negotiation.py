@@ -61,14 +61,16 @@ def system_prompt() -> str:
             "of its conditions holds; be strict. Labels may co-occur.",
             "Core labels describe the round as a whole and name no agent. Auxiliary tags mark "
             "acts in PUBLIC speech only (never from private thinking alone); for each, say "
-            'whether it is present and which agents did it ("agent_a", "agent_b"). If a tag '
-            "is absent its agent list is empty; if present the list names at least one agent.",
+            "whether it is present and which agents did it: the list is [] when absent, and "
+            '["agent_a"], ["agent_b"] or ["agent_a", "agent_b"] when present. Messages marked '
+            '"never delivered" were not seen by the other agent: they are not public speech.',
             "CORE LABELS\n\n" + core,
             "AUXILIARY TAGS\n\n" + aux,
             "Reply with ONLY a JSON object of the form "
             '{"rounds": [{"round_number": 1, "core_labels": {"<label>": true|false, ...}, '
             '"auxiliary_tags": {"<tag>": {"present": true|false, "agents": [...]}, ...}}]} '
-            "with exactly one entry per round, every label and tag given, and nothing else.",
+            "with exactly one entry per round, in order (round_number 1, 2, ...), every label "
+            "and tag given, and nothing else.",
         ]
     )
 
@@ -83,7 +85,13 @@ def transcript(trace: Trace) -> str:
             who = AGENT_NAMES[m["seat"]]
             if m.get("thinking"):
                 out.append(f"[{who} thinking] {m['thinking'][:_EXCERPT]}")
-            out.append(f"[{who} says] {m['speech'][:_EXCERPT]}")
+            if _delivered(m, rec):
+                out.append(f"[{who} says] {m['speech'][:_EXCERPT]}")
+            elif m.get("speech"):
+                out.append(
+                    f"[{who} wrote, never delivered: the other agent did not see this] "
+                    f"{m['speech'][:_EXCERPT]}"
+                )
         for seat in (0, 1):
             bought = {names[r]: q for r, q in rec["purchases"][seat].items()}
             out.append(
@@ -102,43 +110,79 @@ def transcript(trace: Trace) -> str:
     return "\n".join(out)
 
 
+AGENT_LISTS: tuple[list[str], ...] = (["agent_a"], ["agent_b"], ["agent_a", "agent_b"])
+"""The agent lists of a present tag (App. G.4: an absent tag has ``[]``)."""
+
+
+def _delivered(message: dict[str, Any], rec: dict[str, Any]) -> bool:
+    """Whether the partner read the message. Traces before v3 carry no ``delivered`` flag:
+    there a message sent with a decision that was not early came with a forced decision and
+    was never delivered."""
+    if "delivered" in message:
+        return bool(message["delivered"])
+    seat = message["seat"]
+    return not (message.get("decided") and not rec["early_decision"][seat])
+
+
 def verdict_schema(rounds: int) -> JSONSchema:
-    """JSON schema of a verdict for a game of `rounds` rounds."""
+    """JSON schema of a verdict for a game of `rounds` rounds; every instance it allows passes
+    `parse_verdict`, so grammar-constrained decoding can only produce valid verdicts.
+
+    The rounds are a fixed tuple (``prefixItems``): entry i has ``round_number`` i. A tag is
+    either absent with no agents or present with one of `AGENT_LISTS`.
+    """
     tag: JSONSchema = {
-        "type": "object",
-        "properties": {
-            "present": {"type": "boolean"},
-            "agents": {
-                "type": "array",
-                "items": {"enum": list(AGENT_NAMES)},
-                "maxItems": 2,
-            },
-        },
-        "required": ["present", "agents"],
-    }
-    row: JSONSchema = {
-        "type": "object",
-        "properties": {
-            "round_number": {"type": "integer", "minimum": 1, "maximum": max(1, rounds)},
-            "core_labels": {
+        "anyOf": [
+            {
                 "type": "object",
-                "properties": {k: {"type": "boolean"} for k in CORE_KEYS},
-                "required": list(CORE_KEYS),
+                "properties": {"present": {"const": False}, "agents": {"const": []}},
+                "required": ["present", "agents"],
+                "additionalProperties": False,
             },
-            "auxiliary_tags": {
+            {
                 "type": "object",
-                "properties": {k: tag for k in AUX_KEYS},
-                "required": list(AUX_KEYS),
+                "properties": {"present": {"const": True}, "agents": {"enum": list(AGENT_LISTS)}},
+                "required": ["present", "agents"],
+                "additionalProperties": False,
             },
-        },
-        "required": ["round_number", "core_labels", "auxiliary_tags"],
+        ]
     }
+
+    def row(n: int) -> JSONSchema:
+        return {
+            "type": "object",
+            "properties": {
+                "round_number": {"const": n},
+                "core_labels": {
+                    "type": "object",
+                    "properties": {k: {"type": "boolean"} for k in CORE_KEYS},
+                    "required": list(CORE_KEYS),
+                    "additionalProperties": False,
+                },
+                "auxiliary_tags": {
+                    "type": "object",
+                    "properties": {k: tag for k in AUX_KEYS},
+                    "required": list(AUX_KEYS),
+                    "additionalProperties": False,
+                },
+            },
+            "required": ["round_number", "core_labels", "auxiliary_tags"],
+            "additionalProperties": False,
+        }
+
     return {
         "type": "object",
         "properties": {
-            "rounds": {"type": "array", "items": row, "minItems": rounds, "maxItems": rounds}
+            "rounds": {
+                "type": "array",
+                "prefixItems": [row(n) for n in range(1, rounds + 1)],
+                "items": False,
+                "minItems": rounds,
+                "maxItems": rounds,
+            }
         },
         "required": ["rounds"],
+        "additionalProperties": False,
     }
 
 

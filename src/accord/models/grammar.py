@@ -15,7 +15,8 @@ What the grammar allows:
 * integers within ``minimum``/``maximum`` (enumerated when the range is small, else bounded in
   digits), numbers with at most 15 integer and 6 decimal digits;
 * ``enum``, ``const``, ``anyOf``/``oneOf`` (any branch), ``allOf``, local ``$ref``, arrays with
-  ``minItems``/``maxItems`` (at most `MAX_ITEMS` when unbounded), type lists, null.
+  ``minItems``/``maxItems`` (at most `MAX_ITEMS` when unbounded), fixed tuples (``prefixItems``
+  with ``items: false``: exactly those elements in order), type lists, null.
 
 Because everything is ASCII and every token carries at least one byte, `Grammar.max_chars` also
 bounds the number of tokens a complete reply needs.
@@ -176,6 +177,8 @@ class _Builder:
         return self.rule(hint, " ".join(pieces) + ' "}"'), total
 
     def _array(self, schema: JSONSchema, hint: str, refs: tuple[str, ...]) -> tuple[str, int]:
+        if "prefixItems" in schema:
+            return self._tuple(schema, hint, refs)
         low = int(schema.get("minItems", 0))
         high = int(schema.get("maxItems", max(low, MAX_ITEMS)))
         if high < low:
@@ -187,6 +190,20 @@ class _Builder:
         more = f'("," {item}){{{max(low - 1, 0)},{high - 1}}}'
         inner = f"{item} {more}" if low >= 1 else f"({item} {more})?"
         return self.rule(hint, f'"[" {inner} "]"'), 2 + high * n + (high - 1)
+
+    def _tuple(self, schema: JSONSchema, hint: str, refs: tuple[str, ...]) -> tuple[str, int]:
+        """``prefixItems`` with ``items: false``: exactly these elements, in this order."""
+        prefix = schema["prefixItems"]
+        if schema.get("items") is not False or not isinstance(prefix, list):
+            raise ConfigError(
+                f"Schema for {hint!r}: prefixItems is supported only as a fixed tuple "
+                "(with items: false)."
+            )
+        if not prefix:
+            return '"[]"', 2
+        parts = [self.visit(p, f"{hint}-{i}", refs) for i, p in enumerate(prefix)]
+        body = ' "," '.join(expr for expr, _ in parts)
+        return self.rule(hint, f'"[" {body} "]"'), 2 + sum(n for _, n in parts) + len(parts) - 1
 
     def _string(self, schema: JSONSchema, hint: str) -> tuple[str, int]:
         low = int(schema.get("minLength", 0))

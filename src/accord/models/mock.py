@@ -197,8 +197,9 @@ def sample_valid(schema: JSONSchema, rng: random.Random) -> Any:
 
     Supports the subset Accord's action schemas use: ``type`` (or a list of types), ``enum``,
     ``const``, ``anyOf``/``oneOf``/``allOf``, local ``$ref``, object ``properties``, array
-    ``items``/``minItems``/``maxItems``, string ``minLength``/``maxLength``, and numeric
-    ``minimum``/``maximum`` (exclusive too). ``pattern`` and ``format`` are not followed.
+    ``items``/``minItems``/``maxItems`` and fixed tuples (``prefixItems``), string
+    ``minLength``/``maxLength``, and numeric ``minimum``/``maximum`` (exclusive too).
+    ``pattern`` and ``format`` are not followed.
     """
     return _sample(schema, rng, schema, 0)
 
@@ -226,6 +227,8 @@ def _sample(schema: JSONSchema, rng: random.Random, root: JSONSchema, depth: int
     if kind == "object":
         props: dict[str, JSONSchema] = schema.get("properties", {})
         return {name: _sample(sub, rng, root, depth + 1) for name, sub in props.items()}
+    if kind == "array" and "prefixItems" in schema:
+        return [_sample(sub, rng, root, depth + 1) for sub in schema["prefixItems"]]
     if kind == "array":
         low = int(schema.get("minItems", 0))
         high = int(schema.get("maxItems", low + 3))

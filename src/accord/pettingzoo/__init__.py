@@ -2,7 +2,7 @@
 
     from accord.pettingzoo import env
 
-    e = env("negotiation-v2", rounds=1)
+    e = env("negotiation-v3", rounds=1)
     e.reset(seed=0)
     for agent in e.agent_iter():
         observation, reward, terminated, truncated, info = e.last()

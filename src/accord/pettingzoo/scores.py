@@ -3,7 +3,7 @@
 A game reports its outcome as `GameResult.seat_rows` (one row of metrics per seat, the rows of
 ``results.jsonl``); a score function turns a result into one float per seat. Defaults:
 
-- ``negotiation-v2``: the seat's total reward over all rounds (``total_reward``).
+- ``negotiation-v3``: the seat's total reward over all rounds (``total_reward``).
 - ``calendar-v2``: ``(meetings_scheduled - excess_cost / 3) / max(meetings, 1)``: each of the
   seat's meetings that got scheduled earns 1, each unit of cost beyond the oracle's cost for
   the meetings actually scheduled (CalBench §4.2 excess, on the 1/2/3 cost scale) costs 1/3,
@@ -69,7 +69,7 @@ def calendar_score(result: GameResult) -> list[float]:
 
 
 _SCORES: dict[str, ScoreFn] = {
-    "negotiation-v2": column("total_reward"),
+    "negotiation-v3": column("total_reward"),
     "calendar-v2": calendar_score,
     "sorting-v2": column("correct"),
     "sorting-v3": column("correct"),

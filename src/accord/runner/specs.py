@@ -97,7 +97,7 @@ class GameSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     trace_id: str = Field(description="Unique id; the trace file stem.")
-    game: str = Field(description="Game id, e.g. 'negotiation-v2'.")
+    game: str = Field(description="Game id, e.g. 'negotiation-v3'.")
     options: dict[str, Any] = Field(default_factory=dict, description="Game options.")
     seed: int = Field(description="Game seed.")
     agents: list[AgentSpec] = Field(description="One spec per seat.")

@@ -1,6 +1,6 @@
 """The conformance suite every registered game must pass (DESIGN principle 3).
 
-Use it from a test: ``accord.testing.check_game("negotiation-v2")`` or the single checks.
+Use it from a test: ``accord.testing.check_game("negotiation-v3")`` or the single checks.
 """
 
 from accord.testing.conformance import (

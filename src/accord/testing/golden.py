@@ -16,14 +16,14 @@ from accord.runner.specs import AgentSpec, GameSpec
 GOLDEN: dict[str, GameSpec] = {
     "negotiation-coop-0.5": GameSpec(
         trace_id="negotiation-coop-0.5",
-        game="negotiation-v2",
+        game="negotiation-v3",
         options={"ratio": 0.5, "rounds": 2},
         seed=11,
         agents=[AgentSpec(agent="cooperative"), AgentSpec(agent="cooperative")],
     ),
     "negotiation-greedy-vs-split-rotating": GameSpec(
         trace_id="negotiation-greedy-vs-split-rotating",
-        game="negotiation-v2",
+        game="negotiation-v3",
         options={"ratio": 0.8, "rounds": 3, "projects": "rotating", "partner": "shifting"},
         seed=12,
         agents=[AgentSpec(agent="greedy"), AgentSpec(agent="equal-split")],

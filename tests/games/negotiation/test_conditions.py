@@ -1,4 +1,4 @@
-"""Condition fidelity of `negotiation-v2` (issue 10): what each seat is told, and run semantics.
+"""Condition fidelity of `negotiation-v3` (issue 10): what each seat is told, and run semantics.
 
 Each test here failed on `negotiation-v1`.
 """
@@ -6,6 +6,7 @@ Each test here failed on `negotiation-v1`.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -109,11 +110,12 @@ def test_shifting_seat_reflection_covers_its_one_round() -> None:
 
 
 def test_partner_decided_notice() -> None:
-    g = game(scenario="0.5/gen_012")
-    answer(g, 0, env("I am done", {"stone": 6}))
-    (req,) = g.pending()
-    assert req.seat == 1 and req.spec.kind == "decide"
-    assert "already made its final decision" in req.observation
+    for rule, kind in (("talk_on", "talk"), ("decide_now", "decide")):
+        g = game(scenario="0.5/gen_012", after_early_decision=rule)
+        answer(g, 0, env("I am done", {"stone": 6}))
+        (req,) = g.pending()
+        assert req.seat == 1 and req.spec.kind == kind
+        assert "already made its final decision" in req.observation
     g2 = game(scenario="0.5/gen_012", talk_turns=1)
     answer(g2, 0, env("hello"))
     answer(g2, 1, env("hello"))
@@ -212,3 +214,34 @@ def test_process_metrics_reach_summary_json_with_cis(tmp_path: Path) -> None:
     num = sum(t["metrics"]["detail"]["equal_split"]["num"] for t in traces)
     den = sum(t["metrics"]["detail"]["equal_split"]["den"] for t in traces)
     assert (details["equal_split"]["num"], details["equal_split"]["den"]) == (num, den) and den == 9
+
+
+def test_theme_per_round_renames_the_rules_and_requirements_with_a_mapping() -> None:
+    g = game(ratio=0.5, rounds=3, theme="random", theme_per="round", transparency="full")
+    names = g._round_names
+    first_round = next(i for i in (1, 2) if names[i] != names[0])  # a round that renames
+    for r in range(first_round):
+        wood = names[r]["r1"]
+        answer(g, 0, env("a", {wood: 1}))
+        answer(g, 1, env("b", {wood: 1}))
+    req = g.pending()[0]
+    old, new = names[first_round - 1], names[first_round]
+    for res in ("r1", "r2", "r3"):
+        assert f"{old[res]} is now {new[res]}" in req.observation
+    system = req.system or ""
+    assert all(new[res] in system for res in ("r1", "r2", "r3"))
+    stale = [old[r] for r in ("r1", "r2", "r3") if old[r] != new[r]]
+    assert not any(re.search(rf"\b{name}\b", system) for name in stale)
+    projects = g._round_scenarios[first_round].agents[0]
+    assert project_lines(projects, new) in system  # requirements in the new names
+
+
+def test_kept_round_one_prompt_labels_partner_projects_as_round_one() -> None:
+    kept = game(ratio=0.8, projects="rotating", rounds=2, transparency="full",
+                rotating_system_prompt="first")  # fmt: skip
+    system = kept.pending()[0].system or ""
+    assert "projects in round 1" in system and "projects this round" not in system
+    play_round(kept)
+    assert "projects in round 1" in (kept.pending()[0].system or "")
+    current = game(ratio=0.8, projects="rotating", rounds=2, transparency="full")
+    assert "projects this round" in (current.pending()[0].system or "")

@@ -83,8 +83,8 @@ def test_prose_around_json_is_a_warning_not_an_error() -> None:
     assert action["_warnings"] and action["speech"] == "hi"
 
 
-def test_early_decision_sends_partner_to_decision_with_last_message() -> None:
-    g = game()
+def test_early_decision_v2_rule_sends_partner_to_decision_with_last_message() -> None:
+    g = game(after_early_decision="decide_now")
     answer(g, 0, env("I take 9 stone", {"stone": 9, "projects": {"project_a": 3}}))
     (req,) = g.pending()
     assert req.seat == 1 and req.spec.kind == "decide"
@@ -97,6 +97,64 @@ def test_early_decision_sends_partner_to_decision_with_last_message() -> None:
     assert rec.purchases == [{"r2": 9}, {"r3": 6}]
     assert rec.runs == [{"project_a": 3}, {"project_a": 2}]  # seat 1's runs assigned in order
     assert rec.rewards == [27, 2] and rec.optimal and rec.stated_runs == [True, False]
+    assert [u.delivered for u in rec.messages] == [True, False]  # forced-decision speech
+
+
+def test_partner_keeps_talking_after_an_early_decision_and_its_decision_is_early() -> None:
+    g = game()
+    answer(g, 0, env("I take 9 stone", {"stone": 9, "projects": {"project_a": 3}}))
+    (req,) = g.pending()
+    assert req.seat == 1 and req.spec.kind == "talk"  # App. D.1: its turns are not taken away
+    assert 'The other party said: "I take 9 stone"' in req.observation
+    assert "already made its final decision" in req.observation
+    answer(g, 1, env("hm, let me think"))
+    (req,) = g.pending()
+    assert req.seat == 1 and req.spec.kind == "talk"  # the decided seat gets no prompt
+    assert "The other party said" not in req.observation
+    assert "already made its final decision" in req.observation
+    answer(g, 1, env("ok", {"gold": 6}))
+    rec = g._records[0]
+    assert rec.early_decision == [True, True]
+    assert [(u.seat, u.delivered) for u in rec.messages] == [(0, True), (1, False), (1, False)]
+    assert g._round == 2
+
+
+def test_partner_that_uses_up_its_turns_after_an_early_decision_is_forced() -> None:
+    g = game(talk_turns=2)
+    answer(g, 0, env("a"))
+    answer(g, 1, env("b"))
+    answer(g, 0, env("done", {"gold": 6}))
+    (req,) = g.pending()
+    assert req.seat == 1 and req.spec.kind == "talk"
+    answer(g, 1, env("last words"))
+    (req,) = g.pending()
+    assert req.seat == 1 and req.spec.kind == "decide"
+    assert "already made its final decision" in req.observation
+    answer(g, 1, env("fine", {"stone": 9}))
+    assert g._records[0].early_decision == [True, False]
+
+
+@pytest.mark.parametrize("first", [0, 1])
+def test_two_decide_at_once_policies_share_the_early_rate_whoever_opens(first: int) -> None:
+    g = game(first_speaker=first)
+    for _ in range(2):  # two rounds
+        for _ in range(2):
+            (req,) = g.pending()
+            assert req.spec.kind == "talk"
+            answer(g, req.seat, env("deciding", {"gold": 3}))
+    assert [r.early_decision for r in g._records] == [[True, True], [True, True]]
+    assert g.result().seat_rows[0]["early_decision_rate"] == 1.0
+    assert g.result().seat_rows[1]["early_decision_rate"] == 1.0
+
+
+def test_bare_json_early_decision_without_thinking_is_not_quoted_as_empty_speech() -> None:
+    for rule in ("talk_on", "decide_now"):
+        g = game(thinking=False, after_early_decision=rule)
+        req = g.pending()[0]
+        g.submit(0, req.spec.parse('{"gold": 6}'))
+        (req,) = g.pending()
+        assert 'said: ""' not in req.observation
+        assert "already made its final decision" in req.observation
 
 
 def test_forced_decision_after_five_messages_each_is_simultaneous() -> None:
@@ -219,6 +277,7 @@ def test_llm_seats_recover_from_bad_output_and_fall_back() -> None:
     trace = _llm_game(
         ["{oops", env("deal", {"stone": 9})],
         ["{bad", "{bad", "{bad", "{bad"],
+        after_early_decision="decide_now",
     )
     assert trace.status == "complete"
     types = [e["type"] for e in trace.events]

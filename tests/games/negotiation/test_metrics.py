@@ -100,6 +100,21 @@ def test_perfunctory_fairness() -> None:
     assert mx.perfunctory_share(GAME_A) == Rate(1, 3)
 
 
+def test_equal_split_rules_companion_against_v2() -> None:
+    # wood 5/5 but stone 3/4: v2 ("some resource equal") counts it, the companion ("every
+    # shared resource equal") does not; 5/5 wood + gold only on one side counts for both.
+    mixed = [rec(1, ({"r1": 5, "r2": 3}, {"r1": 5, "r2": 4}), (5, 5))]
+    assert mx.equal_split_rate(mixed) == Rate(0, 1)
+    assert mx.equal_split_rate(mixed, rule="any") == Rate(1, 1)
+    assert mx.perfunctory_fairness(mixed, rule="any") == Rate(1, 1)
+    one_sided = [rec(1, ({"r1": 5, "r3": 2}, {"r1": 5}), (5, 5))]
+    assert mx.equal_split_rate(one_sided) == Rate(1, 1)
+    # The companion's failure threshold is efficiency < 0.95: 19/20 is not a failure.
+    near = [rec(1, ({"r1": 5}, {"r1": 5}), (10, 9))]
+    assert mx.perfunctory_fairness(near) == Rate(0, 1)
+    assert mx.perfunctory_fairness(near, rule="any") == Rate(1, 1)
+
+
 def test_equal_split_of_half_the_supply_is_the_stricter_variant() -> None:
     supply = {"r1": 10, "r2": 10, "r3": 6}
     # R1 wood 5/5 is half the supply; R4 and R5 stone 4/4 are not.
@@ -127,7 +142,26 @@ def test_no_optimum_when_m_is_zero() -> None:
 def test_anchoring() -> None:
     assert mx.repeat_rate(GAME_A) == Rate(1, 4)
     assert mx.repeat_after_overdraw(GAME_A) == Rate(0, 1)
-    assert mx.stubborn_anchoring(GAME_A) == Rate(0, 1)  # after R1 the dyad changed course
+    # Companion: only pairs whose CURRENT round is suboptimal and not annulled; none in A.
+    assert mx.stubborn_anchoring(GAME_A) == Rate(0, 0)
+    assert mx.stubborn_anchoring_v2(GAME_A) == Rate(0, 1)  # after R1 the dyad changed course
+
+
+def test_joint_allocation_is_combined_totals() -> None:
+    # The seats swap 6/4 wood: the same joint allocation for the companion, not for v2.
+    swap = [rec(1, ({"r1": 6}, {"r1": 4}), (5, 5)), rec(2, ({"r1": 4}, {"r1": 6}), (5, 5))]
+    assert mx.allocation(swap[0]) == mx.allocation(swap[1]) == (("r1", 10),)
+    assert mx.stubborn_anchoring(swap) == Rate(1, 1)
+    assert mx.stubborn_anchoring_v2(swap) == Rate(0, 1)
+    assert mx.repeat_rate(swap) == Rate(1, 1)
+
+
+def test_early_decision_round_and_seat_rates() -> None:
+    # GAME_A: early flags (T,F), (F,F), (T,T), (F,T), (F,F).
+    assert mx.early_decision_rate(GAME_A) == Rate(4, 10)
+    assert mx.early_decision_round_rate(GAME_A) == Rate(3, 5)
+    assert mx.early_decision_rate(GAME_A, 0) == Rate(2, 5)
+    assert mx.early_decision_rate(GAME_A, 1) == Rate(2, 5)
 
 
 def test_failure_buckets_partition_non_optimal_rounds() -> None:

@@ -36,7 +36,7 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     run_sync(specs, run)
     out = tmp_path_factory.mktemp("report")
     build_report([run], out)
-    return run, out / "negotiation-v2"
+    return run, out / "negotiation-v3"
 
 
 def rows(path: Path) -> list[dict[str, str]]:
@@ -114,10 +114,10 @@ def test_estimates_hold_the_numbers_behind_the_tables(report: tuple[Path, Path])
 def test_report_without_no_talk_or_transparency_skips_those(tmp_path: Path) -> None:
     run_sync([spec("only", "cooperative", "greedy", 1)], tmp_path / "run")
     build_report([tmp_path / "run"], tmp_path / "out")
-    names = {p.name for p in (tmp_path / "out" / "negotiation-v2").iterdir()}
+    names = {p.name for p in (tmp_path / "out" / "negotiation-v3").iterdir()}
     assert "table3.md" in names and "figure2.png" in names
     assert not {"table9.md", "table10.md", "figure3.png"} & names
-    skipped = (tmp_path / "out" / "negotiation-v2" / "skipped.txt").read_text()
+    skipped = (tmp_path / "out" / "negotiation-v3" / "skipped.txt").read_text()
     for name in ("Table 9", "Table 10", "Figure 3", "Figure 4", "Table 12", "Figure 7"):
         assert f"{name}:" in skipped, name
     assert "no-talk games" in skipped and "accord judge" in skipped
@@ -132,7 +132,7 @@ def test_process_headline_and_figures_4_and_6(tmp_path: Path) -> None:
     ]
     run_sync(specs, tmp_path / "run")
     build_report([tmp_path / "run"], tmp_path / "out")
-    out = tmp_path / "out" / "negotiation-v2"
+    out = tmp_path / "out" / "negotiation-v3"
     for fig in ("figure4.png", "figure6.png"):
         assert (out / fig).read_bytes().startswith(b"\x89PNG")
     process = {r["key"]: r for r in rows(out / "process.csv")}
@@ -173,7 +173,7 @@ def test_figure7_reads_judge_labels(tmp_path: Path) -> None:
     (run / "judge").mkdir()
     (run / "judge" / "labels.jsonl").write_text("\n".join(json.dumps(x) for x in labels) + "\n")
     build_report([run], run / "report")
-    out = run / "report" / "negotiation-v2"
+    out = run / "report" / "negotiation-v3"
     enrich = rows(out / "figure7_enrichment.csv")
     over = next(r for r in enrich if r["contrast"].startswith("overdrawn")
                 and r["label"] == "agreement_abandonment")  # fmt: skip
@@ -188,5 +188,79 @@ def test_table12_from_model_usage(tmp_path: Path) -> None:
                  agents=[echo, AgentSpec(agent="greedy")])  # fmt: skip
     run_sync([g], tmp_path / "run")
     build_report([tmp_path / "run"], tmp_path / "out")
-    t12 = rows(tmp_path / "out" / "negotiation-v2" / "table12.csv")
+    t12 = rows(tmp_path / "out" / "negotiation-v3" / "table12.csv")
     assert [r["model"] for r in t12] == ["mock/schema"] and int(t12[0]["Prompt"]) > 0
+
+
+def test_early_decision_table_seat_rates_do_not_depend_on_seat_order(
+    report: tuple[Path, Path],
+) -> None:
+    _, out = report
+    early = {r["pair"]: r for r in rows(out / "early_decision.csv")}
+    # Greedy decides at once from either seat: every round has an early decision, and both
+    # seats decide early (the partner keeps its turns, App. D.1), whoever opens.
+    greedy = early["greedy"]
+    assert greedy["Rounds with an early decision (Fig. 5)"] == "100.0"
+    assert greedy["Seat A"] == greedy["Seat B"] == greedy["Seat-rounds"] == "100.0"
+
+
+def test_per_model_anchoring_interventions_transparency_and_figure4(tmp_path: Path) -> None:
+    specs = [
+        spec(f"{p}-{a}-{s}", a, "equal-split", s, partner=p, rounds=3)
+        for p in ("stable", "shifting")
+        for a in ("greedy", "equal-split")
+        for s in (1, 2)
+    ]
+    specs += [
+        spec(f"iv-{iv}-{s}", "greedy", "equal-split", s, rounds=3, intervention=iv)
+        for iv in ("share_projects", "theory_of_mind")
+        for s in (1, 2)
+    ]
+    specs += [
+        spec(f"tr-{s}", "greedy", "equal-split", s, rounds=3, transparency="full") for s in (1, 2)
+    ]
+    run_sync(specs, tmp_path / "run")
+    build_report([tmp_path / "run"], tmp_path / "out")
+    out = tmp_path / "out" / "negotiation-v3"
+    per_model = {r["model"]: r for r in rows(out / "per_model.csv")}
+    assert set(per_model) == {"equal-split", "greedy"}
+    assert per_model["equal-split"]["games"] == "8"  # self-play games count once
+    anchoring = {r["group"] for r in rows(out / "anchoring.csv")}
+    assert {"all", "stable partner", "shifting partner", "M/C = 0.5"} <= anchoring
+    interventions = rows(out / "interventions.csv")
+    assert [r["condition"] for r in interventions] == ["none", "share_projects", "theory_of_mind"]
+    assert {r["pair"] for r in interventions} == {"equal-split × greedy"}
+    transparency = rows(out / "transparency_process.csv")
+    assert [r["condition"] for r in transparency] == ["none", "full"]
+    fig4 = rows(out / "figure4.csv")
+    assert {r["model"] for r in fig4} == {"equal-split", "greedy"}
+    for r in fig4:
+        assert float(r["ci_low_pp"]) <= float(r["gap_pp"]) <= float(r["ci_high_pp"])
+    skipped = (out / "skipped.txt").read_text()
+    assert "Table F.1" not in skipped and "§5.7" not in skipped
+
+
+def test_missing_interventions_are_skipped_with_a_reason(report: tuple[Path, Path]) -> None:
+    _, out = report
+    skipped = (out / "skipped.txt").read_text()
+    assert "Table F.1: needs talk games with intervention" in skipped
+
+
+def test_v2_traces_still_load_and_report(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    run_sync([spec(f"g{s}", "greedy", "equal-split", s) for s in (1, 2)], run)
+    for path in (run / "traces").glob("*.json"):  # rewrite as negotiation-v2 wrote them
+        data = json.loads(path.read_text())
+        data["game_id"] = "negotiation-v2"
+        data["config"].pop("after_early_decision", None)
+        for rnd in data["final_state"]["rounds"]:
+            rnd["early_decision"] = [True, False]
+            for m in rnd["messages"]:
+                m.pop("delivered", None)
+        path.write_text(json.dumps(data))
+    build_report([run], tmp_path / "out")
+    out = tmp_path / "out" / "negotiation-v2"
+    early = {r["pair"]: r for r in rows(out / "early_decision.csv")}
+    # v2's rule: only the opener could decide early.
+    assert (early["all"]["Seat A"], early["all"]["Seat B"]) == ("100.0", "0.0")
+    assert (out / "table3.csv").is_file()

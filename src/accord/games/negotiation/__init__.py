@@ -1,4 +1,4 @@
-"""`negotiation-v2`: iterated two-agent resource negotiation with private projects (seed 004).
+"""`negotiation-v3`: iterated two-agent resource negotiation with private projects (seed 004).
 
 See `engine.py` for the rules and state machine, `docs/negotiation.md` for every modelling
 choice and metric. The game, its reference agents (`protocols.REFERENCE_AGENTS`) and its

@@ -15,12 +15,13 @@ from accord.games.negotiation.scenario import THEMES, Market
 RATIOS = (0.5, 0.8, 1.0)
 """Compatibility levels M/C of the paper's scenario pool (seed 004 §3.1)."""
 
-TRACE_GAME_IDS = ("negotiation-v1", "negotiation-v2")
-"""Game ids whose traces the analyses read: v2 is played; v1 traces (older runs) still load."""
+TRACE_GAME_IDS = ("negotiation-v1", "negotiation-v2", "negotiation-v3")
+"""Game ids whose traces the analyses read: v3 is played; v1 and v2 traces (older runs) still
+load and report."""
 
 
 class NegotiationConfig(BaseModel):
-    """Options of `negotiation-v2`. Unknown keys are errors."""
+    """Options of `negotiation-v3`. Unknown keys are errors."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -36,6 +37,13 @@ class NegotiationConfig(BaseModel):
         40, ge=2, description="Safety bound on messages per round when talk_turns is 0."
     )
     cheap_talk: bool = Field(True, description="False = the no-talk baseline (App. D.7).")
+    after_early_decision: Literal["talk_on", "decide_now"] = Field(
+        "talk_on",
+        description="When one agent decides during cheap talk: 'talk_on' (companion code, App. "
+        "D.1) lets the partner keep its remaining messages, each prompt carrying the "
+        "'already made its final decision' notice, and a decision it sends then is early too; "
+        "'decide_now' (negotiation-v2) sends the partner straight to the decision prompt.",
+    )
     ratio: float | None = Field(
         None,
         description="Compatibility level M/C. With no `scenario`, a pool scenario of this ratio "

@@ -1,4 +1,4 @@
-"""The negotiation game `negotiation-v2` (seed 004 "Talk is Cheap, Communication is Hard").
+"""The negotiation game `negotiation-v3` (seed 004 "Talk is Cheap, Communication is Hard").
 
 Two agents share a pool of three resources. Each holds three private projects (resources per
 run, reward per run). Every round they talk in alternating messages (cheap talk, up to 5 each
@@ -11,7 +11,11 @@ State machine (DESIGN principle 1), per round:
 
 1. TALK: one request at a time, alternating from `first_speaker`. A reply carries speech (and
    in the thinking format a private scratchpad) and may carry a decision: deciding early ends
-   the talk, and the partner then gets the decision prompt with that last message.
+   that seat's talk. By default (`after_early_decision: talk_on`, the companion code, App. D.1
+   and Fig. 8) the partner keeps its remaining messages, each prompt carrying the "already made
+   its final decision" notice, and a decision it sends then is early too; nobody reads those
+   messages, so they are recorded as undelivered. `decide_now` (v2's rule) sends the partner
+   straight to the decision prompt.
 2. DECIDE: every seat that has not decided gets the decision prompt; requests are pending
    together (simultaneous moves). The no-talk baseline (App. D.7) starts here.
 3. RESOLVE: `rules.resolve_round`; each seat is told the outcome at the top of its next prompt
@@ -46,9 +50,9 @@ if TYPE_CHECKING:
 
 
 class NegotiationGame(Game):
-    """`negotiation-v2`: see the module docstring."""
+    """`negotiation-v3`: see the module docstring."""
 
-    game_id: ClassVar[str] = "negotiation-v2"
+    game_id: ClassVar[str] = "negotiation-v3"
     prompts_module: ClassVar[str | None] = "accord.games.negotiation.prompts"
     config_model: ClassVar[type[NegotiationConfig]] = NegotiationConfig
     config: NegotiationConfig
@@ -158,6 +162,7 @@ class NegotiationGame(Game):
                         speech=speech,
                         thinking=thinking,
                         decided=True,
+                        delivered=False,
                     )
                 )
                 self.emit(
@@ -211,12 +216,16 @@ class NegotiationGame(Game):
         model = self._models[seat]
         return model is not None and model.split("/", 1)[0] in cfg.json_reminder_providers
 
-    def _system_prompt(self, seat: int, round_index: int) -> str:
-        """The seat's system prompt with the projects of round `round_index` (0-based)."""
+    def _system_prompt(self, seat: int, round_index: int, names_index: int | None = None) -> str:
+        """The seat's system prompt with the projects of round `round_index` (0-based) under
+        the resource names of round `names_index` (default: the same round)."""
         cfg = self.config
         sc = self._round_scenarios[round_index]
-        names = self._round_names[round_index]
+        names = self._round_names[round_index if names_index is None else names_index]
         opponent = sc.agents[1 - seat] if cfg.transparency != "none" else None
+        # A round-1 prompt kept all game (rotating projects, `first`) labels its partner list
+        # as round 1's, not "this round"; the standalone seat's prompt is rebuilt every round.
+        kept = self._first_prompt_kept() and not self._standalone(seat)
         return prompts.system_prompt(
             cfg.market,
             names,
@@ -225,12 +234,18 @@ class NegotiationGame(Game):
             shifting=self._standalone(seat),
             intervention=cfg.intervention,
             opponent=opponent,
+            opponent_round=1 if kept else None,
             reward_functions=cfg.transparency == "joint",
             partner_shifts=self._standalone(1 - seat),
             joint_goal=cfg.goal_is_joint,
             json_reminder=self._json_reminder(seat),
             t=self._templates,
         )
+
+    def _first_prompt_kept(self) -> bool:
+        """Rotating projects with round 1's system prompt kept for the whole game."""
+        cfg = self.config
+        return cfg.projects == "rotating" and cfg.rotating_system_prompt == "first"
 
     # -- rounds ----------------------------------------------------------------------------
     def _start_round(self, round_no: int) -> None:
@@ -254,9 +269,11 @@ class NegotiationGame(Game):
                 self._inbox[seat] = []
                 self._system[seat] = self._system_prompt(seat, round_no - 1)
             elif round_no > 1:
-                if self._round_names[round_no - 1] != self._round_names[round_no - 2]:
+                before = self._round_names[round_no - 2]
+                renamed = self._names != before
+                if renamed:
                     self._inbox[seat].append(
-                        prompts.new_names_notice(self._names, t=self._templates)
+                        prompts.new_names_notice(self._names, before, t=self._templates)
                     )
                 if cfg.projects == "rotating":
                     partner = sc.agents[1 - seat] if cfg.transparency != "none" else None
@@ -265,8 +282,11 @@ class NegotiationGame(Game):
                             sc.agents[seat], self._names, partner, t=self._templates
                         )
                     )
-                    if cfg.rotating_system_prompt == "current":
-                        self._system[seat] = self._system_prompt(seat, round_no - 1)
+                if renamed or (cfg.projects == "rotating" and not self._first_prompt_kept()):
+                    # The rules and every requirement speak the round's names (and, unless
+                    # round 1's prompt is kept, hold the round's projects).
+                    shown = 0 if self._first_prompt_kept() else round_no - 1
+                    self._system[seat] = self._system_prompt(seat, shown, round_no - 1)
         self.emit(
             "round_start",
             round=round_no,
@@ -281,6 +301,10 @@ class NegotiationGame(Game):
         self, seat: int, speech: str, thinking: str, decision: dict[str, Any] | None, fallback: bool
     ) -> None:
         cfg = self.config
+        other = 1 - seat
+        # A seat whose partner already decided talks to nobody: the partner gets no prompt
+        # before the round resolves (App. D.1, companion code).
+        delivered = self._decisions[other] is None
         self._clear_inbox(seat)
         self._opened[seat] = True
         self._undelivered[seat] = None
@@ -293,6 +317,7 @@ class NegotiationGame(Game):
                 speech=speech,
                 thinking=thinking,
                 decided=decision is not None,
+                delivered=delivered,
             )
         )
         self.emit(
@@ -302,24 +327,36 @@ class NegotiationGame(Game):
             turn=self._turn,
             speech=speech,
             thinking=thinking,
-            delivered=True,
+            delivered=delivered,
             fallback=fallback,
         )
-        self._undelivered[1 - seat] = speech
+        self._undelivered[other] = speech
         if decision is not None:
             self._record_decision(seat, decision, early=True, fallback=fallback)
+        if self._talk_over(seat):
             self._phase = "decide"
             return
-        other = 1 - seat
-        limit = cfg.talk_turns
-        if limit > 0:
-            exhausted = self._talk_count[seat] >= limit and self._talk_count[other] >= limit
+        if self._decisions[other] is not None:
+            self._speaker = seat
+        elif self._decisions[seat] is not None:
+            self._speaker = other
         else:
-            exhausted = self._turn >= cfg.max_talk_messages
-        if exhausted:
-            self._phase = "decide"
-        else:
+            limit = cfg.talk_turns
             self._speaker = other if (limit == 0 or self._talk_count[other] < limit) else seat
+
+    def _talk_over(self, seat: int) -> bool:
+        """Whether the round's cheap talk ends after `seat`'s message."""
+        cfg = self.config
+        decided = [d is not None for d in self._decisions]
+        if all(decided):
+            return True
+        if decided[seat] and cfg.after_early_decision == "decide_now":
+            return True
+        limit = cfg.talk_turns
+        if limit == 0:
+            return self._turn >= cfg.max_talk_messages
+        # Only a seat that has not decided still talks: it is done when its turns are used.
+        return all(self._talk_count[s] >= limit for s in (0, 1) if not decided[s])
 
     def _record_decision(
         self, seat: int, decision: dict[str, Any], *, early: bool, fallback: bool
@@ -481,14 +518,16 @@ class NegotiationGame(Game):
                 t=self._templates,
             )
         else:
-            body = prompts.talk_followup(said or "", thinking=cfg.thinking, t=self._templates)
+            body = prompts.talk_followup(said, thinking=cfg.thinking, t=self._templates)
+        if self._partner_decided(seat):
+            body = "\n\n".join([body, prompts.partner_decided(t=self._templates)])
         return self._request(seat, body, self._spec(seat, must_decide=False), "talk")
 
     def _decide_request(self, seat: int) -> Request:
         cfg = self.config
         parts = []
         said = self._undelivered[seat]
-        if said is not None:
+        if said:  # a bare decision (no words) is not quoted as an empty message
             parts.append(f'The other party said: "{said}"')
         if self._partner_decided(seat):
             parts.append(prompts.partner_decided(t=self._templates))

@@ -9,8 +9,10 @@ detection rule and the paper's value. Conventions:
   in ``fallback_rounds``.
 - *Optimal*: not annulled, ``M > 0`` and joint reward reaches ``M``. *Non-optimal*: not
   optimal. *Suboptimal*: not annulled and below ``M``.
-- A *joint allocation* is the pair of normalised purchases (seat 0, seat 1); two rounds share
-  it only on an exact, seat-wise match.
+- A *joint allocation* is the companion analysis's: the combined units of each resource both
+  seats bought (``negotiation_analysis`` ``_alloc_key``); two rounds share it when the combined
+  totals match, whoever bought what. v2's seat-wise pair survives only in
+  ``stubborn_anchoring_v2``.
 - A *consecutive pair* is two analysed rounds ``t`` and ``t+1`` of the same game; a pair with
   an excluded round on either side does not exist.
 - Every metric is a `Rate` (numerator, denominator): pooled values and bootstrap resamples
@@ -30,7 +32,12 @@ from accord.games.negotiation.record import RoundRecord
 from accord.games.negotiation.scenario import RESOURCES
 from accord.games.negotiation.speech import proposals_to_partner, self_commitments
 
-Allocation = tuple[tuple[tuple[str, int], ...], ...]
+Allocation = tuple[tuple[str, int], ...]
+SeatAllocation = tuple[tuple[tuple[str, int], ...], ...]
+
+PERFUNCTORY_EFFICIENCY = 0.95
+"""The companion analysis's "suboptimal" for perfunctory fairness: joint efficiency below 0.95
+(an annulled round has efficiency 0)."""
 
 
 @dataclass(frozen=True)
@@ -68,7 +75,17 @@ def is_round_optimal(r: RoundRecord) -> bool:
 
 
 def allocation(r: RoundRecord) -> Allocation:
-    """The round's joint allocation, comparable by equality."""
+    """The round's joint allocation as the companion analysis keys it: combined units per
+    resource over both seats (zero totals dropped), comparable by equality."""
+    total: dict[str, int] = {}
+    for p in r.purchases:
+        for res, n in p.items():
+            total[res] = total.get(res, 0) + n
+    return tuple(sorted((res, n) for res, n in total.items() if n > 0))
+
+
+def seat_allocation(r: RoundRecord) -> SeatAllocation:
+    """v2's joint allocation: the pair (seat 0, seat 1) of normalised purchases."""
     return tuple(tuple(rules.normalize_purchase(p).items()) for p in r.purchases)
 
 
@@ -109,12 +126,22 @@ def optimum_rate(records: Sequence[RoundRecord]) -> Rate:
     return _rate(is_round_optimal(r) for r in analysed(records) if r.oracle_max > 0)
 
 
-def early_decision_rate(records: Sequence[RoundRecord]) -> Rate:
-    """Seat-rounds decided during cheap talk before the turn limit / seat-rounds (§5.2, Fig. 5).
+def early_decision_rate(records: Sequence[RoundRecord], seat: int | None = None) -> Rate:
+    """Seat-rounds decided during cheap talk before the turn limit / seat-rounds (§5.2).
 
-    Detection: the engine's ``early_decision`` flag per seat.
+    Detection: the engine's ``early_decision`` flag per seat. With `seat`, that seat's rounds
+    only. From `negotiation-v3` on, a partner that decides after the other did still counts
+    (App. D.1), so two identical policies share the rate whoever opens; in v2 traces the
+    second seat could never decide early.
     """
-    return _rate(flag for r in analysed(records) for flag in r.early_decision)
+    seats = (0, 1) if seat is None else (seat,)
+    return _rate(r.early_decision[s] for r in analysed(records) for s in seats)
+
+
+def early_decision_round_rate(records: Sequence[RoundRecord]) -> Rate:
+    """Fig. 5's rate: rounds in which an early decision was reached (by either seat) before the
+    turn limit / analysed rounds."""
+    return _rate(any(r.early_decision) for r in analysed(records))
 
 
 # -- strategy taxonomy (§5.3, App. E) ------------------------------------------------------
@@ -196,42 +223,68 @@ def lose_shift(records: Sequence[RoundRecord], *, rotating: bool) -> Rate:
 
 
 def is_equal_split(r: RoundRecord, supply: Mapping[str, int] | None = None) -> bool:
-    """§5.4: both seats bought the same positive quantity of at least one resource.
+    """Companion analysis (``rq16_perfunctory_fairness``): at least one resource both seats
+    bought, and the same quantity of EVERY resource both bought.
 
-    With `supply` (the stricter variant) that quantity must also be exactly half the
-    resource's supply: the two split the pool of that resource evenly ("5/5 stone").
+    With `supply` (Accord's own stricter variant, not the companion's) some shared resource
+    must also be split exactly in half of its supply ("5/5 stone").
     """
     p0, p1 = r.purchases[0], r.purchases[1]
-    return any(
-        p0.get(res, 0) == p1.get(res, 0) > 0
-        and (supply is None or 2 * p0.get(res, 0) == supply.get(res, -1))
-        for res in RESOURCES
-    )
+    shared = [res for res in RESOURCES if p0.get(res, 0) > 0 and p1.get(res, 0) > 0]
+    if not shared or any(p0[res] != p1[res] for res in shared):
+        return False
+    return supply is None or any(2 * p0[res] == supply.get(res, -1) for res in shared)
+
+
+def is_equal_split_any(r: RoundRecord) -> bool:
+    """Accord v2's reading of §5.4's text: the same positive quantity of at least one
+    resource, whatever the other shared resources."""
+    p0, p1 = r.purchases[0], r.purchases[1]
+    return any(p0.get(res, 0) == p1.get(res, 0) > 0 for res in RESOURCES)
+
+
+def _companion_suboptimal(r: RoundRecord) -> bool:
+    """Joint efficiency below `PERFUNCTORY_EFFICIENCY` (annulled = 0); ``M = 0`` never is."""
+    if r.oracle_max <= 0:
+        return False
+    return (0.0 if r.annulled else r.joint_reward / r.oracle_max) < PERFUNCTORY_EFFICIENCY
 
 
 def equal_split_rate(
-    records: Sequence[RoundRecord], supply: Mapping[str, int] | None = None
+    records: Sequence[RoundRecord],
+    supply: Mapping[str, int] | None = None,
+    *,
+    rule: str = "companion",
 ) -> Rate:
-    """Equal-split rounds / analysed rounds. Paper: 12.5%."""
-    return _rate(is_equal_split(r, supply) for r in analysed(records))
+    """Equal-split rounds / analysed rounds (§5.4; paper 12.5%). `rule`: ``companion``
+    (`is_equal_split`, default), ``any`` (`is_equal_split_any`, v2); `supply` gives the
+    half-supply variant of the companion rule."""
+    test = is_equal_split_any if rule == "any" else (lambda r: is_equal_split(r, supply))
+    return _rate(test(r) for r in analysed(records))
 
 
 def perfunctory_fairness(
-    records: Sequence[RoundRecord], supply: Mapping[str, int] | None = None
+    records: Sequence[RoundRecord],
+    supply: Mapping[str, int] | None = None,
+    *,
+    rule: str = "companion",
 ) -> Rate:
-    """§5.4: rounds that are an equal split and non-optimal / analysed rounds. Paper: 6.1%.
+    """§5.4: equal-split rounds that failed / analysed rounds (paper: 6.1%).
 
-    Non-optimal includes annulled rounds (an equal split of one resource can still overdraw
-    another). The share among equal splits is `perfunctory_share` (paper: 48.8%).
+    ``companion``: `is_equal_split` and joint efficiency below 0.95, as the companion analysis
+    counts it. ``any`` (v2): `is_equal_split_any` and not jointly optimal. Annulled rounds
+    count as failed under both (an even split of one resource can still overdraw another).
     """
-    return _rate(is_equal_split(r, supply) and not is_round_optimal(r) for r in analysed(records))
+    if rule == "any":
+        return _rate(is_equal_split_any(r) and not is_round_optimal(r) for r in analysed(records))
+    return _rate(is_equal_split(r, supply) and _companion_suboptimal(r) for r in analysed(records))
 
 
 def perfunctory_share(
     records: Sequence[RoundRecord], supply: Mapping[str, int] | None = None
 ) -> Rate:
-    """Non-optimal equal splits / equal splits."""
-    return _rate(not is_round_optimal(r) for r in analysed(records) if is_equal_split(r, supply))
+    """Failed equal splits / equal splits (companion rules; paper: 48.8%)."""
+    return _rate(_companion_suboptimal(r) for r in analysed(records) if is_equal_split(r, supply))
 
 
 # -- §5 headline figures -------------------------------------------------------------------
@@ -284,13 +337,23 @@ def repeat_after_overdraw(records: Sequence[RoundRecord]) -> Rate:
 
 
 def stubborn_anchoring(records: Sequence[RoundRecord]) -> Rate:
-    """As `repeat_rate`, restricted to pairs whose first round was suboptimal (not annulled).
+    """Companion analysis (``rq13_anchoring``): among same-scenario consecutive pairs whose
+    CURRENT round is suboptimal and not annulled (a failure the dyad could have corrected),
+    those repeating the previous round's joint allocation (combined totals).
 
-    These are the failures the dyad could have repaired. Paper: 29.2% of 339 rounds (40.7%
-    stable, 15.9% shifting; 28.3% at M/C 0.5, 46.0% at 1.0).
+    Paper: 29.2% of 339 rounds (40.7% stable, 15.9% shifting; 28.3% at M/C 0.5, 46.0% at 1.0).
     """
     return _rate(
         allocation(a) == allocation(b)
+        for a, b in _same_scenario_pairs(records)
+        if not (b.annulled or is_round_optimal(b))
+    )
+
+
+def stubborn_anchoring_v2(records: Sequence[RoundRecord]) -> Rate:
+    """Accord v2's variant: the PREVIOUS round suboptimal (not annulled), a seat-wise repeat."""
+    return _rate(
+        seat_allocation(a) == seat_allocation(b)
         for a, b in _same_scenario_pairs(records)
         if not (a.annulled or is_round_optimal(a))
     )
@@ -331,6 +394,8 @@ def first_proposal_deference(records: Sequence[RoundRecord], *, rotating: bool) 
     found: list[tuple[RoundRecord, int, bool]] = []  # (round, turn of proposal, deferred)
     for r in kept:
         for u in sorted(r.messages, key=lambda u: u.turn):
+            if not u.delivered:  # the responder never read it: nothing to defer to
+                continue
             proposal = proposals_to_partner(u.speech, r.names)
             if proposal:
                 bought = r.purchases[1 - u.seat]
@@ -347,6 +412,24 @@ def first_proposal_deference(records: Sequence[RoundRecord], *, rotating: bool) 
         ),
         deference_round1=_rate(d for r, _, d in found if r.round == 1 and not rotating),
     )
+
+
+def deference_events(records: Sequence[RoundRecord]) -> list[tuple[int, int, bool]]:
+    """(round, responder seat, deferred) for every analysed round with a first proposal:
+    the per-seat detail behind `first_proposal_deference` (per-model deference, §5.5)."""
+    out = []
+    for r in analysed(records):
+        for u in sorted(r.messages, key=lambda u: u.turn):
+            if not u.delivered:
+                continue
+            proposal = proposals_to_partner(u.speech, r.names)
+            if proposal:
+                bought = r.purchases[1 - u.seat]
+                out.append(
+                    (r.round, 1 - u.seat, all(bought.get(k, 0) == n for k, n in proposal.items()))
+                )
+                break
+    return out
 
 
 def stated_vs_actual(records: Sequence[RoundRecord]) -> Rate:
@@ -412,11 +495,13 @@ def failure_buckets(records: Sequence[RoundRecord]) -> dict[str, Rate]:
 class GameMetrics:
     """Every metric of one game, as counts that add across games (`aggregate`).
 
-    `rates` keys: overdraw, optimum, early_decision, payoff_alternation, full_alternation
-    (and their ``_strict`` variants), win_stay, lose_shift, equal_split, perfunctory_fairness,
-    perfunctory_share, equal_split_half, perfunctory_fairness_half, any_optimum,
-    first_optimum_round, positive_after_overdraw, repeat, repeat_after_overdraw,
-    stubborn_anchoring, proposal, deference, deference_optimal, deference_suboptimal,
+    `rates` keys: overdraw, optimum, early_decision (seat-rounds), early_decision_round
+    (Fig. 5), early_decision_seat0/1, payoff_alternation, full_alternation (and their
+    ``_strict`` variants), win_stay, lose_shift, equal_split, perfunctory_fairness,
+    perfunctory_share (companion rules), equal_split_any, perfunctory_fairness_any (v2),
+    equal_split_half, perfunctory_fairness_half (Accord's), any_optimum, first_optimum_round,
+    positive_after_overdraw, repeat, repeat_after_overdraw, stubborn_anchoring (companion),
+    stubborn_anchoring_v2, proposal, deference, deference_optimal, deference_suboptimal,
     deference_round1, coherence and ``bucket_<name>`` for `BUCKETS`.
     """
 
@@ -447,6 +532,9 @@ def game_metrics(
         "overdraw": overdraw_rate(records),
         "optimum": optimum_rate(records),
         "early_decision": early_decision_rate(records),
+        "early_decision_round": early_decision_round_rate(records),
+        "early_decision_seat0": early_decision_rate(records, 0),
+        "early_decision_seat1": early_decision_rate(records, 1),
         "payoff_alternation": payoff_alternation(records, rotating=rotating),
         "full_alternation": full_alternation(records, rotating=rotating),
         "payoff_alternation_strict": payoff_alternation(records, rotating=rotating, strict=True),
@@ -456,6 +544,8 @@ def game_metrics(
         "equal_split": equal_split_rate(records),
         "perfunctory_fairness": perfunctory_fairness(records),
         "perfunctory_share": perfunctory_share(records),
+        "equal_split_any": equal_split_rate(records, rule="any"),
+        "perfunctory_fairness_any": perfunctory_fairness(records, rule="any"),
         "equal_split_half": equal_split_rate(records, half),
         "perfunctory_fairness_half": perfunctory_fairness(records, half),
         "any_optimum": any_optimum(records),
@@ -464,6 +554,7 @@ def game_metrics(
         "repeat": repeat_rate(records),
         "repeat_after_overdraw": repeat_after_overdraw(records),
         "stubborn_anchoring": stubborn_anchoring(records),
+        "stubborn_anchoring_v2": stubborn_anchoring_v2(records),
         "proposal": d.proposal,
         "deference": d.deference,
         "deference_optimal": d.deference_optimal,

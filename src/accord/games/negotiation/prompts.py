@@ -115,17 +115,20 @@ def projects_section(
     names: Names,
     *,
     opponent: Sequence[Project] | None = None,
+    opponent_round: int | None = None,
     reward_functions: bool = False,
     t: PromptSet | None = None,
 ) -> str:
     """App. D.1.2: the seat's private projects, and under transparency (§5.7) the partner's
     complete projects (requirements and reward per run); `reward_functions` (the joint
-    variant) also states how each party's reward is computed."""
+    variant) also states how each party's reward is computed. `opponent_round` labels a
+    partner list from an earlier round (a kept round-1 prompt) with that round."""
     return _t(t).render(
         "projects",
         count=len(projects),
         project_lines=project_lines(projects, names, t=t),
         opponent_lines=project_lines(opponent, names, t=t) if opponent is not None else None,
+        opponent_round=opponent_round,
         reward_functions=reward_functions,
     )
 
@@ -187,6 +190,7 @@ def system_prompt(
     shifting: bool,
     intervention: str,
     opponent: Sequence[Project] | None = None,
+    opponent_round: int | None = None,
     reward_functions: bool = False,
     partner_shifts: bool = False,
     joint_goal: bool = False,
@@ -199,7 +203,12 @@ def system_prompt(
         intro=_t(t).render("intro"),
         rules=rules_section(market, names, shifting=shifting, t=t),
         projects=projects_section(
-            projects, names, opponent=opponent, reward_functions=reward_functions, t=t
+            projects,
+            names,
+            opponent=opponent,
+            opponent_round=opponent_round,
+            reward_functions=reward_functions,
+            t=t,
         ),
         decision_format=decision_format_section(projects, names, t=t),
         response_format=response_format_section(
@@ -242,8 +251,9 @@ def talk_opening(
     )
 
 
-def talk_followup(partner_said: str, *, thinking: bool, t: PromptSet | None = None) -> str:
-    """App. D.2.2: a later cheap-talk prompt."""
+def talk_followup(partner_said: str | None, *, thinking: bool, t: PromptSet | None = None) -> str:
+    """App. D.2.2: a later cheap-talk prompt. No quote when the partner sent no words (a bare
+    decision) or nothing since this seat's last message (it decided)."""
     return _t(t).render("talk_followup", partner_said=partner_said, thinking=thinking)
 
 
@@ -267,9 +277,11 @@ def partner_decided(t: PromptSet | None = None) -> str:
     return _t(t).render("partner_decided")
 
 
-def new_names_notice(names: Names, t: PromptSet | None = None) -> str:
-    """Resources renamed for this round (only when themes change per round)."""
-    return _t(t).render("new_names", names=", ".join(names[r] for r in RESOURCES))
+def new_names_notice(names: Names, before: Names | None = None, t: PromptSet | None = None) -> str:
+    """Resources renamed for this round (only when themes change per round), with the
+    old-to-new mapping when the earlier names are given."""
+    mapping = ", ".join(f"{before[r]} is now {names[r]}" for r in RESOURCES) if before else None
+    return _t(t).render("new_names", names=", ".join(names[r] for r in RESOURCES), mapping=mapping)
 
 
 def decision_prompt(market: Market, *, thinking: bool, t: PromptSet | None = None) -> str:

@@ -124,12 +124,14 @@ class CooperativeAgent(Agent):
                 return _decide(self._plan["mine"], f"{_TAG} {json.dumps(msg)}")
         if self._plan is not None:
             return _decide(self._plan["mine"], f"{_TAG} " + json.dumps({"type": "accept"}))
-        if info["phase"] == "talk" and not self._shared:
+        # A partner that already decided reads nothing more this round (App. D.1): do as the
+        # notice asks and decide now rather than talk into the void.
+        if info["phase"] == "talk" and not self._shared and not info.get("partner_decided"):
             self._shared = True
             msg = {"type": "projects", "projects": self._projects_msg(info["projects"], names)}
             return {"thinking": "", "speech": f"{_TAG} {json.dumps(msg)}", "decision": None}
         market: Market = info["market"]
-        if info["phase"] == "talk":
+        if info["phase"] == "talk" and not info.get("partner_decided"):
             return {
                 "thinking": "",
                 "speech": f"{_TAG} " + json.dumps({"type": "waiting"}),

@@ -16,9 +16,14 @@ class Utterance(BaseModel):
 
     seat: int = Field(description="Speaker seat (0 or 1).")
     turn: int = Field(description="1-based turn index inside the round, both speakers counted.")
-    speech: str = Field(description="Public text the partner received.")
+    speech: str = Field(description="Public text (what the partner read when `delivered`).")
     thinking: str = Field("", description="Private scratchpad (never shown to the partner).")
     decided: bool = Field(False, description="True when this message came with a final decision.")
+    delivered: bool = Field(
+        True,
+        description="The partner read it. False for speech sent with a forced decision and for "
+        "messages sent after the partner had already decided (it gets no further prompt).",
+    )
 
 
 class RoundRecord(BaseModel):

@@ -61,6 +61,7 @@ class Game:
     partner: str
     projects: str
     transparency: str
+    intervention: str
     talk: bool
     plain: bool
     records: tuple[RoundRecord, ...]
@@ -96,6 +97,7 @@ def load(traces: Iterable[Trace]) -> list[Game]:
                 partner=str(t.config.get("partner", "stable")),
                 projects=str(t.config.get("projects", "fixed")),
                 transparency=str(t.config.get("transparency", "none")),
+                intervention=str(t.config.get("intervention", "none")),
                 talk=t.config.get("cheap_talk", True) is not False,
                 plain=t.config.get("transparency", "none") == "none"
                 and t.config.get("intervention", "none") == "none",

@@ -9,6 +9,7 @@ from typing import Any
 
 from accord.analysis.report import write_table
 from accord.analysis.value import value_of_communication
+from accord.games.negotiation import report_gaps as gaps
 from accord.games.negotiation import report_more as more
 from accord.games.negotiation.report import (
     _matched,
@@ -77,6 +78,41 @@ def build(traces: list[Trace], out: Path) -> list[Path]:
     value = [r for r in value if r["game"] == "negotiation" and r["games"]]
     table(value, "value_of_cheap_talk", "Value of cheap talk", no_talk)
     table(more.process_table(main, nums), "process", "Process metrics (%)", need_main)
+    table(
+        gaps.early_decision_table(main, nums),
+        "early_decision",
+        "Early decision: rounds (Fig. 5) and seats (%)",
+        need_main,
+    )
+    table(
+        gaps.per_model_table(main, nums),
+        "per_model",
+        "Per model: equal split, deference, early decision (%)",
+        need_main,
+    )
+    table(
+        gaps.anchoring_table(main, nums),
+        "anchoring",
+        "§5.5 stubborn anchoring by partner and M/C (%)",
+        "needs non-rotating talk games of the main condition",
+    )
+    table(
+        gaps.interventions_table(games, nums),
+        "interventions",
+        "Table F.1: prompt interventions vs none (%)",
+        "needs talk games with intervention share_projects or theory_of_mind from a pair "
+        "that also played without one (intervention: none)",
+    )
+    table(
+        gaps.transparency_process_table(games, nums),
+        "transparency_process",
+        "§5.7: process under transparency vs baseline (%)",
+        "needs talk games with transparency 'full' or 'joint' from a pair that also played "
+        "the baseline",
+    )
+    fig4 = gaps.figure4_rows(main)
+    if fig4:
+        written.extend(write_table(fig4, out / "figure4", title="Figure 4 (data): gap by model"))
     table(more.headline(main, nums), "headline", "Headline figures of §5", need_main)
     table(
         more.table12(traces),
@@ -89,7 +125,7 @@ def build(traces: list[Trace], out: Path) -> list[Path]:
     figure(
         more.figure4(main, out / "figure4.png"),
         "Figure 4",
-        "needs main-condition games of one pair under both stable and shifting partners",
+        "needs main-condition games of one model under both stable and shifting partners",
     )
     early = any(g.gm.rates["early_decision"].total for g in main)
     figure(figure5(main, out / "figure5.png") if early else None, "Figure 5", need_main)

@@ -9,7 +9,8 @@
 - ``table12``: tokens per agent-round per model from the traces' usage (App. F): prompt,
   completion, thinking (provider-reported reasoning tokens), visible output = completion -
   thinking, think % = thinking / completion.
-- ``figure4.png``: stable minus shifting optimum rate (percentage points) per pair and ratio.
+- ``figure4.png``: stable minus shifting optimum rate (percentage points) per model and ratio,
+  with 95% bootstrap CIs (data in ``figure4.csv``, `report_gaps.figure4_rows`).
 - ``figure6.png``: failure buckets of non-optimal rounds, by ratio (as the paper) and by round.
 - ``figure7.png``: judge-label enrichment (percentage points): failed-improvement rounds vs
   other non-optimal, non-overdrawn rounds, and overdrawn vs non-overdrawn rounds. Reads the
@@ -34,7 +35,6 @@ from accord.games.negotiation.report import (
     Game,
     _by,
     _Numbers,
-    _pair_order,
     _pyplot,
     _ratios,
     _save,
@@ -139,53 +139,48 @@ def table12(traces: Sequence[Trace]) -> list[dict[str, Any]]:
 
 
 def figure4(games: Sequence[Game], path: Path) -> Path | None:
-    """Stable minus shifting optimum rate per pair and ratio (Fig. 4); None if no pair has
-    both partner conditions."""
-    ratios = _ratios(games)
-    by_pair = _by(games, lambda g: g.pair)
-    pairs = [
-        p for p in _pair_order(games) if {g.partner for g in by_pair[p]} >= {"stable", "shifting"}
-    ]
-    if not pairs:
+    """Stable minus shifting optimum rate per model and ratio, with 95% CIs (Fig. 4); None
+    if no model played both partner conditions at some ratio."""
+    from accord.games.negotiation.report_gaps import figure4_rows
+
+    data = figure4_rows(games)
+    if not data:
         return None
+    ratios = sorted({r["ratio"] for r in data})
+    names = sorted({r["model"] for r in data})
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(PAPER_WIDTH, 3.2))
-    width = 0.8 / len(pairs)
+    width = 0.8 / len(names)
     colors = plt.get_cmap("tab10")
-    for i, pair in enumerate(pairs):
-        gaps: list[float] = []
-        errs: tuple[list[float], list[float]] = ([], [])
+    for i, model in enumerate(names):
+        cells = {r["ratio"]: r for r in data if r["model"] == model}
+        gaps, down, up = [], [], []
         for r in ratios:
-            cell = [g for g in by_pair[pair] if g.ratio == r]
-            gap = optimum_gap(
-                [g for g in cell if g.partner == "stable"],
-                [g for g in cell if g.partner == "shifting"],
-            )
-            m, lo, hi = gap if gap is not None else (float("nan"), float("nan"), float("nan"))
-            gaps.append(m)
-            errs[0].append(m - lo if gap is not None else 0.0)
-            errs[1].append(hi - m if gap is not None else 0.0)
-        xs = [j + (i - (len(pairs) - 1) / 2) * width for j in range(len(ratios))]
-        n = len(by_pair[pair])
+            c = cells.get(r)
+            gaps.append(c["gap_pp"] if c else float("nan"))
+            down.append(c["gap_pp"] - c["ci_low_pp"] if c else 0.0)
+            up.append(c["ci_high_pp"] - c["gap_pp"] if c else 0.0)
+        xs = [j + (i - (len(names) - 1) / 2) * width for j in range(len(ratios))]
         ax.bar(
             xs,
             gaps,
             width * 0.95,
-            yerr=[errs[0], errs[1]],
+            yerr=[down, up],
             capsize=2,
-            label=f"{pair} (n = {n})",
+            label=model,
             color=colors(i % 10),
             edgecolor="black",
         )
     ax.axhline(0, color="black", linewidth=0.8)
     ax.set_xticks(range(len(ratios)), [f"M/C = {r:.1f}" for r in ratios])
     ax.set_ylabel("optimum rate, stable − shifting (pp)")
-    ax.set_title("Stable-shifting gap (positive: stable partner does better)", fontsize=9)
+    ax.set_title("Stable-shifting gap by model (positive: stable partner does better)", fontsize=9)
     legend_below(fig, ncol=3)
     note = ci_note(
         len(games),
         "games",
-        "95% percentile-bootstrap CI (each partner condition's games resampled on their own)",
+        "95% percentile-bootstrap CI of the difference (stable and shifting games "
+        "resampled independently)",
     )
     return _save(plt, fig, path, note)
 

@@ -12,7 +12,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task
 from rich.text import Text
 
-from accord.cli.main import _fail, app, console
+from accord.cli.main import _fail, app, console, print_skipped
 from accord.cli.options import dollars, model_options, parse_options, with_model_options
 from accord.core.errors import AccordError, ConfigError
 from accord.core.ids import slug
@@ -226,6 +226,8 @@ def _print_report(
     """The results table, what failed and why, where the files are, the report when asked
     for; then the exit code."""
     console.print(summary_table(report.summary))
+    unreadable = report.summary.get("unreadable")
+    print_skipped([str(u.get("error")) for u in unreadable] if isinstance(unreadable, list) else [])
     if report.skipped:
         console.print(f"Skipped {report.skipped} games already finished (--resume).")
     if report.cache is not None:

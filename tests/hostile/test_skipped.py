@@ -36,22 +36,43 @@ def test_resume_passes_over_an_unknown_game_and_rebuilds_results(tmp_path: Path,
     assert len(rows) == 4  # two games, two seats each: rebuilt after play
 
 
-@pytest.mark.parametrize(
-    "command",
-    [["report"], ["leaderboard"], ["value"]],
-    ids=lambda c: c[0],
-)
+COMMANDS = [
+    ["report"],
+    ["leaderboard"],
+    ["value"],
+    ["export"],
+    ["query", "SELECT count(*) AS n FROM games", "--format", "csv"],
+]
+BROKEN = {
+    "cut short": '{"schema_version": 2, "trace_id": ',
+    "events as an object": "EVENTS",
+}
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda c: c[0])
+@pytest.mark.parametrize("broken", BROKEN, ids=list(BROKEN))
 def test_commands_list_an_unreadable_trace_and_read_the_rest(
-    run_dir: Path, cli, command: list[str]
+    run_dir: Path, cli, monkeypatch, tmp_path: Path, command: list[str], broken: str
 ) -> None:
-    (run_dir / "traces" / "broken.json").write_text('{"schema_version": 2, "trace_id": ')
-    result = cli.invoke(*command, run_dir)
-    assert result.exit_code in (0, 2), result.output
-    assert "Traceback" not in result.output
-    assert "skipped" in result.output and "broken.json" in result.output, result.output
-    if command == ["report"]:
-        assert result.exit_code == 0
+    monkeypatch.setenv("ACCORD_CACHE_DIR", str(tmp_path / "qcache"))
+    text = BROKEN[broken]
+    if text == "EVENTS":
+        data = json.loads((run_dir / "traces" / "b-g000.json").read_text())
+        data["trace_id"], data["events"] = "broken", {"a": 1}
+        text = json.dumps(data)
+    (run_dir / "traces" / "broken.json").write_text(text)
+    for _ in range(2):  # the second query is answered from the table cache
+        args = [command[0], run_dir, *command[1:]]
+        result = cli.invoke(*args)
+        assert result.exit_code == 0, result.output
+        assert "Traceback" not in result.output
+        assert "skipped" in result.output and "broken.json" in result.output, result.output
+    if command[0] == "report":
         assert (run_dir / "report" / "negotiation-v2").is_dir()
+    if command[0] == "query":
+        assert result.stdout == "n\n2\n"
+    if command[0] == "export":
+        assert (run_dir / "export" / "games.parquet").is_file()
 
 
 def test_report_passes_over_a_game_that_is_not_installed(run_dir: Path, cli) -> None:

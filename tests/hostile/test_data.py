@@ -122,3 +122,44 @@ def test_cache_keys_cover_the_server_the_tools_and_reply_options() -> None:
     # Patience and credentials do not change a reply: one key.
     assert key(a) == key(ModelOptions(base_url="http://127.0.0.1:8000/v1/", timeout_s=5))
     assert key(a) == key(ModelOptions(base_url="http://u:pw@127.0.0.1:8000/v1?api_key=x"))
+
+
+@pytest.fixture
+def model_run(tmp_path: Path, cli) -> Path:
+    """A one-game run with a model seat (the free mock model)."""
+    out = tmp_path / "mrun"
+    result = cli.invoke(
+        "run", "negotiation", "--model", "mock/schema", "--games", "1", "-o", "rounds=1",
+        "--out", out,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    return out
+
+
+@pytest.mark.parametrize("damage", ["transcripts", "sent", "calls"])
+def test_a_damaged_trace_is_not_replayed_by_asking_the_models(
+    model_run: Path, cli, damage: str
+) -> None:
+    path = next((model_run / "traces").glob("*.json"))
+    data = json.loads(path.read_text())
+    calls = [e for e in data["events"] if e["type"] in ("model_call", "model_error")]
+    assert calls, "the run made model calls"
+    if damage == "transcripts":
+        data["transcripts"] = {}
+    elif damage == "sent":
+        for e in calls:
+            e.pop("sent", None)
+    else:
+        data["events"] = [e for e in data["events"] if e not in calls]
+    path.write_text(json.dumps(data))
+    result = cli.invoke("replay", path)
+    cli.error(result, "cannot replay from the trace alone", "--ask-models", "--cache")
+    assert "stores no model replies" not in result.output
+    assert not (model_run / "replays").exists(), "refused before any game was played"
+    # Asked for explicitly, the models are called, and the message says so truthfully.
+    asked = cli.invoke("replay", path, "--ask-models")
+    assert asked.exit_code == 0, asked.output
+    assert "asked again (--ask-models)" in " ".join(asked.output.split())
+    # An intact trace needs no flag and no model.
+    intact = cli.invoke("replay", next((model_run / "replays").glob("*.json")))
+    assert intact.exit_code == 0 and "replies stored in the trace" in intact.output

@@ -33,6 +33,7 @@ import numpy as np
 
 from accord.analysis.sandbox import TZ_TYPE, check_read_only, lock_down, without_time_zones
 from accord.core.errors import ConfigError
+from accord.traces.io import check_inside
 from accord.traces.schema import READABLE_VERSIONS, SCHEMA_VERSION
 
 CACHE_VERSION = 1
@@ -330,6 +331,7 @@ def trace_files(directory: Path) -> list[Path]:
 
 
 def _parse(path: Path) -> dict[str, Any]:
+    check_inside(path)
     try:
         data = json.loads(path.read_bytes())
     except (OSError, ValueError) as exc:

@@ -28,7 +28,13 @@ from rich.table import Table
 from accord.analysis.stats import bootstrap_mean
 from accord.core.errors import ConfigError
 from accord.core.registry import game_class
-from accord.traces.io import atomic_write_json, read_trace, skip_reason, write_jsonl
+from accord.traces.io import (
+    atomic_write_json,
+    check_inside,
+    read_trace,
+    skip_reason,
+    write_jsonl,
+)
 from accord.traces.schema import Trace
 
 
@@ -181,6 +187,7 @@ def write_outputs(out: Path, order: Sequence[str] | None = None) -> dict[str, An
     def rows() -> Iterator[dict[str, Any]]:
         for path in trace_file_order(out / "traces", order):
             try:
+                check_inside(path)
                 trace = read_trace(path)
                 builder.add(trace)  # first, so a game not installed here adds nothing
             except ConfigError as exc:

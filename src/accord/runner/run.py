@@ -53,7 +53,7 @@ from accord.runner.plan_file import check_plan, write_plan
 from accord.runner.play import failed_trace
 from accord.runner.results import write_outputs
 from accord.runner.specs import GameSpec
-from accord.traces.io import atomic_write_text, read_trace
+from accord.traces.io import atomic_write_text, check_inside, read_trace
 from accord.traces.limits import cap_trace
 from accord.traces.schema import Trace
 
@@ -132,6 +132,7 @@ def finished_ids(traces_dir: Path, *, include_failed: bool = False) -> set[str]:
     done: set[str] = set()
     for path in traces_dir.glob("*.json"):
         try:
+            check_inside(path)  # a link out of the folder is no finished game of this run
             if include_failed or read_trace(path).status == "complete":
                 done.add(path.stem)
         except ConfigError:

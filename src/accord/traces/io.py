@@ -159,11 +159,23 @@ def readable_traces(directory: Path, skipped: list[str]) -> Iterator[Trace]:
     """
     for path in sorted(directory.glob("*.json")):
         try:
+            check_inside(path)
             trace = read_trace(path)
         except ConfigError as exc:
             skipped.append(skip_reason(path, exc))
             continue
         yield trace
+
+
+def check_inside(path: Path) -> None:
+    """Refuse a file of a run's ``traces/`` folder that is a link to somewhere outside it: a
+    run directory someone else prepared must not make Accord read (and then show, query or
+    export) a file of theirs elsewhere."""
+    if path.is_symlink() and not path.resolve().is_relative_to(path.parent.resolve()):
+        raise ConfigError(
+            f"Trace {path} is a link to a file outside its folder; copy the trace into the "
+            "folder instead."
+        )
 
 
 def skip_reason(path: Path, exc: ConfigError) -> str:
@@ -182,6 +194,7 @@ def complete_traces(directory: Path) -> Iterator[Trace]:
     games are passed over (what estimates from earlier runs may learn from)."""
     for path in sorted(directory.glob("*.json")):
         try:
+            check_inside(path)
             trace = read_trace(path)
         except ConfigError:
             continue

@@ -21,7 +21,7 @@ from accord.runner.config import Batch, Defaults, Experiment, expand, load_exper
 from accord.runner.cost import estimate, measure, unpriced_models
 from accord.runner.monitor import ModelErrorReport, RunMonitor
 from accord.runner.results import summary_table
-from accord.runner.run import RunReport, check_seats, finished_ids, run_sync
+from accord.runner.run import RunReport, check_run, finished_ids, run_sync
 from accord.runner.specs import GameSpec, parse_agent_list
 from accord.traces.schema import Trace
 
@@ -66,7 +66,7 @@ def run(
         str | None, typer.Option(help="Ray cluster to join (default: start a local instance).")
     ] = None,
     cpus: Annotated[
-        int | None, typer.Option(help="CPUs of a local Ray instance (default: all).")
+        int | None, typer.Option(min=1, help="CPUs of a local Ray instance (default: all).")
     ] = None,
     cpus_per_game: Annotated[
         float, typer.Option(help="CPUs each Ray game reserves (LLM games: e.g. 0.25).")
@@ -176,7 +176,8 @@ def run(
             for s in specs
         ]
         if dry_run:
-            check_seats(specs, models=False)  # an unknown agent is an error even in a dry run
+            # Refuses what a real run refuses before play (all but a missing API key).
+            check_run(specs, models=False, cache=cache, estimate_from=estimate_from or [])
         _preflight(specs, out_dir, resume, estimate_from, max_cost, dry_run, concurrency)
         if dry_run:
             return

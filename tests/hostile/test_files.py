@@ -91,3 +91,96 @@ def test_serve_play_holds_the_run_lock_of_its_out(tmp_path: Path, cli) -> None:
         proc.wait(timeout=30)
         if proc.stdout is not None:
             proc.stdout.close()
+
+
+# -- prompt templates -----------------------------------------------------------------------
+
+LOOP = "{% for i in range(100000) %}{% for j in range(N) %}BODY{% endfor %}{% endfor %}"
+BOMBS = {
+    "nested loops": LOOP.replace("N", "100000").replace("BODY", ""),
+    "loops that print": LOOP.replace("N", "1000").replace("BODY", "x"),
+    "string times": "{{ 'x' * 100000000 }}",
+    "list times": "{{ ([1] * 100000000)|length }}",
+    "center": "{{ 'x'|center(100000000) }}",
+    "indent": "{{ ('a\\n' * 1000)|indent(100000) }}",
+    "wordwrap": "{{ 'a b'|wordwrap(100000000) }}",
+    "replace": "{{ ('x' * 1000)|replace('x', 'y' * 100000) }}",
+    "percent width": "{{ '%100000000s' % 'x' }}",
+    "format filter": "{{ '%100000000s'|format('x') }}",
+    "str.format width": "{{ '{:>100000000}'.format('x') }}",
+    "power": "{{ 2 ** 100000000 }}",
+    "exponential macro": (
+        "{% macro f(n) %}{% if n %}{{ f(n-1) }}{{ f(n-1) }}{% endif %}{% endmacro %}{{ f(40) }}"
+    ),
+}
+
+
+@pytest.mark.parametrize("source", BOMBS.values(), ids=list(BOMBS))
+def test_a_template_that_would_hang_or_balloon_is_stopped(source: str) -> None:
+    from accord.core.errors import ConfigError
+    from accord.core.prompts import PromptSet, TemplateSpec
+
+    prompts = PromptSet(
+        game="g", specs={"t": TemplateSpec("t")}, sources={"t": source}, origin={"t": "override"}
+    )
+    with pytest.raises(ConfigError, match=r"t\.j2 \(override\) of g was stopped"):
+        prompts.render("t")
+
+
+def test_ordinary_templates_render_as_before() -> None:
+    from accord.core.prompts import PromptSet, TemplateSpec
+
+    source = (
+        "{% for x in items %}{{ loop.index }}. {{ x }}\n{% endfor %}"
+        "{{ 'a\\nb'|indent(2) }} {{ 'hello world'|wordwrap(5) }} {{ 'a-b'|replace('-', '+') }} "
+        "{{ '%s=%d'|format('n', 3) }} {{ '{}!'.format('hi') }} {{ 'ab' * 2 }} {{ 2 ** 3 }} "
+        "{{ '%05d' % 7 }}"
+    )
+    prompts = PromptSet(
+        game="g", specs={"t": TemplateSpec("t")}, sources={"t": source}, origin={"t": "default"}
+    )
+    assert prompts.render("t", items=["x", "y"]) == (
+        "1. x\n2. y\na\n  b hello\nworld a+b n=3 hi! abab 8 00007"
+    )
+
+
+def test_a_template_linked_from_outside_its_folder_is_refused(tmp_path: Path, cli) -> None:
+    dump = tmp_path / "defaults"
+    assert cli.invoke("prompts", "negotiation", "--dump", dump).exit_code == 0
+    folder = tmp_path / "prompts"
+    folder.mkdir()
+    (folder / "intro.j2").symlink_to(dump / "intro.j2")
+    result = cli.invoke(
+        "run", "negotiation", "--model", "mock/schema", "-o", "rounds=1", "--prompts", folder,
+        "--out", tmp_path / "out", "--dry-run",
+    )  # fmt: skip
+    cli.error(result, "is a link to a file outside the prompts folder")
+    # A link inside the folder is fine.
+    (folder / "intro.j2").unlink()
+    (folder / ".copy").write_text((dump / "intro.j2").read_text())  # hidden: not a template
+    (folder / "intro.j2").symlink_to(folder / ".copy")
+    result = cli.invoke(
+        "run", "negotiation", "--model", "mock/schema", "-o", "rounds=1", "--prompts", folder,
+        "--out", tmp_path / "out", "--dry-run",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+
+
+def test_a_trace_linked_from_outside_traces_is_skipped_and_listed(
+    run_dir: Path, tmp_path: Path, cli
+) -> None:
+    elsewhere = tmp_path / "elsewhere.json"
+    data = json.loads((run_dir / "traces" / "b-g000.json").read_text())
+    data["trace_id"] = "linked"
+    elsewhere.write_text(json.dumps(data))
+    (run_dir / "traces" / "linked.json").symlink_to(elsewhere)
+    for args in (["report", run_dir], ["query", run_dir, "SELECT count(*) AS n FROM games"]):
+        result = cli.invoke(*args)
+        assert result.exit_code == 0, result.output
+        assert "linked.json is a link to a file outside its folder" in " ".join(
+            result.output.split()
+        )
+    from accord.runner.results import write_outputs
+
+    summary = write_outputs(run_dir)
+    assert summary["games"] == 2 and [u["file"] for u in summary["unreadable"]] == ["linked.json"]

@@ -42,6 +42,7 @@ COMMANDS = [
     ["value"],
     ["export"],
     ["query", "SELECT count(*) AS n FROM games", "--format", "csv"],
+    ["judge", "--model", "mock/schema"],
 ]
 BROKEN = {
     "cut short": '{"schema_version": 2, "trace_id": ',
@@ -63,6 +64,8 @@ def test_commands_list_an_unreadable_trace_and_read_the_rest(
     (run_dir / "traces" / "broken.json").write_text(text)
     for _ in range(2):  # the second query is answered from the table cache
         args = [command[0], run_dir, *command[1:]]
+        if command[0] == "judge":
+            args += ["--out", tmp_path / "judged"]
         result = cli.invoke(*args)
         assert result.exit_code == 0, result.output
         assert "Traceback" not in result.output

@@ -11,9 +11,9 @@ so (one ``note:`` line on stderr naming the previous holder). The file records t
 its owner only (mode 0600) and the command line in it is scrubbed of credentials
 (`accord.core.secrets.scrub_command_line`) first.
 
-Every writer into a run directory takes the lock: `accord run`, ``accord serve --play --out
-DIR`` for as long as it serves, and ``accord replay``/``accord fork`` given ``--out
-RUN/traces`` (`run_dir_of` finds the run a traces folder belongs to).
+Writers into a run directory take the lock: `accord run`, ``accord serve --play --out DIR``
+for as long as it serves, and ``accord replay --out RUN/traces`` while it writes (`run_dir_of`
+finds the run a traces folder belongs to).
 """
 
 from __future__ import annotations

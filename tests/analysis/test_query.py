@@ -281,11 +281,13 @@ def test_several_directories_with_the_same_trace_ids(run_dir: Path, tmp_path: Pa
     assert rows == [(str(other), 2), (str(run_dir), 2)]
 
 
-def test_invalid_trace_names_the_file(tmp_path: Path) -> None:
+def test_invalid_trace_is_left_out_and_named(tmp_path: Path) -> None:
     (tmp_path / "traces").mkdir()
     (tmp_path / "traces" / "broken.json").write_text('{"schema_version": 99}')
-    with pytest.raises(ConfigError, match=r"broken\.json"):
-        run_query([tmp_path], "SELECT 1")
+    skipped: list[str] = []
+    _, _, rows = run_query([tmp_path], "SELECT count(*) FROM games", skipped=skipped)
+    assert rows == [(0,)]
+    assert len(skipped) == 1 and "broken.json" in skipped[0]
     with pytest.raises(ConfigError, match="not a run directory"):
         run_query([tmp_path / "missing"], "SELECT 1")
 

@@ -94,9 +94,12 @@ def test_cli_prints_the_estimate_and_the_stop(tmp_path: Path) -> None:
     assert stopped.exit_code == 0, stopped.output
     assert "Stopped launching games" in stopped.output
     assert "4 games were not played" in stopped.output
+    # A dry run refuses what a real run refuses: this server-less model needs its address.
+    seat = [*common[:3], "openai-compatible/x,greedy", *common[4:]]
+    refused = cli.invoke(app, [*seat, "--max-cost", "1", "--dry-run"])
+    assert refused.exit_code == 2 and "needs base_url" in refused.output
     capped = cli.invoke(
-        app,
-        [*common[:3], "openai-compatible/x,greedy", *common[4:], "--max-cost", "1", "--dry-run"],
+        app, [*seat, "--model-base-url", "http://127.0.0.1:9/v1", "--max-cost", "1", "--dry-run"]
     )
     assert "--max-cost cannot count calls to openai-compatible/x" in capped.output
 

@@ -33,6 +33,7 @@ import numpy as np
 
 from accord.analysis.sandbox import TZ_TYPE, check_read_only, lock_down, without_time_zones
 from accord.core.errors import ConfigError
+from accord.traces.io import check_inside
 from accord.traces.schema import READABLE_VERSIONS, SCHEMA_VERSION
 
 CACHE_VERSION = 1
@@ -162,6 +163,23 @@ class _Columns:
         self.seats: dict[str, list[Any]] = {c: [] for c in _SEAT_COLS}
         self.events: dict[str, list[Any]] = {c: [] for c in _EVENT_COLS}
         self.messages: dict[str, list[Any]] = {c: [] for c in _MESSAGE_COLS}
+
+    def mark(self) -> tuple[int, ...]:
+        """Where each table stands, for `rollback`."""
+        return (len(self.metric_names), *(len(t["trace_id"]) for t in self._tables()))
+
+    def rollback(self, mark: tuple[int, ...]) -> None:
+        """Drop what an `add` that failed half-way appended after `mark`."""
+        metrics, *lengths = mark
+        for name in self.metric_names[metrics:]:
+            del self.games[name]
+        del self.metric_names[metrics:]
+        for table, n in zip(self._tables(), lengths, strict=True):
+            for column in table.values():
+                del column[n:]
+
+    def _tables(self) -> tuple[dict[str, list[Any]], ...]:
+        return (self.games, self.seats, self.events, self.messages)
 
     def add(self, d: dict[str, Any], file: str) -> None:
         tid, gid, game = d["trace_id"], d["game_id"], d.get("game", "")
@@ -313,6 +331,7 @@ def trace_files(directory: Path) -> list[Path]:
 
 
 def _parse(path: Path) -> dict[str, Any]:
+    check_inside(path)
     try:
         data = json.loads(path.read_bytes())
     except (OSError, ValueError) as exc:
@@ -326,11 +345,25 @@ def _parse(path: Path) -> dict[str, Any]:
     return dict(data)
 
 
-def build_tables(con: duckdb.DuckDBPyConnection, files: Sequence[Path], schema: str) -> None:
-    """Parse `files` and create the four tables in `schema` (an attached database)."""
+def build_tables(con: duckdb.DuckDBPyConnection, files: Sequence[Path], schema: str) -> list[str]:
+    """Parse `files` and create the four tables in `schema` (an attached database).
+
+    A file that is not a readable trace is left out (rows it half-added included) and its
+    one-line reason returned, as every command that reads a run does
+    (`accord.traces.io.readable_traces`).
+    """
     cols = _Columns()
+    skipped: list[str] = []
     for path in files:
-        cols.add(_parse(path), path.name)
+        mark = cols.mark()
+        try:
+            cols.add(_parse(path), path.name)
+        except ConfigError as exc:
+            cols.rollback(mark)
+            skipped.append(" ".join(str(exc).split()))
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError) as e:
+            cols.rollback(mark)
+            skipped.append(f"Trace {path} is not a readable Accord trace ({type(e).__name__}).")
     for table, data in (
         ("games", cols.games),
         ("seats", cols.seats),
@@ -348,6 +381,7 @@ def build_tables(con: duckdb.DuckDBPyConnection, files: Sequence[Path], schema: 
             )
         con.execute(f'CREATE TABLE {schema}."{table}" AS SELECT {select} FROM {name}')
         con.unregister(name)
+    return skipped
 
 
 def _array(values: list[Any]) -> np.ndarray[Any, np.dtype[Any]]:
@@ -375,19 +409,21 @@ def cache_dir() -> Path:
     return Path(xdg) / "accord" / "query"
 
 
-def _cached(directory: Path, files: Sequence[Path]) -> Path | None:
+def _cached(directory: Path, files: Sequence[Path], skipped: list[str]) -> Path | None:
     """The path of an up-to-date cache for `directory`, building it if needed; None if the
-    cache folder cannot be written (then the caller builds in memory)."""
+    cache folder cannot be written (then the caller builds in memory). The files the tables
+    leave out are appended to `skipped`."""
     key = hashlib.sha256(str(directory.resolve()).encode()).hexdigest()[:20]
     path = cache_dir() / f"{key}.duckdb"
     sig = _signature(files)
     if path.exists():
         try:
             with duckdb.connect(str(path), read_only=True) as con:
-                row = con.execute("SELECT signature FROM _accord_meta").fetchone()
+                row = con.execute("SELECT signature, skipped FROM _accord_meta").fetchone()
             if row is not None and row[0] == sig:
+                skipped += json.loads(row[1])
                 return path
-        except duckdb.Error:
+        except (duckdb.Error, ValueError, TypeError):
             pass  # a damaged or foreign file: rebuild it
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -397,20 +433,31 @@ def _cached(directory: Path, files: Sequence[Path]) -> Path | None:
         return None
     try:
         with duckdb.connect(str(tmp)) as con:
-            build_tables(con, files, "main")
-            con.execute("CREATE TABLE _accord_meta AS SELECT ? AS signature", [sig])
+            left_out = build_tables(con, files, "main")
+            con.execute(
+                "CREATE TABLE _accord_meta AS SELECT ? AS signature, ? AS skipped",
+                [sig, json.dumps(left_out)],
+            )
         os.replace(tmp, path)  # whole cache or none: concurrent queries never see half of one
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+    skipped += left_out
     return path
 
 
 def connect(
-    dirs: Sequence[Path], *, cache: bool = True, lock: bool = True
+    dirs: Sequence[Path],
+    *,
+    cache: bool = True,
+    lock: bool = True,
+    skipped: list[str] | None = None,
 ) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB connection with the views `VIEWS` over the traces of `dirs`,
-    locked down (`lock_down`) unless `lock` is False (for Accord's own export statements)."""
+    locked down (`lock_down`) unless `lock` is False (for Accord's own export statements).
+    Files that are not readable traces are left out and, when `skipped` is given, listed
+    there."""
+    left_out: list[str] = skipped if skipped is not None else []
     if not dirs:
         raise ConfigError("Give at least one run directory.")
     # Extensions are never downloaded or loaded on demand (an http URL or sqlite_scan in a
@@ -423,12 +470,12 @@ def connect(
     for i, directory in enumerate(dirs):
         files = trace_files(directory)
         schema = f"run{i}"
-        path = _cached(directory, files) if cache else None
+        path = _cached(directory, files, left_out) if cache else None
         if path is not None:
             con.execute(f"ATTACH '{_quote(str(path))}' AS {schema} (READ_ONLY)")
         else:
             con.execute(f"ATTACH ':memory:' AS {schema}")
-            build_tables(con, files, schema)
+            left_out += build_tables(con, files, schema)
         label = _quote(str(directory))
         for v in VIEWS:
             parts[v].append(f"SELECT '{label}' AS run_dir, * FROM {schema}.\"{v}\"")
@@ -444,11 +491,12 @@ def _quote(text: str) -> str:
 
 
 def run_query(
-    dirs: Sequence[Path], sql: str, *, cache: bool = True
+    dirs: Sequence[Path], sql: str, *, cache: bool = True, skipped: list[str] | None = None
 ) -> tuple[list[str], list[str], list[tuple[Any, ...]]]:
-    """Run one read-only statement; return column names, column types and rows."""
+    """Run one read-only statement; return column names, column types and rows (files that
+    are not readable traces are left out and listed in `skipped`)."""
     check_read_only(sql)
-    con = connect(dirs, cache=cache)
+    con = connect(dirs, cache=cache, skipped=skipped)
     try:
         cur = con.execute(sql)
         names = [d[0] for d in cur.description or []]
@@ -463,10 +511,14 @@ def run_query(
         con.close()
 
 
-def export_parquet(dirs: Sequence[Path], out: Path, *, cache: bool = True) -> list[Path]:
-    """Write the four views as ``out/<view>.parquet``; return the paths."""
+def export_parquet(
+    dirs: Sequence[Path], out: Path, *, cache: bool = True, skipped: list[str] | None = None
+) -> list[Path]:
+    """Write the four views as ``out/<view>.parquet``; return the paths (files that are not
+    readable traces are left out and listed in `skipped`)."""
     out.mkdir(parents=True, exist_ok=True)
-    con = connect(dirs, cache=cache, lock=False)  # runs only the COPY statements below
+    # Runs only the COPY statements below.
+    con = connect(dirs, cache=cache, lock=False, skipped=skipped)
     written = []
     try:
         for v in VIEWS:

@@ -21,7 +21,8 @@ from typing import Any
 from accord.analysis.paired_report import paired_tables
 from accord.core import plugins
 from accord.core.errors import ConfigError
-from accord.traces.io import read_trace
+from accord.core.ids import check_id
+from accord.traces.io import TraceList, readable_traces
 from accord.traces.schema import Trace
 
 ReportBuilder = Callable[[list[Trace], Path], list[Path]]
@@ -67,32 +68,64 @@ def _load_builder(game_id: str) -> ReportBuilder | None:
     return None
 
 
-def load_traces(dirs: Iterable[Path]) -> list[Trace]:
-    """Every trace under the given run directories (``DIR/traces/*.json``) or trace folders."""
-    traces: list[Trace] = []
+def load_traces(dirs: Iterable[Path]) -> TraceList:
+    """Every trace under the given run directories (``DIR/traces/*.json``) or trace folders.
+
+    A file that is not a readable trace is passed over and listed in the result's ``skipped``
+    (`accord.traces.io.readable_traces`), as resume and cost do.
+    """
+    traces = TraceList()
     for d in dirs:
         folder = d / "traces" if (d / "traces").is_dir() else d
         if not folder.is_dir():
             raise ConfigError(f"{d} is not a run directory (no traces/ folder). Check the path.")
-        traces += [read_trace(p) for p in sorted(folder.glob("*.json"))]
+        traces += readable_traces(folder, traces.skipped)
     return traces
 
 
-def build_report(dirs: Sequence[Path], out: Path) -> list[Path]:
-    """Write every game's report for the traces in `dirs` into `out`; return the files."""
+def build_report(dirs: Sequence[Path], out: Path, skipped: list[str] | None = None) -> list[Path]:
+    """Write every game's report for the traces in `dirs` into `out`; return the files.
+
+    Files passed over (`load_traces`) are appended to `skipped` when it is given.
+    """
     by_game: dict[str, list[Trace]] = defaultdict(list)
-    for t in load_traces(dirs):
+    loaded = load_traces(dirs)
+    if skipped is not None:
+        skipped += loaded.skipped
+    for t in loaded:
         by_game[t.game_id].append(t)
     if not by_game:
-        raise ConfigError(f"No traces found in {', '.join(map(str, dirs))}.")
+        raise ConfigError(f"No readable traces found in {', '.join(map(str, dirs))}.")
     written: list[Path] = []
     for game_id, traces in sorted(by_game.items()):
-        target = out / game_id
+        # A trace's game id is data: checked again here, before it names a folder.
+        target = out / check_id(game_id, what="game id")
+        build = report_builder(game_id)
+        if build is generic_report and not _installed(game_id):
+            # No report of its own and no game class to summarise with: listed, not fatal.
+            where = ", ".join(sorted({t.trace_id for t in traces})[:3])
+            more = f" and {len(traces) - 3} more" if len(traces) > 3 else ""
+            if skipped is not None:
+                skipped.append(
+                    f"{len(traces)} trace(s) of game {game_id!r} ({where}{more}): that game "
+                    "is not installed here; install the package that provides it."
+                )
+            continue
         target.mkdir(parents=True, exist_ok=True)
-        written += report_builder(game_id)(traces, target)
+        written += build(traces, target)
         for stem, title, rows in paired_tables(traces):
             written += write_table(rows, target / stem, title=title)
     return written
+
+
+def _installed(game_id: str) -> bool:
+    from accord.core.registry import resolve
+
+    try:
+        resolve(game_id)
+    except ConfigError:
+        return False
+    return True
 
 
 def write_table(rows: Sequence[dict[str, Any]], path_stem: Path, *, title: str = "") -> list[Path]:

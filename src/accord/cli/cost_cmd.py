@@ -40,7 +40,7 @@ def cost_cmd(
     """
     from accord.analysis.prefix import SeatCache, seat_cache
     from accord.runner.results import trace_file_order
-    from accord.traces.io import read_trace
+    from accord.traces.io import check_inside, read_trace
 
     rows: list[SeatCache] = []
     unreadable: list[str] = []
@@ -53,6 +53,7 @@ def cost_cmd(
                 )
             for path in trace_file_order(folder):
                 try:
+                    check_inside(path)
                     rows.extend(seat_cache(read_trace(path)))
                 except ConfigError as exc:
                     unreadable.append(str(exc))

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from accord.cli.main import _fail, app, console
+from accord.cli.main import _fail, app, console, print_skipped
 from accord.core.errors import AccordError
 
 
@@ -30,10 +30,12 @@ def export(
     """
     from accord.analysis.query import export_parquet
 
+    skipped: list[str] = []
     try:
         del parquet  # Parquet is the one format; the flag is kept for scripts that pass it
-        written = export_parquet([directory], out or directory / "export")
+        written = export_parquet([directory], out or directory / "export", skipped=skipped)
     except AccordError as exc:
         raise _fail(exc) from exc
+    print_skipped(skipped)
     for path in written:
         console.print(f"wrote {path}")

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.markup import escape
 
-from accord.cli.main import _fail, app, console
+from accord.cli.main import _fail, app, console, print_skipped
 from accord.core.errors import AccordError, ConfigError
 
 if TYPE_CHECKING:
@@ -78,6 +78,7 @@ def judge(
     target = out or dirs[0] / "judge"
     try:
         everything = load_traces(dirs)
+        print_skipped(everything.skipped)
         loaded = [t for t in everything if t.status == "complete"]
         traces = [t for t in loaded if t.game_id in TRACE_GAME_IDS]
         calendar = [t for t in loaded if t.game_id == "calendar-v2"]

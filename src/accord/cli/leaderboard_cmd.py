@@ -13,7 +13,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from accord.cli.main import _fail, app, console
+from accord.cli.main import _fail, app, console, print_skipped
 from accord.core.errors import AccordError, ConfigError
 
 if TYPE_CHECKING:
@@ -75,9 +75,9 @@ def leaderboard_cmd(
                 raise ConfigError(
                     f"Unknown dimension {key!r}; use one of {', '.join(sorted(known))}."
                 )
-        boards = leaderboards(
-            load_traces(dirs), match_tasks=match_tasks, margins=margins, sort_by=sort
-        )
+        traces = load_traces(dirs)
+        print_skipped(traces.skipped)
+        boards = leaderboards(traces, match_tasks=match_tasks, margins=margins, sort_by=sort)
         if not boards:
             raise ConfigError(f"No rated games found in {', '.join(map(str, dirs))}.")
     except AccordError as exc:

@@ -67,6 +67,18 @@ def _fail(exc: AccordError) -> typer.Exit:
     return typer.Exit(2)
 
 
+def print_skipped(skipped: list[str]) -> None:
+    """List the trace files a command passed over (`accord.traces.io.readable_traces`), one
+    line each on stderr, so a table or CSV on stdout stays clean."""
+    from rich.markup import escape
+
+    from accord.core.secrets import scrub_secrets
+    from accord.traces.io import skipped_note
+
+    for line in skipped_note(skipped):
+        err_console.print(f"[yellow]{escape(scrub_secrets(line))}[/yellow]", soft_wrap=True)
+
+
 @app.command("games")
 def games_cmd() -> None:
     """List the registered games and their reference agents, and any plugin that was skipped

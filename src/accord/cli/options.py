@@ -79,6 +79,7 @@ def model_options(base_url: str | None, pairs: list[str] | None) -> dict[str, An
     from pydantic import ValidationError
 
     from accord.core.registry import format_validation_error
+    from accord.core.secrets import secret_option_problem
     from accord.models.options import ModelOptions
 
     options = parse_options(pairs, flag="-M")
@@ -86,6 +87,11 @@ def model_options(base_url: str | None, pairs: list[str] | None) -> dict[str, An
         if "base_url" in options and options["base_url"] != base_url:
             raise ConfigError("give the server address once: --model-base-url or -M base_url")
         options["base_url"] = base_url
+    # Refused exactly as in an experiment file: a command line ends up in shell histories,
+    # process lists and the run's files.
+    problem = secret_option_problem(options)
+    if problem is not None:
+        raise ConfigError(f"-M / --model-base-url: {problem}")
     try:
         ModelOptions.model_validate(options)
     except ValidationError as exc:
@@ -97,10 +103,14 @@ def model_options(base_url: str | None, pairs: list[str] | None) -> dict[str, An
 
 def with_model_options(agents: list[Any], options: dict[str, Any]) -> list[Any]:
     """`AgentSpec` list with `options` laid over every model seat's own options."""
+    from accord.runner.specs import parse_agent
+
     if not options:
         return agents
+    # `model_copy` skips validation: each seat is checked again (secrets included).
     return [
-        a.model_copy(update={"options": {**a.options, **options}}) if a.model else a for a in agents
+        parse_agent(a.model_copy(update={"options": {**a.options, **options}})) if a.model else a
+        for a in agents
     ]
 
 

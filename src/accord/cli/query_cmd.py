@@ -15,7 +15,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from accord.cli.main import _fail, app, console
+from accord.cli.main import _fail, app, console, print_skipped
 from accord.core.errors import AccordError, ConfigError
 
 
@@ -49,9 +49,11 @@ def query(
             raise ConfigError('Give one or more run directories, then the SQL, e.g. '
                               'accord query runs/demo "SELECT count(*) FROM games"')  # fmt: skip
         *dirs, sql = args
-        names, types, rows = run_query([Path(d) for d in dirs], sql, cache=cache)
+        skipped: list[str] = []
+        names, types, rows = run_query([Path(d) for d in dirs], sql, cache=cache, skipped=skipped)
     except AccordError as exc:
         raise _fail(exc) from exc
+    print_skipped(skipped)
     if fmt is Format.csv:
         w = csv.writer(sys.stdout, lineterminator="\n")
         w.writerow(names)

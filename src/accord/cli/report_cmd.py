@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from accord.cli.main import _fail, app, console
+from accord.cli.main import _fail, app, console, print_skipped
 from accord.core.errors import AccordError
 
 
@@ -29,10 +29,13 @@ def report(
     from accord.analysis.report import build_report
 
     target = out or dirs[0] / "report"
+    skipped: list[str] = []
     try:
-        written = build_report(dirs, target)
+        written = build_report(dirs, target, skipped)
     except AccordError as exc:
+        print_skipped(skipped)
         raise _fail(exc) from exc
+    print_skipped(skipped)
     for path in written:
         console.print(f"wrote {escape(str(path))}")
     for path in written:

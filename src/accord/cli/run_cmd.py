@@ -12,7 +12,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task
 from rich.text import Text
 
-from accord.cli.main import _fail, app, console
+from accord.cli.main import _fail, app, console, print_skipped
 from accord.cli.options import (
     dollars,
     model_options,
@@ -30,7 +30,7 @@ from accord.runner.config import Batch, Defaults, Experiment, expand, load_exper
 from accord.runner.cost import estimate, measure, unpriced_models
 from accord.runner.monitor import ModelErrorReport, RunMonitor
 from accord.runner.results import summary_table
-from accord.runner.run import RunReport, check_seats, finished_ids, run_sync
+from accord.runner.run import RunReport, check_run, finished_ids, run_sync
 from accord.runner.specs import GameSpec, parse_agent_list
 from accord.traces.schema import Trace
 
@@ -77,7 +77,7 @@ def run(
         str | None, typer.Option(help="Ray cluster to join (default: start a local instance).")
     ] = None,
     cpus: Annotated[
-        int | None, typer.Option(help="CPUs of a local Ray instance (default: all).")
+        int | None, typer.Option(min=1, help="CPUs of a local Ray instance (default: all).")
     ] = None,
     cpus_per_game: Annotated[
         float, typer.Option(help="CPUs each Ray game reserves (LLM games: e.g. 0.25).")
@@ -187,7 +187,8 @@ def run(
             for s in specs
         ]
         if dry_run:
-            check_seats(specs, models=False)  # an unknown agent is an error even in a dry run
+            # Refuses what a real run refuses before play (all but a missing API key).
+            check_run(specs, models=False, cache=cache, estimate_from=estimate_from or [])
         else:  # every model problem at once, in one line, before any game or file
             check_models(model_seats(specs))
         _preflight(specs, out_dir, resume, estimate_from, max_cost, dry_run, concurrency)
@@ -239,6 +240,8 @@ def _print_report(
     """The results table, what failed and why, where the files are, the report when asked
     for; then the exit code."""
     console.print(fit_table(summary_table(report.summary), console.width))
+    unreadable = report.summary.get("unreadable")
+    print_skipped([str(u.get("error")) for u in unreadable] if isinstance(unreadable, list) else [])
     if report.skipped:
         console.print(f"Skipped {report.skipped} games already finished (--resume).")
     if report.cache is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import socket
 from pathlib import Path
@@ -12,6 +13,7 @@ from rich.markup import escape
 
 from accord.cli.main import _fail, app, console
 from accord.core.errors import AccordError, ConfigError
+from accord.runner.lock import RunLock
 
 _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 # Host headers a loopback-bound server answers to; any other name is refused, so a web page
@@ -53,7 +55,8 @@ def serve(
 
     Runs still playing show live: their progress, and each game's events as they happen.
     Read-only: nothing in DIR is written. With --play, people play games in the browser (a
-    lobby creates tables with one link per seat); their traces go to --out.
+    lobby creates tables with one link per seat); their traces go to --out, which this server
+    holds (like a run) until it stops.
 
     Example: accord serve runs/demo runs/grid --port 8765
 
@@ -75,6 +78,9 @@ def serve(
         ) from exc
     allowed = _LOOPBACK_HOST_HEADERS if host in _LOOPBACK else None
     try:
+        # People's games are written into --out for as long as this serves: hold its run lock,
+        # so an `accord run --out` (or a second play server) there is refused, and vice versa.
+        lock = RunLock.acquire(out) if play else None
         hub = PlayHub(out, seat_timeout_s=seat_timeout) if play else None
         web_app = create_app(dirs, allowed_hosts=allowed, play=hub)
     except AccordError as exc:
@@ -105,7 +111,7 @@ def serve(
                 "a seat link can play that seat.[/yellow]"
             )
     # The socket is bound before anything is announced: a busy port is one clear error.
-    with sock:
+    with sock, lock or contextlib.nullcontext():
         uvicorn.run(
             web_app,
             host=host,

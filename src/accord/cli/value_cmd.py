@@ -13,7 +13,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from accord.cli.main import _fail, app, console
+from accord.cli.main import _fail, app, console, print_skipped
 from accord.core.errors import AccordError, ConfigError
 
 NO_TALK = {
@@ -51,7 +51,9 @@ def value_cmd(
     from accord.analysis.value import value_of_communication
 
     try:
-        rows = value_of_communication(load_traces(dirs), by_players=by_players)
+        traces = load_traces(dirs)
+        print_skipped(traces.skipped)
+        rows = value_of_communication(traces, by_players=by_players)
         if not rows:
             raise ConfigError("No negotiation, calendar or sorting games with talk found.")
     except AccordError as exc:

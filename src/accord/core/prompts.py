@@ -13,10 +13,14 @@ in the output) and one trailing newline dropped, so a file may end with one. The
 passes plain values (strings, numbers, booleans, lists) that are already formatted.
 
 Checks, when the templates are loaded (before any game is played): an override folder must
-exist and hold only known ``.j2`` names; every file must parse; and an override must still use
+exist and hold only known ``.j2`` names, none of them a link to a file outside the folder;
+every file must parse; and an override must still use
 each variable the game lists as required for that template (the project list, the budget...),
 so a model is never sent a prompt without the facts it needs. Each check fails with one line
 naming the file and, where it applies, the variable.
+
+Rendering is bounded (`accord.core.bounded_render`): a template that loops too long or makes
+too long a prompt is stopped with one line naming it, never left to hang a run.
 
 Every game records the templates it rendered in its trace (``prompt_templates``: name, SHA-256
 of the template text, and whether it was the default or an override), so a reader can tell
@@ -62,13 +66,22 @@ class PromptSet:
 
     def render(self, template: str, /, **values: Any) -> str:
         """The text of `template` with `values`."""
+        from accord.core.bounded_render import RenderLimitError, render_bounded
+
         compiled = self._compiled.get(template)
         if compiled is None:
-            compiled = self._compiled[template] = _environment().from_string(self.sources[template])
+            compiled = self._compiled[template] = _environment().compile_bounded(
+                self.sources[template]
+            )
         try:
             # A template ending in a block tag leaves its last line's newline behind: drop one,
             # so the text ends where the last line does (a value's own newline is kept).
-            return str(compiled.render(**values)).removesuffix("\n")
+            return render_bounded(compiled, values).removesuffix("\n")
+        except RenderLimitError as exc:
+            raise ConfigError(
+                f"prompt template {template}{SUFFIX} ({self.origin[template]}) of {self.game} "
+                f"was stopped: {exc}; simplify the template"
+            ) from exc
         except Exception as exc:  # an override using a variable the game does not pass
             raise ConfigError(
                 f"prompt template {template}{SUFFIX} ({self.origin[template]}) of {self.game} "
@@ -89,9 +102,10 @@ class PromptSet:
 @cache
 def _environment() -> Any:
     from jinja2 import StrictUndefined
-    from jinja2.sandbox import SandboxedEnvironment
 
-    return SandboxedEnvironment(
+    from accord.core.bounded_render import BoundedEnvironment
+
+    return BoundedEnvironment(
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
@@ -156,9 +170,15 @@ def _load(
                 f"prompts folder {folder} does not exist; write the defaults there first with "
                 f"`accord prompts {game} --dump {folder}`"
             )
+        inside = folder.resolve()
         for path in sorted(folder.iterdir()):
             if path.name.startswith(".") or path.is_dir():
                 continue
+            if path.is_symlink() and not path.resolve().is_relative_to(inside):
+                raise ConfigError(
+                    f"prompt template {path} is a link to a file outside the prompts folder "
+                    f"{folder}; copy the file into the folder instead"
+                )
             name = path.name.removesuffix(SUFFIX)
             if not path.name.endswith(SUFFIX) or name not in by_name:
                 raise ConfigError(

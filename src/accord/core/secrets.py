@@ -12,16 +12,23 @@ encoding). Three lines of defence:
    credentials, their values are the secrets.
 3. `scrub_secrets` replaces each secret value in text about to be written, in every encoding
    Accord writes: raw, JSON-escaped (once and twice: a JSON document quoted inside another),
-   ASCII-escaped JSON, CSV-quoted and URL-encoded.
+   ASCII-escaped JSON, CSV-quoted and URL-encoded; and in the encodings a server may echo a
+   key back in: hex (either case) and base64 (standard and URL-safe alphabets, at each of
+   the three byte alignments a key can have inside a longer encoded text).
+
+The command line gets the same treatment as an experiment file: model options given with
+``-M`` or ``--model-base-url`` are checked by `secret_option_problem` too (and refused), and
+anything that records a command line (the run lock) writes it through `scrub_command_line`.
 """
 
 from __future__ import annotations
 
+import base64
 import functools
 import json
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 from urllib.parse import quote, quote_plus, urlsplit
 
@@ -108,6 +115,29 @@ def encoded_forms(value: str) -> list[str]:
     return list(_encoded_forms(value))
 
 
+_MIN_ENCODED_LEN = 8
+"""Hex and base64 forms are scrubbed only for secrets at least this long: the base64 core of
+a shorter one is a few characters that ordinary encoded data contains by chance."""
+
+
+def _binary_forms(value: str) -> set[str]:
+    """Hex and base64 forms of `value` as they appear inside a longer encoded text.
+
+    Base64 packs 3 bytes into 4 characters, so a key inside a longer text is encoded one of
+    three ways depending on its byte offset; for each, only the characters made of the key's
+    own bits are kept (neighbouring bytes change the ones at the edges).
+    """
+    raw = value.encode()
+    if len(raw) < _MIN_ENCODED_LEN:
+        return set()
+    forms = {raw.hex(), raw.hex().upper()}
+    for k in range(3):
+        start, end = -(-8 * k // 6), 8 * (k + len(raw)) // 6
+        for encode in (base64.b64encode, base64.urlsafe_b64encode):
+            forms.add(encode(b"\0" * k + raw).decode()[start:end])
+    return forms
+
+
 def _forms(value: str) -> list[str]:
     once = json.dumps(value, ensure_ascii=False)[1:-1]
     ascii_once = json.dumps(value)[1:-1]
@@ -120,6 +150,7 @@ def _forms(value: str) -> list[str]:
         value.replace('"', '""'),
         quote(value, safe=""),
         quote_plus(value, safe=""),
+        *_binary_forms(value),
     }
     return sorted((f for f in forms if f), key=len, reverse=True)
 
@@ -191,3 +222,62 @@ def _secret_word(name: str) -> bool:
     spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
     words = {w.lower() for w in re.split(r"[\s_.\-]+", spaced) if w}
     return bool(words & _SECRET_WORDS)
+
+
+_URL_USERINFO = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<userinfo>[^/@\s?#]*)@")
+_QUERY_SECRET = re.compile(
+    r"(?P<name>[?&][^=&#\s]*(key|token|secret|password|passwd|sig|auth)[^=&#\s]*=)"
+    r"(?P<value>[^&#\s]*)",
+    re.I,
+)
+_SECRET_TOKEN = re.compile(
+    r"(sk-[A-Za-z0-9_-]{8,}|sk_(live|test)_\S+|rk_(live|test)_\S+|xox[abprs]-\S+|gh[pousr]_"
+    r"[A-Za-z0-9]{20,}|glpat-\S+|AIza[0-9A-Za-z_-]{20,}|AKIA[0-9A-Z]{16})"
+)
+_AUTH_SCHEME = re.compile(r"\b(Bearer|Basic|Token)(\s+|=)\S+", re.I)
+_REDACTED = "[redacted]"
+_OPTION_NAME = re.compile(r"-{0,2}[A-Za-z_][\w.-]*")
+_MAPPING_ITEM = re.compile(
+    r"(?P<key>[\"']?(?P<name>[A-Za-z_][\w.-]*)[\"']?\s*:\s*)"
+    r"(?P<value>\"(?:[^\"\\]|\\.)*\"|'[^']*'|[^,{}\[\]\s:]+)"
+)
+
+
+def scrub_command_line(argv: Sequence[str] | str) -> str:
+    """A command line as text with every credential in it replaced by ``[redacted]``.
+
+    Covered: secret environment values (`scrub_secrets`), the user name and password of a
+    URL, key-like query fields (``?api_key=``), the value of any ``name=value`` or
+    ``--name value`` whose name has a secret word in it (``-M extra_params.password=...``,
+    ``-M extra_params.headers.Authorization=...``, ``--api-key X``), ``Bearer ...``/``Basic
+    ...`` values and tokens shaped like a provider's key (``sk-...``).
+    """
+    args = [argv] if isinstance(argv, str) else list(argv)
+    out: list[str] = []
+    redact_next = False
+    for arg in args:
+        if redact_next:
+            out.append(_REDACTED)
+            redact_next = False
+            continue
+        name, sep, _ = arg.partition("=")
+        if sep and _OPTION_NAME.fullmatch(name) and _secret_word(name.rsplit(".", 1)[-1]):
+            out.append(f"{name}={_REDACTED}")
+            continue
+        if arg.startswith("--") and not sep and _secret_word(arg[2:]):
+            out.append(arg)
+            redact_next = True
+            continue
+        out.append(_scrub_arg(arg))
+    return scrub_secrets(" ".join(out))
+
+
+def _scrub_arg(arg: str) -> str:
+    # ``-M 'extra_params={headers: {Authorization: ...}}'``: a flow mapping in one value.
+    arg = _MAPPING_ITEM.sub(
+        lambda m: f"{m['key']}{_REDACTED}" if _secret_word(m["name"]) else m[0], arg
+    )
+    arg = _URL_USERINFO.sub(lambda m: f"{m['scheme']}{_REDACTED}@", arg)
+    arg = _QUERY_SECRET.sub(lambda m: f"{m['name']}{_REDACTED}", arg)
+    arg = _AUTH_SCHEME.sub(lambda m: f"{m[1]} {_REDACTED}", arg)
+    return _SECRET_TOKEN.sub(_REDACTED, arg)

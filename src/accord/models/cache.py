@@ -1,10 +1,16 @@
 """A content-addressed cache of model calls on disk, for exact replay and cheap re-runs.
 
 A call's key is the SHA-256 of its canonical JSON: provider/model, messages, response schema,
-temperature, max tokens, seed and the provider's extra request fields (after the client's
-option defaults are applied, so "no temperature given" and "the default given" are one key).
-The game, the trace id and the conversation's session name are not part of the key: the same
-request in another run is the same call.
+temperature, max tokens, seed, the tools offered, and every client option that can change a
+reply (`reply_options`: the server address, the provider's extra request fields, a local
+model's file and context window, a mock's faults), after the client's option defaults are
+applied, so "no temperature given" and "the default given" are one key. Two servers that
+serve different models under one name (``default``) therefore never share replies, and a run
+against a server that refuses every call is never answered from another server's entries.
+Credentials are not part of the key (a user name, password or key in the address is dropped
+first): they choose who pays, not what the model says. The game, the trace id and the
+conversation's session name are not part of the key either: the same request in another run
+is the same call.
 
 Layout: ``DIR/<first 2 hex digits>/<key>.json``, one file per call, each written atomically
 (temporary file + rename), so any number of processes (Ray workers included, on a shared
@@ -23,11 +29,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import tempfile
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from accord.core.errors import ModelError
 
@@ -37,6 +45,7 @@ from accord.core.secrets import secret_values as secret_values
 from accord.core.spec import JSONSchema
 from accord.models.base import Completion, Message, Usage
 from accord.models.client import Call, ModelClient, RetriesExhaustedError
+from accord.models.options import ModelOptions
 
 CACHE_VERSION = 1
 
@@ -87,8 +96,16 @@ class ModelCache:
         max_tokens: int | None,
         seed: int | None,
         extra_params: dict[str, Any] | None = None,
+        options: dict[str, Any] | None = None,
+        tools: Sequence[dict[str, Any]] | None = None,
     ) -> str:
-        """The content address of one call."""
+        """The content address of one call.
+
+        Args:
+            extra_params: the provider's extra request fields.
+            options: the rest of `reply_options` (server address, local model, faults).
+            tools: the native tools the call offers, if any.
+        """
         provider, _, model = spec.partition("/")
         payload = {
             "provider": provider,
@@ -99,6 +116,8 @@ class ModelCache:
             "max_tokens": max_tokens,
             "seed": seed,
             "extra_params": extra_params or {},
+            "options": options or {},
+            "tools": list(tools or []),
         }
         text = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()
@@ -182,6 +201,7 @@ class CachedModel(ModelClient):
             max_tokens=max_tokens if max_tokens is not None else opts.max_tokens,
             seed=seed,
             extra_params=opts.extra_params,
+            options=reply_options(opts),
         )
         entry = self.cache.get(key)
         if entry is not None and "completion" in entry:
@@ -212,6 +232,46 @@ class CachedModel(ModelClient):
             raise
         self.cache.put(key, {"model": self.spec, "seed": seed, "completion": _entry(completion)})
         return completion
+
+
+REPLY_FIELDS = ("base_url", "model_path", "n_ctx", "fault_rate", "faults")
+"""`ModelOptions` fields besides the request's own that can change what a call returns: the
+server (and so the model behind a name), a local model's file and context window, and the
+mock's injected faults. Timeouts, retries, concurrency, prices and the key's variable name do
+not change a reply and stay out of the key, so tuning them keeps the cache warm."""
+
+
+def reply_options(options: ModelOptions) -> dict[str, Any]:
+    """The options of a client that enter its cache keys (`REPLY_FIELDS`), defaults left out
+    so adding a field later keeps the keys of clients that do not set it."""
+    defaults = ModelOptions()
+    out: dict[str, Any] = {}
+    for name in REPLY_FIELDS:
+        value = getattr(options, name)
+        if value != getattr(defaults, name):
+            out[name] = list(value) if isinstance(value, tuple) else value
+    if "base_url" in out:
+        out["base_url"] = server_address(out["base_url"])
+    return out
+
+
+def server_address(url: str) -> str:
+    """`url` without credentials (user name, password, key-like query fields) or a trailing
+    slash: the server it names, for cache keys."""
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:
+        return url.strip()
+    host = parts.hostname or ""
+    if parts.port is not None:
+        host = f"{host}:{parts.port}"
+    query = "&".join(
+        q for q in parts.query.split("&") if q and not _SECRET_QUERY_FIELD.search(q.split("=")[0])
+    )
+    return urlunsplit((parts.scheme.lower(), host.lower(), parts.path.rstrip("/"), query, ""))
+
+
+_SECRET_QUERY_FIELD = re.compile(r"key|token|secret|password|sig|auth", re.I)
 
 
 def _entry(c: Completion) -> dict[str, Any]:

@@ -112,6 +112,27 @@ def _short(value: Any, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def missing_replies(trace: Trace) -> str | None:
+    """Why the trace cannot answer its model seats' calls by itself (a damaged or pre-transcript
+    trace), or None when it can (or has no model seat)."""
+    if not any(a.get("model") for a in trace.agents_config):
+        return None
+    calls = [e for e in trace.events if e.get("type") in ("model_call", "model_error")]
+    if not calls:
+        return "it records no model call to answer from"
+    names = {s.seat: s.name for s in trace.seats}
+    for i, event in enumerate(trace.events):
+        if event.get("type") not in ("model_call", "model_error"):
+            continue
+        seat = event.get("seat")
+        name = names.get(seat) if isinstance(seat, int) else None
+        if name is None or name not in trace.transcripts:
+            return f"event {i} is a model call of a seat with no stored transcript"
+        if "sent" not in event:
+            return f"event {i} is a model call without the messages it was sent"
+    return None
+
+
 def default_out(trace_path: Path, kind: str) -> Path:
     """Where replays or forks of a trace go: ``RUN/<kind>/`` beside ``RUN/traces/``.
 

@@ -28,7 +28,13 @@ from rich.table import Table
 from accord.analysis.stats import bootstrap_mean
 from accord.core.errors import ConfigError
 from accord.core.registry import game_class
-from accord.traces.io import atomic_write_json, read_trace, write_jsonl
+from accord.traces.io import (
+    atomic_write_json,
+    check_inside,
+    read_trace,
+    skip_reason,
+    write_jsonl,
+)
 from accord.traces.schema import Trace
 
 
@@ -69,7 +75,9 @@ class SummaryBuilder:
         self._reasons: Counter[str] = Counter()
 
     def add(self, t: Trace) -> None:
-        """Count one trace."""
+        """Count one trace (`UnknownGameError`, before counting anything, for a game this
+        installation does not know)."""
+        game_class(t.game_id)
         key = (t.game_id, str(t.run.get("batch", "")), str(t.run.get("pairing", "")))
         g = self._groups.get(key)
         if g is None:
@@ -173,8 +181,9 @@ def write_outputs(out: Path, order: Sequence[str] | None = None) -> dict[str, An
     """Rebuild ``results.jsonl`` and ``summary.json`` from ``out/traces``, one trace at a time
     (peak memory does not grow with the number of games).
 
-    A file that is not a readable trace is skipped and listed under ``unreadable`` in the
-    summary, with its reason; it never hides the rest of the run.
+    A file that is not a readable trace, or the trace of a game this installation does not
+    know (an old version's id, an uninstalled plugin), is skipped and listed under
+    ``unreadable`` in the summary, with its reason; it never hides the rest of the run.
     """
     builder = SummaryBuilder()
     unreadable: list[dict[str, str]] = []
@@ -182,11 +191,12 @@ def write_outputs(out: Path, order: Sequence[str] | None = None) -> dict[str, An
     def rows() -> Iterator[dict[str, Any]]:
         for path in trace_file_order(out / "traces", order):
             try:
+                check_inside(path)
                 trace = read_trace(path)
+                builder.add(trace)  # first, so a game not installed here adds nothing
             except ConfigError as exc:
-                unreadable.append({"file": path.name, "error": str(exc)})
+                unreadable.append({"file": path.name, "error": skip_reason(path, exc)})
                 continue
-            builder.add(trace)
             yield from seat_rows(trace)
 
     write_jsonl(out / "results.jsonl", rows())

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import signal
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -53,7 +54,7 @@ from accord.runner.plan_file import check_plan, write_plan
 from accord.runner.play import failed_trace
 from accord.runner.results import write_outputs
 from accord.runner.specs import GameSpec
-from accord.traces.io import atomic_write_text, read_trace
+from accord.traces.io import atomic_write_text, check_inside, read_trace
 from accord.traces.limits import cap_trace
 from accord.traces.schema import Trace
 
@@ -99,15 +100,68 @@ def trace_cost(trace: Trace) -> float:
     return total.cost_usd if total is not None else 0.0
 
 
+def check_run(
+    specs: Sequence[GameSpec],
+    *,
+    models: bool = True,
+    cache: Path | None = None,
+    estimate_from: Sequence[Path] = (),
+) -> None:
+    """Everything about a run that can be known wrong before its first game, checked alike by
+    a real run and by ``--dry-run``: the seats (`check_seats`), each distinct game
+    configuration started once (`check_games`: a missing prompt variant, a prompt template that
+    does not render), a ``--cache`` that is a file, and ``--estimate-from`` folders that are not
+    runs. Each problem is one `ConfigError`, so the run stops with exit code 2 instead of
+    failing every game."""
+    if cache is not None and cache.exists() and not cache.is_dir():
+        raise ConfigError(
+            f"--cache {cache} is a file; give a directory for the model cache (it is created "
+            "if missing)."
+        )
+    for d in estimate_from:
+        if not (d / "traces").is_dir():
+            raise ConfigError(
+                f"--estimate-from {d} is not a run directory (no traces/ inside); give a "
+                "directory an earlier accord run wrote."
+            )
+    check_seats(specs, models=models)
+    check_games(specs)
+
+
+def check_games(specs: Sequence[GameSpec]) -> None:
+    """Build and start one game of each distinct configuration (game and options), so an
+    option that only fails when a game is built or first asks its seats (a prompt variant file
+    that is not there, an override template that does not render, or loops too long) stops
+    the run before it starts. Only `ConfigError` counts: anything else is the game's own to
+    report when it is played."""
+    from accord.core.registry import make
+
+    seen: set[tuple[str, str]] = set()
+    for spec in specs:
+        ident = (spec.game, json.dumps(spec.options, sort_keys=True, default=str))
+        if ident in seen:
+            continue
+        seen.add(ident)
+        try:
+            game = make(spec.game, spec.options)
+            game.bind_models([a.model for a in spec.agents])
+            game.reset(spec.seed)
+            game.pending()
+        except ConfigError as exc:
+            raise ConfigError(f"game {spec.trace_id}: {exc}") from exc
+
+
 def check_seats(specs: Sequence[GameSpec], *, models: bool = True) -> None:
-    """Refuse a run whose seats cannot be built (unknown agent, unknown provider, missing API
-    key, missing base_url) before any game starts, rather than fail every game of it.
+    """Refuse a run whose seats cannot be built (unknown agent, unknown provider, bad model
+    options, missing API key, missing base_url) before any game starts, rather than fail every
+    game of it.
 
     The bundled local model is not loaded here: that is heavy, and each game reports it. With
-    ``models=False`` (a dry run) only reference agents are checked: a plan may be priced on a
-    machine without the API keys.
+    ``models=False`` (a dry run) everything is checked but the API keys: a plan may be priced
+    on a machine without them.
     """
     from accord.agents.reference import make_reference
+    from accord.core.errors import MissingAPIKeyError
     from accord.models import get_model
 
     seen: set[tuple[str, str]] = set()
@@ -120,8 +174,12 @@ def check_seats(specs: Sequence[GameSpec], *, models: bool = True) -> None:
             seen.add(ident)
             if agent.agent is not None and not agent.is_human:
                 make_reference(game_id, agent.agent)
-            elif models and agent.model is not None and not agent.model.startswith("local/"):
-                get_model(agent.model, **agent.options)
+            elif agent.model is not None and not agent.model.startswith("local/"):
+                try:
+                    get_model(agent.model, **agent.options)  # builds a client; calls nothing
+                except MissingAPIKeyError:
+                    if models:
+                        raise
 
 
 def finished_ids(traces_dir: Path, *, include_failed: bool = False) -> set[str]:
@@ -132,6 +190,7 @@ def finished_ids(traces_dir: Path, *, include_failed: bool = False) -> set[str]:
     done: set[str] = set()
     for path in traces_dir.glob("*.json"):
         try:
+            check_inside(path)  # a link out of the folder is no finished game of this run
             if include_failed or read_trace(path).status == "complete":
                 done.add(path.stem)
         except ConfigError:
@@ -205,7 +264,7 @@ async def run_specs(
         if runner.name != "local":
             raise ConfigError("a person plays at this terminal: use the local executor")
         concurrency = 1  # a person can only sit at one table at a time
-    check_seats(specs)
+    check_run(specs, cache=cache)
     lock = RunLock.acquire(out)  # released in the finally below, or when this process ends
     try:
         skip = prepare_out(out, specs, resume=resume, skip_failed=skip_failed)

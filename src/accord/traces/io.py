@@ -118,6 +118,8 @@ def read_trace(path: Path) -> Trace:
         raise ConfigError(f"Trace {path} nests too deeply to read.") from exc
     try:
         check_id(trace.trace_id)
+        # The game id names report folders (``report/<game_id>/``): data, never a path.
+        check_id(trace.game_id, what="game id")
     except ConfigError as exc:
         raise ConfigError(f"Trace {path}: {exc}") from exc
     return trace
@@ -138,11 +140,61 @@ def iter_traces(directory: Path) -> Iterator[Trace]:
         yield read_trace(path)
 
 
+class TraceList(list[Trace]):
+    """Traces read from run directories, and the files passed over (`skipped`): one error
+    line each, naming the file and what is wrong with it."""
+
+    def __init__(self, traces: Iterable[Trace] = (), skipped: Iterable[str] = ()) -> None:
+        super().__init__(traces)
+        self.skipped: list[str] = list(skipped)
+
+
+def readable_traces(directory: Path, skipped: list[str]) -> Iterator[Trace]:
+    """Every readable trace in `directory`, in file-name order; each file that is not one is
+    passed over and its one-line reason appended to `skipped`.
+
+    The one rule for every command that reads a run (report, query, leaderboard, value,
+    export, judge, cost, resume): a damaged file is listed, never fatal, so one bad trace
+    cannot hide the rest of a run.
+    """
+    for path in sorted(directory.glob("*.json")):
+        try:
+            check_inside(path)
+            trace = read_trace(path)
+        except ConfigError as exc:
+            skipped.append(skip_reason(path, exc))
+            continue
+        yield trace
+
+
+def check_inside(path: Path) -> None:
+    """Refuse a file of a run's ``traces/`` folder that is a link to somewhere outside it: a
+    run directory someone else prepared must not make Accord read (and then show, query or
+    export) a file of theirs elsewhere."""
+    if path.is_symlink() and not path.resolve().is_relative_to(path.parent.resolve()):
+        raise ConfigError(
+            f"Trace {path} is a link to a file outside its folder; copy the trace into the "
+            "folder instead."
+        )
+
+
+def skip_reason(path: Path, exc: ConfigError) -> str:
+    """One line saying why the file at `path` was passed over, naming it."""
+    text = " ".join(str(exc).split())
+    return text if str(path) in text else f"Trace {path}: {text}"
+
+
+def skipped_note(skipped: Iterable[str]) -> list[str]:
+    """The lines a command prints for the files it passed over (``skipped: ...``)."""
+    return [f"skipped: {line}" for line in skipped]
+
+
 def complete_traces(directory: Path) -> Iterator[Trace]:
     """The complete traces in `directory`, in file-name order; unreadable files and failed
     games are passed over (what estimates from earlier runs may learn from)."""
     for path in sorted(directory.glob("*.json")):
         try:
+            check_inside(path)
             trace = read_trace(path)
         except ConfigError:
             continue

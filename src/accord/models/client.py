@@ -430,7 +430,7 @@ class ModelClient(ABC):
         """Why a call failed when the server refused it for load: the 429s, not a slow
         server."""
         waits = [a for a in asked if a is not None]
-        text = f"the server refused {len(asked)} of {attempts} attempts with HTTP 429 (rate limited)"
+        text = f"the server refused {len(asked)} of {attempts} attempts with HTTP 429 (rate limit)"
         if waits:
             text += (
                 f" and asked to wait up to {max(waits):g} s (Retry-After), waited at most "

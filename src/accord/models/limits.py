@@ -321,9 +321,7 @@ class AdaptiveLimit:
                 s.shrunk_at = s.started
                 self.stats.decreases += 1
             asked = outcome.retry_after_s
-            wait = retry_wait_s(
-                NO_RETRY_AFTER_S if asked is None else asked, self.max_pause_s
-            )
+            wait = retry_wait_s(NO_RETRY_AFTER_S if asked is None else asked, self.max_pause_s)
             s.paused_until = max(s.paused_until, now + wait)
         elif outcome.ok:
             if outcome.tokens:

@@ -31,10 +31,15 @@ def new_game_cmd(
 
     Example: accord new game meeting_point
     """
+    from accord.core.outdir import check_output_dir, write_error
     from accord.scaffold import new_game
 
     try:
-        names, written = new_game(name, directory)
+        check_output_dir(directory, "--dir")
+        try:
+            names, written = new_game(name, directory)
+        except OSError as exc:
+            raise write_error(directory, "--dir", exc) from exc
     except AccordError as exc:
         raise _fail(exc) from exc
     folder = directory / names.name

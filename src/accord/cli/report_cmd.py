@@ -28,9 +28,15 @@ def report(
     """
     from accord.analysis.report import build_report
 
+    from accord.core.outdir import check_output_dir, write_error
+
     target = out or dirs[0] / "report"
     try:
-        written = build_report(dirs, target)
+        check_output_dir(target, "--out")
+        try:
+            written = build_report(dirs, target)
+        except OSError as exc:
+            raise write_error(target, "--out", exc) from exc
     except AccordError as exc:
         raise _fail(exc) from exc
     for path in written:

@@ -27,7 +27,6 @@ def report(
     Example: accord report runs/demo
     """
     from accord.analysis.report import build_report
-
     from accord.core.outdir import check_output_dir, write_error
 
     target = out or dirs[0] / "report"

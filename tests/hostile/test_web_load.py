@@ -82,23 +82,24 @@ async def test_a_stream_that_leaves_mid_scan_does_not_cancel_the_others() -> Non
 
 def test_streams_are_capped_per_client_and_the_slot_comes_back(tmp_path: Path) -> None:
     out = _running(_run(tmp_path))
-    with serving(create_app([out], max_streams=2)) as url:
-        with httpx.Client(base_url=url, timeout=30) as http:
-            with http.stream("GET", "/api/runs/run/live") as first:
-                assert first.status_code == 200
-                with http.stream("GET", "/api/runs/run/live") as second:
-                    assert second.status_code == 200
-                    with http.stream("GET", "/api/runs/run/games/g0/stream") as third:
-                        assert third.status_code == 429
-                        assert "too many live streams" in json.loads(third.read())["detail"]
-                    assert http.get("/api/runs").status_code == 200  # the API still answers
-            # Both closed: the server notices within a poll or two and frees the slots.
-            for _ in range(100):
-                with http.stream("GET", "/api/runs/run/live") as again:
-                    if again.status_code == 200:
-                        break
-                threading.Event().wait(0.1)
-            assert again.status_code == 200
+    app = create_app([out], max_streams=2)
+    with serving(app) as url, httpx.Client(base_url=url, timeout=30) as http:
+        with (
+            http.stream("GET", "/api/runs/run/live") as first,
+            http.stream("GET", "/api/runs/run/live") as second,
+        ):
+            assert (first.status_code, second.status_code) == (200, 200)
+            with http.stream("GET", "/api/runs/run/games/g0/stream") as third:
+                assert third.status_code == 429
+                assert "too many live streams" in json.loads(third.read())["detail"]
+            assert http.get("/api/runs").status_code == 200  # the API still answers
+        # Both closed: the server notices within a poll or two and frees the slots.
+        for _ in range(100):
+            with http.stream("GET", "/api/runs/run/live") as again:
+                if again.status_code == 200:
+                    break
+            threading.Event().wait(0.1)
+        assert again.status_code == 200
 
 
 def test_stream_cap_counts_each_client_on_its_own() -> None:

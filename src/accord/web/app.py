@@ -17,7 +17,7 @@ import functools
 import json
 import math
 import os
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -325,7 +325,7 @@ def create_app(
     }
     cap = StreamCap(max_streams)
 
-    def capped(request: Request, body: AsyncIterator[str]) -> StreamingResponse:
+    def capped(request: Request, body: AsyncGenerator[str, None]) -> StreamingResponse:
         """`body` as a stream counted against its client's cap (429 when it is full)."""
         client = request.client.host if request.client is not None else "?"
         if not cap.take(client):
@@ -337,6 +337,7 @@ def create_app(
                     yield chunk
             finally:
                 cap.give_back(client)
+                await body.aclose()
 
         return StreamingResponse(counted(), media_type="text/event-stream", headers=SSE_HEADERS)
 

@@ -14,7 +14,7 @@ import datetime as dt
 import json
 import os
 import socket
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -214,7 +214,7 @@ async def game_stream(
     since: int,
     disconnected: Callable[[], Any],
     clean: Callable[[Any], Any],
-) -> AsyncIterator[str]:
+) -> AsyncGenerator[str, None]:
     """Events of one game from index `since` on, as they are written; then ``end`` with the
     trace's status once the trace is on disk (the page then loads the whole trace).
 
@@ -255,7 +255,7 @@ async def game_stream(
 
 async def run_stream(
     snapshot: Callable[[], Awaitable[dict[str, Any]]], disconnected: Callable[[], Any]
-) -> AsyncIterator[str]:
+) -> AsyncGenerator[str, None]:
     """A run's progress and game counts, each time they change; ends when the run has
     ended and no game is in flight. `snapshot` is the run's shared one (`accord.web.watch`):
     however many streams follow a run, its folder is scanned once a second, off the loop."""

@@ -38,6 +38,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 SECRET = "zz-hostile-secret-4711"
 """A key-like value that must never reach a file (held in the variable ``BENCH_KEY``)."""
@@ -55,6 +56,8 @@ class Case:
     """Given the output: whether the command did something it must not."""
     setup: Callable[[], None] | None = None
     timeout: float = 90.0
+    path: list[str] = field(default_factory=list)
+    """Folders put before Accord's ``src`` on ``PYTHONPATH`` (fake plugin packages)."""
 
 
 @dataclass
@@ -72,10 +75,12 @@ class Bench:
     tmp: Path
     cases: list[Case] = field(default_factory=list)
 
-    def accord(self, args: list[str], timeout: float) -> tuple[int | None, str]:
+    def accord(
+        self, args: list[str], timeout: float, path: list[str] | None = None
+    ) -> tuple[int | None, str]:
         env = {
             **os.environ,
-            "PYTHONPATH": str(self.src),
+            "PYTHONPATH": os.pathsep.join([*(path or []), str(self.src)]),
             "COLUMNS": "200",
             "LITELLM_LOCAL_MODEL_COST_MAP": "True",
             "BENCH_KEY": SECRET,
@@ -103,7 +108,7 @@ class Bench:
     def play(self, case: Case) -> Outcome:
         if case.setup is not None:
             case.setup()
-        code, out = self.accord(case.args, case.timeout)
+        code, out = self.accord(case.args, case.timeout, case.path)
         if code is None:
             kind = "hang"
         elif "Traceback (most recent call last)" in out or code < 0 or code > 2:
@@ -366,6 +371,8 @@ def build(bench: Bench) -> None:
 
         return make
 
+    issue_25(bench, good)
+
     for kind in ("garbage", "not utf-8", "symlink out"):
         run = tmp / f"damaged-{kind}"
         bench.cases.append(
@@ -373,6 +380,115 @@ def build(bench: Bench) -> None:
                  ["run", "negotiation", "--agents", "cooperative,greedy", "--games", "2", "-o",
                   "rounds=2", "--out", str(run), "--resume"], "handle", setup=damaged(kind),
                  harm=_no_summary(run)))  # fmt: skip
+
+
+PLUGINS = {
+    "nodoc": ("accord.games", "nodoc = nodoc_game:G", "nodoc_game",
+              "from accord.games.negotiation.engine import NegotiationGame\n"
+              "class G(NegotiationGame):\n    game_id = 'nodoc-v1'\n"),
+    "boom": ("accord.models", "boom = boom_prov:build", "boom_prov",
+             "def build(model, spec, options):\n    raise RuntimeError('no GPU here')\n"),
+    "exit": ("accord.games", "bye = bye_game:G", "bye_game", "import sys\nsys.exit(3)\n"),
+    "interrupt": ("accord.games", "kbd = kbd_game:G", "kbd_game", "raise KeyboardInterrupt\n"),
+}  # fmt: skip
+"""Fake plugin packages of issue 25: group, entry point, module, source."""
+
+
+def _plugin(tmp: Path, name: str) -> list[str]:
+    """A folder holding one fake plugin distribution; returned as a ``PYTHONPATH`` entry."""
+    group, entry, module, source = PLUGINS[name]
+    root = tmp / f"site-{name}"
+    info = root / f"{name}_plugin-0.1.dist-info"
+    info.mkdir(parents=True, exist_ok=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}-plugin\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(f"[{group}]\n{entry}\n")
+    (root / f"{module}.py").write_text(source)
+    return [str(root)]
+
+
+def issue_25(bench: Bench, good: dict[str, object]) -> None:
+    """Issue 25, "Errors that should be one clear line": hand-edited traces through query,
+    export, leaderboard and cost; --out / --dir naming a file or /proc; PIVOT; plugins."""
+    tmp = bench.tmp
+
+    def damaged_run(name: str, change: Callable[[dict[str, Any]], str | None]) -> Path:
+        run = tmp / f"i25-{name}"
+        (run / "traces").mkdir(parents=True, exist_ok=True)
+        trace = json.loads(json.dumps(good))
+        text = change(trace)
+        (run / "traces" / "t.json").write_text(text if text is not None else json.dumps(trace))
+        return run
+
+    def deep(t: dict[str, Any]) -> str:
+        return (
+            json.dumps(t)
+            .replace('"events": [', '"events": [' + "[" * 100_000, 1)
+            .replace('"final_state"', "]" * 100_000 + ', "final_state"', 1)
+        )
+
+    events_object = damaged_run("events-object", lambda t: t.update(events={"a": 1}))
+    nested = damaged_run("deep", deep)
+    no_id = damaged_run("no-id", lambda t: (t.pop("trace_id"), None)[1])
+    a_file = tmp / "outside.txt"
+    cases: list[tuple[str, list[str], str, Callable[[str], bool] | None]] = [
+        ("query: events an object", ["query", str(events_object), "SELECT 1"], "refuse", None),
+        ("export: events an object", ["export", str(events_object), "--out", str(tmp / "e1")],
+         "refuse", None),
+        ("query: 100k-deep nesting", ["query", str(nested), "SELECT 1"], "refuse", None),
+        ("export: 100k-deep nesting", ["export", str(nested), "--out", str(tmp / "e2")],
+         "refuse", None),
+        ("query: no trace_id", ["query", str(no_id), "SELECT 1"], "refuse",
+         lambda out: "schema version" in out),
+        ("query: PIVOT", ["query", str(tmp / "run"), "PIVOT events ON type USING count(*)"],
+         "handle", None),
+        ("report --out a file", ["report", str(tmp / "run"), "--out", str(a_file)], "refuse", None),
+        ("export --out a file", ["export", str(tmp / "run"), "--out", str(a_file)], "refuse", None),
+        ("new game --dir /proc/x", ["new", "game", "meeting", "--dir", "/proc/accord-x"],
+         "refuse", None),
+        ("new game --dir a file", ["new", "game", "meeting", "--dir", str(a_file)], "refuse",
+         None),
+    ]  # fmt: skip
+    for name, args, want, harm in cases:
+        bench.cases.append(Case("issue 25", name, args, want, harm=harm))
+
+    models = tmp / "i25-models"
+
+    def model_run(edit: Callable[[Path], None]) -> Callable[[], None]:
+        def make() -> None:
+            if not models.exists():
+                bench.accord(["run", "negotiation", "--model", "mock/schema", "--games", "2",
+                              "-o", "rounds=2", "--out", str(models)], 300)  # fmt: skip
+            edit(models / "traces")
+
+        return make
+
+    def seatless(traces: Path) -> None:
+        trace = json.loads(sorted(traces.glob("*.json"))[0].read_text())
+        trace.update(trace_id="zz-seatless", seats=[])
+        (traces / "zz-seatless.json").write_text(json.dumps(trace))
+
+    def bad_model(traces: Path) -> None:
+        for path in sorted(traces.glob("*.json")):
+            trace = json.loads(path.read_text())
+            if trace.get("seats"):
+                trace["seats"][0]["model"] = "gpt4"
+                path.write_text(json.dumps(trace))
+                return
+
+    bench.cases.append(Case("issue 25", "leaderboard: empty seats", ["leaderboard", str(models)],
+                            "handle", setup=model_run(seatless)))  # fmt: skip
+    bench.cases.append(Case("issue 25", "cost: model not provider/model", ["cost", str(models)],
+                            "handle", setup=model_run(bad_model)))  # fmt: skip
+    for name, args, want in [
+        ("nodoc", ["games"], "handle"),
+        ("boom", ["run", "negotiation", "--model", "boom/x", "--games", "1", "--out",
+                  str(tmp / "i25-boom")], "refuse"),
+        ("exit", ["games"], "handle"),
+        ("interrupt", ["games"], "handle"),
+    ]:  # fmt: skip
+        silent = (lambda out: "negotiation-v2" not in out) if args == ["games"] else None
+        bench.cases.append(Case("issue 25", f"plugin: {name}", args, want, harm=silent,
+                                path=_plugin(tmp, name)))  # fmt: skip
 
 
 def _names_a_path_outside(out: str) -> bool:
@@ -409,7 +525,7 @@ def main() -> None:
     here = Path(__file__).resolve().parent.parent / "src"
     parser.add_argument("--src", type=Path, default=here, help="the src folder of Accord to test")
     parser.add_argument("--jobs", type=int, default=2, help="cases run at once")
-    parser.add_argument("--only", help="one group: experiment, flags, traces, sql, run")
+    parser.add_argument("--only", help="one group: experiment, flags, traces, sql, run, issue 25")
     parser.add_argument("--list", action="store_true", help="print every case's outcome")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:

@@ -29,6 +29,7 @@ def openai_model(url: str, fake_time, **options) -> LiteLLMModel:
         ModelOptions(base_url=f"{url}/v1", api_key_env="WIRE_OPENAI_KEY", **options),
         litellm_model="openai/gpt-4o-mini",
         sleep=fake_time.sleep,
+        clock=fake_time.clock,
     )
 
 
@@ -38,6 +39,7 @@ def anthropic_model(url: str, fake_time, **options) -> LiteLLMModel:
         ModelOptions(base_url=url, api_key_env="WIRE_ANTHROPIC_KEY", **options),
         litellm_model="anthropic/claude-sonnet-4-5",
         sleep=fake_time.sleep,
+        clock=fake_time.clock,
     )
 
 

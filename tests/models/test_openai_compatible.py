@@ -61,6 +61,7 @@ def client(server: Server, fake_time, **options) -> OpenAICompatibleModel:
         ModelOptions(base_url="http://127.0.0.1:8000/v1", **options),
         transport=httpx.MockTransport(server.handle),
         sleep=fake_time.sleep,
+        clock=fake_time.clock,
     )
 
 
@@ -218,7 +219,10 @@ def http_server():
 async def test_real_http_server_rate_limit_then_success(http_server, fake_time):
     base_url, seen = http_server
     model = OpenAICompatibleModel(
-        "openai-compatible/tiny", ModelOptions(base_url=base_url), sleep=fake_time.sleep
+        "openai-compatible/tiny",
+        ModelOptions(base_url=base_url),
+        sleep=fake_time.sleep,
+        clock=fake_time.clock,
     )
     completion = await model.complete(ASK)
     await model.aclose()

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from accord.agents.transcript import expand
+from accord.core.errors import ConfigError
 from accord.models.base import Usage
 from accord.models.options import Prices
 from accord.models.pricing import cost_usd, uncached_cost_usd
@@ -131,7 +132,13 @@ def seat_cache(trace: Trace) -> list[SeatCache]:
             usage.cached_input_tokens,
             usage.cache_write_tokens,
         )
-        prices = _prices(trace, seat.seat, seat.model)
+        try:
+            prices = _prices(trace, seat.seat, seat.model)
+        except ValueError as exc:
+            raise ConfigError(
+                f"Trace {trace.trace_id}: seat {seat.name}'s model {seat.model!r} is not "
+                "provider/model (e.g. openai/gpt-5.4-mini); fix the seat or re-run the game"
+            ) from exc
         row.cost_usd = cost_usd(usage, prices)
         row.uncached_usd = uncached_cost_usd(usage, prices)
         if row.cost_usd is None:

@@ -334,15 +334,52 @@ def _parse(path: Path) -> dict[str, Any]:
     check_inside(path)
     try:
         data = json.loads(path.read_bytes())
+    except RecursionError as exc:
+        raise ConfigError(
+            f"Cannot read trace {path}: its JSON is nested too deeply to be a trace; "
+            "re-run the game or remove the file."
+        ) from exc
     except (OSError, ValueError) as exc:
         raise ConfigError(f"Cannot read trace {path}: {exc}") from exc
     version = data.get("schema_version") if isinstance(data, dict) else None
-    if version not in READABLE_VERSIONS or "trace_id" not in data or "game_id" not in data:
+    if version not in READABLE_VERSIONS:
         raise ConfigError(
             f"{path} is not an Accord trace of schema version {SCHEMA_VERSION} "
             f"(found {version!r}). Re-run the game or use the Accord version that wrote it."
         )
+    problem = _shape_problem(data)
+    if problem is not None:
+        raise ConfigError(
+            f"Trace {path} is not a valid Accord trace: {problem}; fix the field or re-run "
+            "the game."
+        )
     return dict(data)
+
+
+_DICTS = ("run", "usage", "metrics", "config")
+"""Top-level fields the views read as objects (absent or null is fine)."""
+
+
+def _shape_problem(data: dict[str, Any]) -> str | None:
+    """What keeps a (hand-edited) trace from filling the views, or None: the fields read here
+    must have the trace schema's types (`accord.traces.schema`)."""
+    for key in ("trace_id", "game_id"):
+        if not isinstance(data.get(key), str) or not data[key]:
+            return f"field {key} is missing or not a text" if key in data else f"no {key}"
+    for key in ("events", "seats", "seat_rows"):
+        value = data.get(key)
+        if value is not None and (
+            not isinstance(value, list) or not all(isinstance(v, dict) for v in value)
+        ):
+            return f"field {key} must be a list of objects"
+    if any(not isinstance(s.get("seat"), int) for s in data.get("seats") or []):
+        return "every seat in field seats needs a whole-number seat"
+    for key in _DICTS:
+        if data.get(key) is not None and not isinstance(data[key], dict):
+            return f"field {key} must be an object"
+    if any(not isinstance(u, dict) for u in (data.get("usage") or {}).values()):
+        return "field usage must map each seat to an object"
+    return None
 
 
 def build_tables(con: duckdb.DuckDBPyConnection, files: Sequence[Path], schema: str) -> list[str]:

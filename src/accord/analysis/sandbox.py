@@ -35,7 +35,8 @@ def check_read_only(sql: str) -> str:
     """Return the one statement in `sql` if it only reads; raise `ConfigError` otherwise.
 
     Allowed: SELECT (also WITH, FROM-first, VALUES, DESCRIBE, SHOW, SUMMARIZE, which DuckDB
-    parses as SELECT) and EXPLAIN of such a statement. EXPLAIN ANALYZE runs its statement, so
+    parses as SELECT), a query with a PIVOT (which DuckDB parses as MULTI) and EXPLAIN of such
+    a statement. EXPLAIN ANALYZE runs its statement, so
     the statement inside an EXPLAIN is checked too.
     """
     try:
@@ -46,6 +47,8 @@ def check_read_only(sql: str) -> str:
         raise ConfigError(f"Give exactly one SQL statement (found {len(statements)}).")
     (stmt,) = statements
     kind = stmt.type
+    if kind == duckdb.StatementType.MULTI and _pivot_query(stmt.query):
+        return sql  # a PIVOT without IN list: DuckDB reads the values, then pivots
     if kind == duckdb.StatementType.EXPLAIN:
         inner = _EXPLAIN.sub("", stmt.query, count=1)
         check_read_only(inner)
@@ -57,6 +60,29 @@ def check_read_only(sql: str) -> str:
             "DESCRIBE, SHOW or EXPLAIN (to save results, use --format csv or accord export)."
         )
     return sql
+
+
+_QUOTED = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|--[^\n]*|/\*.*?\*/", re.DOTALL)
+_WORD = re.compile(r"[A-Za-z_]+")
+_QUERY_START = {"SELECT", "WITH", "FROM", "PIVOT", "UNPIVOT", "VALUES"}
+_WRITES = {
+    "INSERT", "UPDATE", "DELETE", "COPY", "CREATE", "DROP", "ALTER", "ATTACH", "DETACH",
+    "EXPORT", "IMPORT", "INSTALL", "LOAD", "SET", "RESET", "PRAGMA", "CALL", "CHECKPOINT",
+    "VACUUM", "MERGE", "TRUNCATE", "EXPLAIN", "USE", "BEGIN", "COMMIT", "ROLLBACK",
+}  # fmt: skip
+
+
+def _pivot_query(query: str) -> bool:
+    """Whether a statement DuckDB calls MULTI is a query with a PIVOT in it (DuckDB runs such
+    a PIVOT as two steps: read the distinct values, then pivot) and nothing that writes: it
+    starts as a query does and names no statement keyword outside quotes and comments."""
+    words = [w.upper() for w in _WORD.findall(_QUOTED.sub(" ", query))]
+    return (
+        bool(words)
+        and words[0] in _QUERY_START
+        and bool({"PIVOT", "UNPIVOT"} & set(words))
+        and not _WRITES & set(words)
+    )
 
 
 TZ_TYPE = "TIMESTAMP WITH TIME ZONE"

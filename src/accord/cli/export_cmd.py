@@ -29,11 +29,17 @@ def export(
     Example: accord export runs/demo --out runs/demo-parquet
     """
     from accord.analysis.query import export_parquet
+    from accord.core.outdir import check_output_dir, write_error
 
     skipped: list[str] = []
+    target = out or directory / "export"
     try:
         del parquet  # Parquet is the one format; the flag is kept for scripts that pass it
-        written = export_parquet([directory], out or directory / "export", skipped=skipped)
+        check_output_dir(target, "--out")
+        try:
+            written = export_parquet([directory], target, skipped=skipped)
+        except OSError as exc:
+            raise write_error(target, "--out", exc) from exc
     except AccordError as exc:
         raise _fail(exc) from exc
     print_skipped(skipped)

@@ -92,7 +92,8 @@ def games_cmd() -> None:
     for gid in game_ids():
         cls = game_class(gid)
         package = importlib.import_module(cls.__module__.rsplit(".", 1)[0])
-        doc = (package.__doc__ or cls.__doc__ or "").strip().splitlines()[0]
+        # A plugin game may have no docstring at all: then it is listed without one.
+        doc = next(iter((package.__doc__ or cls.__doc__ or "").strip().splitlines()), "")
         refs = ", ".join(reference_names(gid)) or "-"
         console.print(f"[bold]{gid}[/bold]  {doc}\n    reference agents: {refs}")
     from rich.markup import escape

@@ -39,11 +39,16 @@ def new_game_cmd(
 
       accord new game meeting_point --out plugins
     """
+    from accord.core.outdir import check_output_dir, write_error
     from accord.scaffold import new_game
 
     try:
         where = out_path(directory) or Path(".")
-        names, written = new_game(name, where)
+        check_output_dir(where, "--out")
+        try:
+            names, written = new_game(name, where)
+        except OSError as exc:
+            raise write_error(where, "--out", exc) from exc
     except AccordError as exc:
         raise _fail(exc) from exc
     folder = where / names.name

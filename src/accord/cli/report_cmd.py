@@ -27,11 +27,16 @@ def report(
     Example: accord report runs/demo
     """
     from accord.analysis.report import build_report
+    from accord.core.outdir import check_output_dir, write_error
 
     target = out or dirs[0] / "report"
     skipped: list[str] = []
     try:
-        written = build_report(dirs, target, skipped)
+        check_output_dir(target, "--out")
+        try:
+            written = build_report(dirs, target, skipped)
+        except OSError as exc:
+            raise write_error(target, "--out", exc) from exc
     except AccordError as exc:
         print_skipped(skipped)
         raise _fail(exc) from exc

@@ -103,6 +103,7 @@ def entry_points(group: str) -> list[metadata.EntryPoint]:
 
 def load(ep: metadata.EntryPoint) -> Plugin | None:
     """Import one entry point, or record why it could not be imported and return None."""
+    module = ep.value.partition(":")[0]
     try:
         obj = ep.load()
     except Exception as exc:  # a plugin's own bug must not stop the other plugins
@@ -112,8 +113,22 @@ def load(ep: metadata.EntryPoint) -> Plugin | None:
             ep.name,
             ep.value,
             f"importing it raised {type(exc).__name__}: {exc}",
-            f"make `import {ep.value.partition(':')[0]}` work in this environment (install the "
+            f"make `import {module}` work in this environment (install the "
             "package's dependencies, or correct the module path in its pyproject.toml)",
+        )
+        return None
+    except (SystemExit, KeyboardInterrupt) as exc:
+        # A module that exits (or raises KeyboardInterrupt) as it is imported would otherwise
+        # end every accord command, silently, with its exit code.
+        what = f"sys.exit({exc.code!r})" if isinstance(exc, SystemExit) else "KeyboardInterrupt"
+        report(
+            package_of(ep),
+            ep.group,
+            ep.name,
+            ep.value,
+            f"importing it raised {what}",
+            f"a module must not exit when imported: remove the sys.exit / interrupt from "
+            f"`{module}` (or uninstall {package_of(ep)!r})",
         )
         return None
     return Plugin(package_of(ep), ep.group, ep.name, ep.value, obj)

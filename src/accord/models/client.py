@@ -39,7 +39,14 @@ from typing import TypedDict
 from accord.core.errors import AccordError, ModelError, TransientModelError
 from accord.core.spec import JSONSchema
 from accord.models.base import Completion, Message
-from accord.models.limits import AdaptiveLimit, FixedLimit, Limit, LimitStats, Outcome
+from accord.models.limits import (
+    AdaptiveLimit,
+    FixedLimit,
+    Limit,
+    LimitStats,
+    Outcome,
+    retry_wait_s,
+)
 from accord.models.options import ModelOptions
 from accord.models.pricing import cost_usd
 from accord.models.telemetry import current_observer
@@ -94,19 +101,34 @@ class RetriesExhaustedError(ModelError):
 
 # Limits belong to one event loop, so they are made lazily per running loop; the weak keys
 # let a closed loop (one per test, one per `asyncio.run`) take its limits with it.
-_LIMITS: weakref.WeakKeyDictionary[
-    asyncio.AbstractEventLoop, dict[tuple[str, int, bool], Limit]
-] = weakref.WeakKeyDictionary()
+_PoolKey = tuple[str, int, bool, object, object]
+_LIMITS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[_PoolKey, Limit]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
-def pool_limit(key: str, limit: int, adaptive: bool = False) -> Limit:
+def pool_limit(
+    key: str,
+    limit: int,
+    adaptive: bool = False,
+    *,
+    clock: ClockFn | None = None,
+    sleep: SleepFn | None = None,
+) -> Limit:
     """The limit shared by every client with this key, size and kind on the running loop:
-    `AdaptiveLimit` (`limit` is its ceiling) or `FixedLimit`."""
+    `AdaptiveLimit` (`limit` is its ceiling) or `FixedLimit`.
+
+    An adaptive pool keeps time with its clients' `clock` and waits out a Retry-After with
+    their `sleep` (default: the real ones), so clients on a fake clock share a pool on that
+    clock and their tests never wait for real.
+    """
+    clock = clock if clock is not None else time.monotonic
+    sleep = sleep if sleep is not None else asyncio.sleep
     per_loop = _LIMITS.setdefault(asyncio.get_running_loop(), {})
-    pool = per_loop.get((key, limit, adaptive))
+    pool = per_loop.get((key, limit, adaptive, clock, sleep))
     if pool is None:
-        pool = per_loop[(key, limit, adaptive)] = (
-            AdaptiveLimit(limit) if adaptive else FixedLimit(limit)
+        pool = per_loop[(key, limit, adaptive, clock, sleep)] = (
+            AdaptiveLimit(limit, clock=clock, sleep=sleep) if adaptive else FixedLimit(limit)
         )
     return pool
 
@@ -114,7 +136,7 @@ def pool_limit(key: str, limit: int, adaptive: bool = False) -> Limit:
 def pool_stats() -> dict[str, LimitStats]:
     """What each limit of the running loop did, by pool key (for reports and benches)."""
     per_loop = _LIMITS.get(asyncio.get_running_loop(), {})
-    return {key: pool.stats for (key, _, _), pool in per_loop.items()}
+    return {key[0]: pool.stats for key, pool in per_loop.items()}
 
 
 class SlotReport:
@@ -288,10 +310,13 @@ class ModelClient(ABC):
         retries: list[RetryRecord] = []
         attempts = self.options.max_retries + 1
         observer = current_observer()
+        limited: list[float | None] = []  # the Retry-After of each 429, None: none asked
         for attempt in range(1, attempts + 1):
             try:
                 completion, latency = await self._attempt(call, budget)
             except TransientModelError as err:
+                if err.status == 429:
+                    limited.append(err.retry_after_s)
                 wait = self._backoff_s(attempt, err)
                 now = self._clock()
                 left = (budget[0] if budget[0] is not None else now + self.options.deadline_s) - now
@@ -303,13 +328,15 @@ class ModelClient(ABC):
                         f"(deadline_s={self.options.deadline_s:g}) leaves {max(left, 0):.0f} s, "
                         f"less than the next wait of {wait:.0f} s"
                     )
+                    if limited:
+                        why += "; " + self._rate_limited(limited, attempt)
                     raise RetriesExhaustedError(
                         f"{self.spec}: {why}; last error: {err}. Check the server or the "
                         "provider's status page and your rate limits, or raise max_retries / "
                         "timeout_s / deadline_s.",
                         attempts=attempt,
                         retries=retries,
-                        status=err.status,
+                        status=429 if limited and err.status is None else err.status,
                     ) from err
                 record = RetryRecord(attempt=attempt, error=str(err), wait_s=round(wait, 3))
                 retries.append(record)
@@ -325,7 +352,7 @@ class ModelClient(ABC):
     async def _attempt(self, call: Call, budget: list[float | None]) -> tuple[Completion, float]:
         key, limit = self._concurrency()
         adaptive = self.adaptive_concurrency
-        pool = pool_limit(key, limit, adaptive)
+        pool = pool_limit(key, limit, adaptive, clock=self._clock, sleep=self._sleep)
         ticket = await pool.acquire()
         outcome = Outcome(ok=False)
         try:
@@ -334,7 +361,11 @@ class ModelClient(ABC):
                     completion, latency = await self._attempt_in_slot(call, budget)
                 except TransientModelError as err:
                     outcome = Outcome(
-                        ok=False, rate_limited=err.status == 429, retry_after_s=err.retry_after_s
+                        ok=False,
+                        rate_limited=err.status == 429,
+                        retry_after_s=None
+                        if err.retry_after_s is None
+                        else self._retry_after_s(err.retry_after_s, budget[0]),
                     )
                     raise
                 finally:
@@ -392,8 +423,27 @@ class ModelClient(ABC):
         if err.retry_after_s is not None:
             # Honour the server's Retry-After, but never past the cap: a server asking for an
             # hour (or forever) would otherwise stall the game with nothing to show.
-            wait = max(wait, min(err.retry_after_s, self.options.backoff_cap_s))
+            wait = max(wait, retry_wait_s(err.retry_after_s, self.options.backoff_cap_s))
         return wait
+
+    def _rate_limited(self, asked: list[float | None], attempts: int) -> str:
+        """Why a call failed when the server refused it for load: the 429s, not a slow
+        server."""
+        waits = [a for a in asked if a is not None]
+        text = f"the server refused {len(asked)} of {attempts} attempts with HTTP 429 (rate limit)"
+        if waits:
+            text += (
+                f" and asked to wait up to {max(waits):g} s (Retry-After), waited at most "
+                f"backoff_cap_s={self.options.backoff_cap_s:g} s within deadline_s="
+                f"{self.options.deadline_s:g} s"
+            )
+        return text
+
+    def _retry_after_s(self, asked_s: float, end: float | None) -> float:
+        """What the pool may pause for a Retry-After of `asked_s`: the same policy as the
+        backoff (`retry_wait_s`), also bounded by the call's deadline `end`."""
+        left = None if end is None else end - self._clock()
+        return retry_wait_s(asked_s, self.options.backoff_cap_s, left)
 
     def _finish(
         self, completion: Completion, latency: float, attempt: int, retries: list[RetryRecord]

@@ -10,7 +10,8 @@ rate (time wasted) or above it (a storm of 429s). `AdaptiveLimit` finds the rate
   per window of calls (the 429s of calls already in flight when it shrank do not shrink it
   again);
 * **the server's Retry-After** pauses the whole pool, not just the call that got it, so the
-  calls queued behind it do not hit the same wall;
+  calls queued behind it do not hit the same wall; the pause follows the one Retry-After
+  policy (`retry_wait_s`: never past the caller's ``backoff_cap_s`` nor its call's deadline);
 * **rate-limit headers** (``x-ratelimit-remaining-requests`` / ``-tokens`` with their
   ``limit`` and ``reset``, as OpenAI and most compatible servers send them): when the server
   says fewer requests (or tokens) are left than the window would spend, new calls are paced at
@@ -40,6 +41,27 @@ DEFAULT_CEILING = 256
 START_WINDOW = 4.0
 """Calls in flight an adaptive pool starts with."""
 
+GUARD_PAUSE_S = 600.0
+"""The longest pause an adaptive pool takes from one answer whose Retry-After its caller did
+not bound (the model clients always bound it by their own ``backoff_cap_s`` and deadline)."""
+
+NO_RETRY_AFTER_S = 1.0
+"""How long an adaptive pool pauses after a rate-limit error that asked for no wait."""
+
+
+def retry_wait_s(asked_s: float | None, cap_s: float, left_s: float | None = None) -> float:
+    """The one Retry-After policy, for a call's backoff and its pool's pause alike.
+
+    A server's Retry-After (`asked_s`; None: it asked for nothing, 0 s) is honoured up to
+    `cap_s` (``backoff_cap_s``) and never past what is left of the call's deadline
+    (`left_s`): a server asking for an hour, ``inf`` or a date in 2100 cannot stall a game.
+    """
+    wait = 0.0 if asked_s is None or math.isnan(asked_s) else max(0.0, asked_s)
+    wait = min(wait, max(0.0, cap_s))
+    if left_s is not None:
+        wait = min(wait, max(0.0, left_s))
+    return wait
+
 
 @dataclass(frozen=True)
 class RateInfo:
@@ -67,6 +89,9 @@ class Outcome:
         retry_after_s: the wait the server asked for, if any.
         rate: the rate-limit headers of the answer, if any.
         tokens: tokens the call used (input plus output), when known.
+
+    The client bounds `retry_after_s` by its ``backoff_cap_s`` and the call's deadline
+    (`retry_wait_s`) before handing it over.
     """
 
     ok: bool = True
@@ -216,8 +241,10 @@ class AdaptiveLimit:
     Args:
         ceiling: never more calls in flight than this.
         start: the first window.
-        clock: monotonic seconds (tests pass a fake).
-        sleep: awaitable sleep (tests pass a fake).
+        clock: monotonic seconds (the clients' clock: tests pass a fake).
+        sleep: awaitable sleep (the clients' sleep: tests pass a fake).
+        max_pause_s: the longest pause one rate-limit error can cause (a caller that did
+            not bound its Retry-After is bounded here).
     """
 
     adaptive = True
@@ -229,8 +256,10 @@ class AdaptiveLimit:
         start: float = START_WINDOW,
         clock: ClockFn | None = None,
         sleep: Callable[[float], Any] | None = None,
+        max_pause_s: float = GUARD_PAUSE_S,
     ) -> None:
         self.ceiling = max(1, ceiling)
+        self.max_pause_s = max_pause_s
         self._s = _State(window=min(float(self.ceiling), max(1.0, start)))
         self._clock: ClockFn = clock if clock is not None else time.monotonic
         self._sleep = sleep if sleep is not None else asyncio.sleep
@@ -291,8 +320,9 @@ class AdaptiveLimit:
                 s.window = max(1.0, s.window / 2)
                 s.shrunk_at = s.started
                 self.stats.decreases += 1
-            wait = outcome.retry_after_s if outcome.retry_after_s is not None else 1.0
-            s.paused_until = max(s.paused_until, now + min(wait, 60.0))
+            asked = outcome.retry_after_s
+            wait = retry_wait_s(NO_RETRY_AFTER_S if asked is None else asked, self.max_pause_s)
+            s.paused_until = max(s.paused_until, now + wait)
         elif outcome.ok:
             if outcome.tokens:
                 s.tokens_per_call = (

@@ -18,7 +18,12 @@ from typing import Any
 from pydantic import ValidationError
 
 from accord.core import plugins
-from accord.core.errors import ConfigError, MissingAPIKeyError, ProviderNotFoundError
+from accord.core.errors import (
+    AccordError,
+    ConfigError,
+    MissingAPIKeyError,
+    ProviderNotFoundError,
+)
 from accord.core.registry import format_validation_error
 from accord.models.client import ModelClient
 from accord.models.options import ModelOptions
@@ -166,7 +171,16 @@ def _merge_options(options: ModelOptions | None, overrides: dict[str, Any]) -> M
 def _build(provider: str, model: str, spec: str, opts: ModelOptions) -> ModelClient:
     builder = providers().get(provider)
     if builder is not None:
-        client = builder(model, spec, opts)
+        try:
+            client = builder(model, spec, opts)
+        except AccordError:
+            raise
+        except Exception as exc:  # a plugin's bug: one line naming its package, not a traceback
+            raise ConfigError(
+                f"provider {provider!r} (package {_SOURCE.get(provider, '?')!r}) could not "
+                f"build {spec!r}: its builder raised {type(exc).__name__}: {exc}; fix or "
+                "update that package, or use another provider"
+            ) from exc
         if not isinstance(client, ModelClient):
             raise ConfigError(
                 f"provider {provider!r} (package {_SOURCE.get(provider, '?')!r}) returned "

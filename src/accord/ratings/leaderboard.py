@@ -187,8 +187,10 @@ def leaderboard(
         replace(d, margin=margins[d.key]) if margins and d.key in margins else d
         for d in board.dimensions
     )
+    # A trace with no seats (hand-edited) has no one to rate: left out, not a crash.
     done = sorted(
-        (t for t in traces if t.status == "complete"), key=lambda t: (t.started_at, t.trace_id)
+        (t for t in traces if t.status == "complete" and t.seats),
+        key=lambda t: (t.started_at, t.trace_id),
     )
     standings: dict[str, Standing] = {}
     for t in done:

@@ -11,11 +11,13 @@ there), so no URL can name a file outside the directories given on the command l
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import functools
 import json
 import math
 import os
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -44,6 +46,7 @@ from accord.web.play import PlayHub
 from accord.web.play_routes import add_play_routes
 from accord.web.reproduction import add_reproduction_routes
 from accord.web.views import MAX_LEADERBOARD_GAMES, compare, report_figures, side_rows
+from accord.web.watch import MAX_STREAMS_PER_CLIENT, Listing, RunWatch, StreamCap
 
 STATIC_DIR = Path(__file__).with_name("static")
 
@@ -252,6 +255,7 @@ def create_app(
     *,
     allowed_hosts: Sequence[str] | None = None,
     play: PlayHub | None = None,
+    max_streams: int = MAX_STREAMS_PER_CLIENT,
 ) -> FastAPI:
     """The web app serving `dirs` read-only (and, with `play`, tables for people).
 
@@ -259,6 +263,8 @@ def create_app(
     bound to the loopback interface, so a web page elsewhere cannot reach the traces by
     pointing its own domain name at 127.0.0.1 (DNS rebinding). With `play`, its output
     directory is served as a run too, and games still playing are cancelled at shutdown.
+    Live streams share one watcher per run and are capped at `max_streams` per client
+    address (`accord.web.watch`).
     """
     if play is not None and all(d.resolve() != play.out.resolve() for d in dirs):
         dirs = [*dirs, play.out]
@@ -310,6 +316,39 @@ def create_app(
             rows += [live_row(tid, path, state) for tid, path in logs.items()]
         return rows
 
+    def snapshot_of(run: RunDir) -> dict[str, Any]:
+        snap: dict[str, Any] = finite(run_entry(run, rows_of(run)))
+        snap["in_flight"] = snap.pop("playing")
+        snap.pop("summary")
+        return snap
+
+    def listing_of(run: RunDir) -> Listing:
+        return Listing(trace_paths(run.folder), live_logs(run.path))
+
+    watches = {
+        run.run_id: RunWatch(
+            functools.partial(listing_of, run), functools.partial(snapshot_of, run)
+        )
+        for run in runs.values()
+    }
+    cap = StreamCap(max_streams)
+
+    def capped(request: Request, body: AsyncGenerator[str, None]) -> StreamingResponse:
+        """`body` as a stream counted against its client's cap (429 when it is full)."""
+        client = request.client.host if request.client is not None else "?"
+        if not cap.take(client):
+            raise HTTPException(429, cap.refusal())
+
+        async def counted() -> AsyncIterator[str]:
+            try:
+                async for chunk in body:
+                    yield chunk
+            finally:
+                cap.give_back(client)
+                await body.aclose()
+
+        return StreamingResponse(counted(), media_type="text/event-stream", headers=SSE_HEADERS)
+
     @app.get("/api/runs")
     def list_runs() -> list[dict[str, Any]]:
         entries: list[dict[str, Any]] = finite(
@@ -346,30 +385,23 @@ def create_app(
         run_id: str, trace_id: str, request: Request, since: int = 0
     ) -> StreamingResponse:
         run = get_run(run_id)
-        if trace_id not in trace_paths(run.folder) and trace_id not in live_logs(run.path):
-            raise HTTPException(404, f"no game {trace_id!r} in run {run_id!r}")
-        body = game_stream(
-            lambda: trace_paths(run.folder).get(trace_id),
-            lambda: live_logs(run.path).get(trace_id),
-            max(since, 0),
-            request.is_disconnected,
-            finite,
-        )
-        return StreamingResponse(body, media_type="text/event-stream", headers=SSE_HEADERS)
+        watch = watches[run.run_id]
+        if await watch.files(trace_id) == (None, None):
+            # The shared listing may predate the game: look once more, off the loop.
+            fresh = await asyncio.to_thread(listing_of, run)
+            if trace_id not in fresh.traces and trace_id not in fresh.logs:
+                raise HTTPException(404, f"no game {trace_id!r} in run {run_id!r}")
+
+        async def files() -> tuple[Path | None, Path | None]:
+            return await watch.files(trace_id)
+
+        body = game_stream(files, max(since, 0), request.is_disconnected, finite)
+        return capped(request, body)
 
     @app.get("/api/runs/{run_id}/live")
     async def stream_run(run_id: str, request: Request) -> StreamingResponse:
-        run = get_run(run_id)
-
-        def snapshot() -> dict[str, Any]:
-            rows = rows_of(run)
-            snap: dict[str, Any] = finite(run_entry(run, rows))
-            snap["in_flight"] = snap.pop("playing")
-            snap.pop("summary")
-            return snap
-
-        body = run_stream(snapshot, request.is_disconnected)
-        return StreamingResponse(body, media_type="text/event-stream", headers=SSE_HEADERS)
+        watch = watches[get_run(run_id).run_id]
+        return capped(request, run_stream(watch.snapshot.get, request.is_disconnected))
 
     @app.get("/api/compare")
     def compare_runs(

@@ -3,7 +3,8 @@
 The view only reads: each game in flight has an append-only event log, replaced by its trace
 when the game ends, and ``live/run.json`` holds the run's progress. Streams are server-sent
 events: the server polls the files a few times a second and sends what is new, so a run
-played by another process (or machine, over a shared directory) shows the same way.
+played by another process (or machine, over a shared directory) shows the same way. The
+streams of one run share one listing and one progress snapshot (`accord.web.watch`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import datetime as dt
 import json
 import os
 import socket
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -209,17 +210,17 @@ def sse(event: str, data: Any) -> str:
 
 
 async def game_stream(
-    trace_path: Callable[[], Path | None],
-    log_path: Callable[[], Path | None],
+    files: Callable[[], Awaitable[tuple[Path | None, Path | None]]],
     since: int,
     disconnected: Callable[[], Any],
     clean: Callable[[Any], Any],
-) -> AsyncIterator[str]:
+) -> AsyncGenerator[str, None]:
     """Events of one game from index `since` on, as they are written; then ``end`` with the
     trace's status once the trace is on disk (the page then loads the whole trace).
 
-    `trace_path` / `log_path` find the game's files again on each poll (they come and go);
-    `clean` makes a record safe for the browser.
+    `files` finds the game's trace file and live log again on each poll (they come and go;
+    the run's shared listing answers, `accord.web.watch`); the log is read in a worker
+    thread, so no stream holds up the event loop. `clean` makes a record safe for the browser.
     """
     log: LiveLog | None = None
     sent = since
@@ -228,12 +229,11 @@ async def game_stream(
     while True:
         if await disconnected():
             return
-        done = trace_path()
-        path = log_path()
+        done, path = await files()
         if path is not None and (log is None or log.path != path):
             log = LiveLog(path)
         if log is not None:
-            log.read_more()
+            await asyncio.to_thread(log.read_more)
             if len(log.events) > sent:
                 for event in log.events[sent:]:
                     yield sse("ev", clean(event))
@@ -254,16 +254,17 @@ async def game_stream(
 
 
 async def run_stream(
-    snapshot: Callable[[], dict[str, Any]], disconnected: Callable[[], Any]
-) -> AsyncIterator[str]:
+    snapshot: Callable[[], Awaitable[dict[str, Any]]], disconnected: Callable[[], Any]
+) -> AsyncGenerator[str, None]:
     """A run's progress and game counts, each time they change; ends when the run has
-    ended and no game is in flight."""
+    ended and no game is in flight. `snapshot` is the run's shared one (`accord.web.watch`):
+    however many streams follow a run, its folder is scanned once a second, off the loop."""
     last: str | None = None
     quiet = 0.0
     while True:
         if await disconnected():
             return
-        snap = snapshot()
+        snap = await snapshot()
         text = json.dumps(snap, sort_keys=True)
         if text != last:
             last = text

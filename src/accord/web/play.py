@@ -101,6 +101,10 @@ class SeatSink:
                     ch.post({"type": "message", **shown})
 
 
+SERVER_PATH_OPTIONS = frozenset({"prompts"})
+"""Game options that name a file or folder on the server: not taken from the lobby."""
+
+
 class PlayHub:
     """The tables of one `accord serve --play` server."""
 
@@ -141,6 +145,13 @@ class PlayHub:
         model (``provider/model``). Raises `ConfigError` naming what is wrong."""
         game_id = resolve(game)
         options = dict(options or {})
+        for name in SERVER_PATH_OPTIONS & set(options):
+            # A browser may not point the server at its own folders (an error would list
+            # the folder's files); the person running accord serve chooses those.
+            raise ConfigError(
+                f"option {name!r} names a folder on the server and cannot be set from the "
+                "lobby; leave it out (the game's own prompts are used)"
+            )
         probe = make(game_id, options)
         if len(seats) != probe.num_seats:
             raise ConfigError(

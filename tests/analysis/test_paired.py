@@ -171,7 +171,7 @@ def test_selecting_a_model_adds_its_seats_to_the_assignment() -> None:
 def test_record_of_a_trace_uses_its_scenario_and_first_speaker() -> None:
     def trace(tid: str, seed: int, first: int, scenario: dict[str, Any]) -> Trace:
         return Trace(
-            trace_id=tid, game_id="negotiation-v2", game="negotiation", seed=seed,
+            trace_id=tid, game_id="negotiation-v3", game="negotiation", seed=seed,
             config={"first_speaker": first}, scenario=scenario, metrics={"efficiency": 0.5,
             "done": True, "nested": {"x": 1}},
             seats=[SeatInfo(seat=0, name="A", agent="m/x", model="m/x")],

@@ -22,7 +22,7 @@ def test_report_compares_pairings_paired_and_gives_the_noise_floor(tmp_path: Pat
     written = build_report([tmp_path / "run"], tmp_path / "run" / "report")
     names = {p.name for p in written}
     assert {"comparisons.csv", "comparisons.md", "noise_floor.csv", "noise_floor.md"} <= names
-    folder = tmp_path / "run" / "report" / "negotiation-v2"
+    folder = tmp_path / "run" / "report" / "negotiation-v3"
     rows = list(csv.DictReader((folder / "comparisons.csv").read_text().splitlines()))
     pairings = sorted({r["b"] for r in rows})
     assert rows[0]["a"] == "pairing=cooperative vs cooperative"
@@ -32,7 +32,7 @@ def test_report_compares_pairings_paired_and_gives_the_noise_floor(tmp_path: Pat
     records = [record(t) for t in iter_traces(tmp_path / "run" / "traces")]
     a = select(records, {"pairing": "cooperative vs cooperative"})
     b = select(records, {"pairing": "greedy vs greedy"})
-    expected = compare(a, b, metrics=headline_metrics({"negotiation-v2"}))
+    expected = compare(a, b, metrics=headline_metrics({"negotiation-v3"}))
     got = {r["metric"]: float(r["diff"]) for r in rows if r["b"] == "pairing=greedy vs greedy"}
     assert got == {r.metric: r.diff for r in expected.rows}
     floor = list(csv.DictReader((folder / "noise_floor.csv").read_text().splitlines()))

@@ -85,7 +85,7 @@ def test_scenario_generate_is_deterministic() -> None:
 
 
 def test_play_seats_a_person(tmp_path: Path) -> None:
-    lines = "\n".join(["hello", "buy stone 9 project_a 3", "thanks"]) + "\n"
+    lines = "\n".join(["hello", "buy stone 9 project_a 3 | that is my pick", "thanks"]) + "\n"
     result = runner.invoke(
         app,
         [

@@ -63,6 +63,17 @@ class Cli:
         for needle in needles:
             assert needle in text, (needle, result.output)
 
+    @staticmethod
+    def skipped(result: Result, *needles: str) -> None:
+        """Exit code 0, no traceback, and a `skipped:` line that names each of `needles`: the
+        damaged file is listed and the rest of the run is still read (as `--resume` does)."""
+        assert result.exit_code == 0, (result.exit_code, result.output, result.exception)
+        assert "Traceback" not in result.output
+        text = " ".join(result.output.split())
+        assert "skipped:" in text, result.output
+        for needle in needles:
+            assert needle in text, (needle, result.output)
+
 
 @pytest.fixture
 def cli() -> Cli:

@@ -71,7 +71,7 @@ def test_commands_list_an_unreadable_trace_and_read_the_rest(
         assert "Traceback" not in result.output
         assert "skipped" in result.output and "broken.json" in result.output, result.output
     if command[0] == "report":
-        assert (run_dir / "report" / "negotiation-v2").is_dir()
+        assert (run_dir / "report" / "negotiation-v3").is_dir()
     if command[0] == "query":
         assert result.stdout == "n\n2\n"
     if command[0] == "export":

@@ -102,7 +102,7 @@ def test_run_page_fits_1280_with_labels_pages_chooser_and_unknown_cost(served: s
         errors: list[str] = []
         page.on("pageerror", lambda exc: errors.append(str(exc)))
         page.goto(f"{served}/#/run/mixed")
-        page.wait_for_selector('[data-table="games:negotiation-v2"] tbody tr')
+        page.wait_for_selector('[data-table="games:negotiation-v3"] tbody tr')
         page.wait_for_function(  # every table has been fitted to the window
             "[...document.querySelectorAll('.data-table[data-table]')]"
             ".every((w) => w.dataset.fitted)"
@@ -117,23 +117,23 @@ def test_run_page_fits_1280_with_labels_pages_chooser_and_unknown_cost(served: s
         assert all(t["over"] <= 1 for t in measured["tables"]), measured
 
         # Labels and units as in the summary: "efficiency %" with values in percent.
-        games = headers(page, "games:negotiation-v2")
+        games = headers(page, "games:negotiation-v3")
         assert "efficiency %" in " ".join(games) and "efficiency" not in games
-        assert headers(page, "games:negotiation-v2")[:2] == ["trace", "status"]
+        assert headers(page, "games:negotiation-v3")[:2] == ["trace", "status"]
         assert len(games) < 15, games  # key columns by default, not every stored value
         cells = page.evaluate(
             """() => {
-              const w = document.querySelector('[data-table="games:negotiation-v2"]');
+              const w = document.querySelector('[data-table="games:negotiation-v3"]');
               const i = [...w.querySelectorAll('thead th')].findIndex(
                 (th) => th.innerText.startsWith('efficiency'));
               return [...w.querySelectorAll('tbody tr')].map((tr) => tr.children[i].innerText);
             }"""
         )
         assert any(float(c) > 1 for c in cells if c not in ("–", "")), cells
-        assert "efficiency %" in " ".join(headers(page, "summary:negotiation-v2"))
+        assert "efficiency %" in " ".join(headers(page, "summary:negotiation-v3"))
 
         # Pages of 50 games; the next page shows the next ones.
-        games_table = page.locator('[data-table="games:negotiation-v2"]')
+        games_table = page.locator('[data-table="games:negotiation-v3"]')
         total = NEGOTIATION_REFS + 2
         assert games_table.locator("tbody tr").count() == 50
         assert games_table.locator(".page-info").inner_text() == f"1–50 of {total}"
@@ -147,14 +147,14 @@ def test_run_page_fits_1280_with_labels_pages_chooser_and_unknown_cost(served: s
         assert page.locator("#game-count").inner_text() == f"2 of {total + 6} games"
         costs = page.evaluate(
             """() => {
-              const w = document.querySelector('[data-table="games:negotiation-v2"]');
+              const w = document.querySelector('[data-table="games:negotiation-v3"]');
               const i = [...w.querySelectorAll('thead th')].findIndex(
                 (th) => th.innerText === 'cost $');
               return [...w.querySelectorAll('tbody tr')].map((tr) => tr.children[i].innerText);
             }"""
         )
         assert costs == ["unknown", "unknown"], costs
-        summary_rows = page.locator('[data-table="summary:negotiation-v2"] tbody tr')
+        summary_rows = page.locator('[data-table="summary:negotiation-v3"] tbody tr')
         priceless = summary_rows.filter(has_text="priceless")
         assert "unknown" in priceless.inner_text()
         refs = summary_rows.filter(has_text="refs")
@@ -165,15 +165,15 @@ def test_run_page_fits_1280_with_labels_pages_chooser_and_unknown_cost(served: s
         chooser = games_table.locator("details.chooser")
         chooser.locator("summary").click()
         chooser.locator('input[value="players"]').check()
-        assert "players" in headers(page, "games:negotiation-v2")
+        assert "players" in headers(page, "games:negotiation-v3")
         page.reload()
-        page.wait_for_selector('[data-table="games:negotiation-v2"] tbody tr')
-        assert "players" in headers(page, "games:negotiation-v2")
-        page.locator('[data-table="games:negotiation-v2"] details.chooser summary').click()
+        page.wait_for_selector('[data-table="games:negotiation-v3"] tbody tr')
+        assert "players" in headers(page, "games:negotiation-v3")
+        page.locator('[data-table="games:negotiation-v3"] details.chooser summary').click()
         page.locator(
-            '[data-table="games:negotiation-v2"] button:has-text("Default columns")'
+            '[data-table="games:negotiation-v3"] button:has-text("Default columns")'
         ).click()
-        assert "players" not in headers(page, "games:negotiation-v2")
+        assert "players" not in headers(page, "games:negotiation-v3")
         browser.close()
     assert not errors, errors
 

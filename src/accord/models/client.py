@@ -42,6 +42,7 @@ from accord.models.base import Completion, Message
 from accord.models.limits import AdaptiveLimit, FixedLimit, Limit, LimitStats, Outcome
 from accord.models.options import ModelOptions
 from accord.models.pricing import cost_usd
+from accord.models.server import UNCAPPED_FIX, is_timeout
 from accord.models.telemetry import current_observer
 
 SleepFn = Callable[[float], Awaitable[None]]
@@ -303,10 +304,14 @@ class ModelClient(ABC):
                         f"(deadline_s={self.options.deadline_s:g}) leaves {max(left, 0):.0f} s, "
                         f"less than the next wait of {wait:.0f} s"
                     )
+                    advice = (
+                        UNCAPPED_FIX
+                        if call.max_tokens is None and is_timeout(err)
+                        else "Check the server or the provider's status page and your rate "
+                        "limits, or raise max_retries / timeout_s / deadline_s"
+                    )
                     raise RetriesExhaustedError(
-                        f"{self.spec}: {why}; last error: {err}. Check the server or the "
-                        "provider's status page and your rate limits, or raise max_retries / "
-                        "timeout_s / deadline_s.",
+                        f"{self.spec}: {why}; last error: {err}. {advice[0].upper()}{advice[1:]}.",
                         attempts=attempt,
                         retries=retries,
                         status=err.status,

@@ -30,6 +30,7 @@ from accord.core.spec import Action, Request
 from accord.models.cache import ModelCache
 from accord.runner.fork import SwitchAgent, fork_point
 from accord.runner.live import EventSink
+from accord.runner.server_check import with_reply_budget
 from accord.runner.specs import AgentSpec, GameSpec
 from accord.traces.schema import SeatInfo, SeatUsage, Trace
 
@@ -142,6 +143,7 @@ async def play_game(
             recorded them (the live view, `accord.runner.live`); the trace holds the same
             events, in the same order.
     """
+    spec = with_reply_budget(spec)  # a served model's max_tokens, stated in the trace
     game = make(spec.game, spec.options)
     started = _now()
     events: list[dict[str, Any]] = []

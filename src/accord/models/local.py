@@ -35,6 +35,7 @@ from accord.core.errors import ConfigError, ModelError, TransientModelError
 from accord.core.spec import JSONSchema
 from accord.models.base import Completion, Message, Usage
 from accord.models.client import Call, ModelClient
+from accord.models.cpu_buffers import plain_cpu_buffers
 from accord.models.grammar import Grammar, schema_to_grammar
 from accord.models.options import ModelOptions
 
@@ -110,13 +111,14 @@ class _Engine:
     def load(self) -> Any:
         if self.llama is None:
             llama_cpp = _require_llama_cpp()
-            self.llama = llama_cpp.Llama(
-                model_path=str(self.path),
-                n_ctx=self.n_ctx,
-                n_threads=self.n_threads,
-                seed=_SEED,
-                verbose=False,
-            )
+            with plain_cpu_buffers(llama_cpp):  # AMX kernels crash on some CPUs
+                self.llama = llama_cpp.Llama(
+                    model_path=str(self.path),
+                    n_ctx=self.n_ctx,
+                    n_threads=self.n_threads,
+                    seed=_SEED,
+                    verbose=False,
+                )
             # A prompt-style decode and two single-token steps: the first real call then pays
             # no warm-up, and llama.cpp's counters (which report 0 as 1) start above one.
             warm = self.llama.tokenize(b"Hello there", add_bos=False)[:2]

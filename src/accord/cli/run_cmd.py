@@ -390,12 +390,10 @@ class _MonitorColumn(ProgressColumn):
 
     def render(self, task: Task) -> Text:
         m = self.monitor
-        eta = m.eta_s()
         return Text(
             f"failed {m.failed} · in flight {m.in_flight} · calls {m.calls} · retries "
             f"{m.retries} · errors {m.errors} · tokens {m.input_tokens + m.output_tokens:,} · "
-            f"{m.cost_text()} · {_mmss(m.elapsed_s())} elapsed · ETA "
-            + ("–" if eta is None else _mmss(eta))
+            f"{m.cost_text()} · {_mmss(m.elapsed_s())} elapsed · ETA {m.eta_text()}"
         )
 
 

@@ -180,6 +180,7 @@ def run(
         _preflight(specs, out_dir, resume, estimate_from, max_cost, dry_run, concurrency)
         if dry_run:
             return
+        _local_estimate(specs)
         report = _run_with_progress(
             specs,
             out_dir,
@@ -395,6 +396,24 @@ class _MonitorColumn(ProgressColumn):
             f"{m.retries} · errors {m.errors} · tokens {m.input_tokens + m.output_tokens:,} · "
             f"{m.cost_text()} · {_mmss(m.elapsed_s())} elapsed · ETA {m.eta_text()}"
         )
+
+
+def _local_estimate(specs: list[GameSpec]) -> None:
+    """Before a run of the bundled model: a rough time from its speed measured here."""
+    from accord.runner.local_estimate import estimate_text, first_local, local_work, measure_speed
+
+    seat = first_local(specs)
+    if seat is None or seat.model is None:
+        return
+    console.print("Measuring the bundled model's speed for a time estimate...", markup=False)
+    try:
+        work = local_work(specs)
+        speed = measure_speed(seat.model, **seat.options)
+    except (AccordError, ImportError) as exc:
+        console.print(f"(no estimate: {exc})", markup=False)
+        return
+    if work is not None:
+        console.print(estimate_text(work, speed), markup=False)
 
 
 def _mmss(seconds: float) -> str:

@@ -1,5 +1,5 @@
 """The estimate printed before a run of the bundled model: its work, counted by playing each
-setup once with the mock model, and its speed, measured with two calls (here of the mock)."""
+setup once with the mock model, and its speed, measured with two timed calls (here of the mock)."""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ work divided by the model's speed. Both are measured before the first game:
   the bundled model's seats, counting each seat's calls, the prompt tokens it adds (the local
   model keeps each conversation's evaluated prompt, so a turn evaluates only what is new) and
   the replies' tokens, capped by the seat's ``max_tokens``.
-* **Speed**: two calls of the bundled model: a prompt of about 200 tokens with a one-token
+* **Speed**: after a call that loads the model, two timed calls: a prompt of about 200 tokens with a one-token
   reply (prompt tokens per second), then a 32-token reply in the same conversation (reply
   tokens per second).
 
@@ -115,6 +115,8 @@ def measure_speed(model: str = "local/smollm2", **options: Any) -> Speed:
     messages: list[Message] = [{"role": "user", "content": _PROBE_TEXT}]
 
     async def calls() -> tuple[float, int, float, int]:
+        # Untimed: the first call loads the model.
+        await client.complete([{"role": "user", "content": "Hi"}], max_tokens=1, session="w")
         start = time.perf_counter()
         first = await client.complete(messages, max_tokens=1, session="accord-speed")
         mid = time.perf_counter()

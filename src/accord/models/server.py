@@ -10,8 +10,9 @@ and before the first game Accord asks the server for its context size where the 
 * llama.cpp's ``llama-server``: ``GET /props`` (``default_generation_settings.n_ctx``);
 * vLLM and SGLang: ``GET /v1/models`` (``max_model_len`` of the model);
 * llama-cpp-python's server does not say it, but its context-length error does: the check
-  sends the game's first prompt once with ``max_tokens: 1`` and reads the number from the
-  refusal (and the exact prompt size from the reply's usage when it fits).
+  sends the game's longest conversation (played with a stand-in model) once with
+  ``max_tokens: 1`` and reads the number from the refusal (and the exact prompt size from the
+  reply's usage when it fits).
 """
 
 from __future__ import annotations

@@ -80,7 +80,7 @@ def fork_spec(
             f"{trace.trace_id} ended in round {max(rounds)}; choose --at within rounds "
             f"{min(rounds)}..{max(rounds)}"
         )
-    from accord.runner.server_check import budgeted
+    from accord.runner.reply_budget import budgeted
 
     agent = budgeted(agent, parent.game)  # a served model's reply cap, stated in run.fork
     point = ForkPoint(parent=trace.trace_id, round=at[0], turn=at[1], seat=seat, agent=agent)

@@ -7,9 +7,9 @@ work divided by the model's speed. Both are measured before the first game:
   the bundled model's seats, counting each seat's calls, the prompt tokens it adds (the local
   model keeps each conversation's evaluated prompt, so a turn evaluates only what is new) and
   the replies' tokens, capped by the seat's ``max_tokens``.
-* **Speed**: after a call that loads the model, two timed calls: a prompt of about 200 tokens with a one-token
-  reply (prompt tokens per second), then a 32-token reply in the same conversation (reply
-  tokens per second).
+* **Speed**: after a call that loads the model, two timed calls: a prompt of about 200
+  tokens with a one-token reply (prompt tokens per second), then a 32-token reply in the same
+  conversation (reply tokens per second).
 
 It is rough (a real model's replies differ in length from the mock's, a busy machine is
 slower) and printed as such; the ETA beside the progress bar refines it as games end.

@@ -30,7 +30,7 @@ from accord.core.spec import Action, Request
 from accord.models.cache import ModelCache
 from accord.runner.fork import ForkCounts, SwitchAgent, fork_point, fork_seats
 from accord.runner.live import EventSink
-from accord.runner.server_check import with_reply_budget
+from accord.runner.reply_budget import with_reply_budget
 from accord.runner.specs import AgentSpec, GameSpec
 from accord.traces.schema import SeatInfo, SeatUsage, Trace
 

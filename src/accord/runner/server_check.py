@@ -1,57 +1,26 @@
-"""Before the first game: served models get a reply budget, and a first prompt that cannot fit
-the server's context stops the run with the fix (`accord.models.server`).
+"""Before the first game: a game whose prompts cannot fit the context of the server that would
+answer them stops the run with the fix (`accord.models.server`).
 
-`with_reply_budget` fills a served seat's ``max_tokens`` with the game's default when neither
-the seat nor its options set one, so the trace's ``agents_config`` states the cap each call
-used and a replay uses it again. `check_server_context` asks each server once for its context
-size and refuses a run whose longest first prompt plus that cap cannot fit.
-"""
+`check_server_context` asks each server once for its context size and refuses a run whose
+longest prompt plus the reply cap cannot fit: the game is played once with the offline mock
+model in the served seats, and the longest conversation it sends (the first prompt plus every
+turn's growth) is measured on the server."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Sequence
 
 from accord.core.errors import ConfigError
-from accord.core.registry import game_class, make
-from accord.models.server import (
-    context_fix,
-    is_server_model,
-    measure_prompt,
-    reported_context,
-)
+from accord.core.registry import game_class
+from accord.models.server import context_fix, is_server_model, measure_prompt, reported_context
+from accord.runner.reply_budget import reply_cap
 from accord.runner.specs import AgentSpec, GameSpec
 
 _CHARS_PER_TOKEN_LOW = 2.0
 """Fewer characters per token than any chat template and tokenizer we know of: a prompt this
 pessimistic estimate says fits is not measured on the server."""
-
-
-def reply_cap(agent: AgentSpec) -> int | None:
-    """The ``max_tokens`` a seat asks for: its own, else its model options'."""
-    if agent.max_tokens is not None:
-        return agent.max_tokens
-    value = agent.options.get("max_tokens")
-    return int(value) if isinstance(value, int) else None
-
-
-def with_reply_budget(spec: GameSpec) -> GameSpec:
-    """`spec` with the game's ``reply_tokens`` as ``max_tokens`` of each served seat that sets
-    no cap (Game.reply_tokens); other seats are unchanged."""
-    agents = [budgeted(a, spec.game) for a in spec.agents]
-    if all(new is old for new, old in zip(agents, spec.agents, strict=True)):
-        return spec
-    return spec.model_copy(update={"agents": agents})
-
-
-def budgeted(agent: AgentSpec, game: str) -> AgentSpec:
-    """`agent` with `game`'s ``reply_tokens`` as its ``max_tokens`` if it is a served model
-    that sets no cap; otherwise `agent` itself."""
-    if agent.model is None or reply_cap(agent) is not None:
-        return agent
-    if not is_server_model(agent.model, agent.options):
-        return agent
-    return agent.model_copy(update={"max_tokens": game_class(game).reply_tokens})
 
 
 def _base_url(agent: AgentSpec) -> str | None:
@@ -71,29 +40,47 @@ def _served_name(model: str) -> str:
     return rest
 
 
-def _first_prompt(spec: GameSpec, seats: set[int]) -> list[dict[str, str]] | None:
-    """The longest first prompt the game sends one of `seats` (system prompt and first
-    observation, as `accord.agents.llm.LLMAgent` sends them)."""
-    game = make(spec.game, spec.options)
-    game.bind_models([a.model for a in spec.agents])
-    game.reset(spec.seed)
-    prompts = [
-        [
-            {"role": "system", "content": r.system or ""},
-            {"role": "user", "content": r.observation},
-        ]
-        for r in game.pending()
-        if r.seat in seats
+def _longest_prompt(spec: GameSpec, seats: set[int]) -> list[dict[str, str]] | None:
+    """The longest conversation the game sends one of `seats`: the game played once with the
+    offline mock model in those seats (replies of a valid shape and plausible length), so a
+    conversation that grows past the context is caught before the first game, not in it."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from accord.agents.transcript import expand
+    from accord.runner.play import play_game
+
+    stand_in = [
+        AgentSpec(model="mock/schema", label=a.display) if i in seats else a
+        for i, a in enumerate(spec.agents)
     ]
-    return max(prompts, key=lambda p: sum(len(m["content"]) for m in p), default=None)
+    game = spec.model_copy(update={"agents": stand_in})
+    # The caller may be inside an event loop (run_specs): play on a loop of its own.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        trace = pool.submit(asyncio.run, play_game(game)).result()
+    names = {info.seat: info.name for info in trace.seats}
+    best: list[dict[str, str]] | None = None
+    best_size = -1
+    for event in trace.events:
+        if event.get("type") != "model_call" or event.get("seat") not in seats:
+            continue
+        transcript = trace.transcripts.get(names[event["seat"]])
+        if transcript is None:
+            continue
+        sent = [transcript.messages[i] for i in expand(event.get("sent", []))]
+        messages = [{"role": str(m["role"]), "content": str(m["content"])} for m in sent]
+        size = sum(len(m["content"]) for m in messages)
+        if size > best_size:
+            best, best_size = messages, size
+    return best
 
 
 def check_server_context(specs: Sequence[GameSpec], *, probe_timeout_s: float = 60.0) -> None:
-    """Refuse, before any game, a run whose first prompt plus reply cap cannot fit the context
-    of the server that would answer it.
+    """Refuse, before any game, a run whose prompts plus reply cap cannot fit the context of
+    the server that would answer them (its first prompt included).
 
-    Each server (model and base URL) is asked once, with the longest first prompt among the
-    distinct game setups that seat it. Servers that do not say their context size pass.
+    Each server (model and base URL) is asked once, with the longest conversation among the
+    distinct game setups that seat it. A server that neither says its context size nor
+    refuses that conversation passes.
 
     Raises:
         ConfigError: one line with the prompt size, the context size and the fix.
@@ -112,7 +99,7 @@ def check_server_context(specs: Sequence[GameSpec], *, probe_timeout_s: float = 
         if setup in seen:
             continue
         seen.add(setup)
-        prompt = _first_prompt(spec, set(served))
+        prompt = _longest_prompt(spec, set(served))
         if prompt is None:
             continue
         size = sum(len(m["content"]) for m in prompt)
@@ -147,8 +134,9 @@ def _check_one(
     if tokens is None or said is not None or tokens + cap > n_ctx:
         size_text = f"is {tokens} tokens" if tokens is not None else "does not fit"
         raise ConfigError(
-            f"{model} at {base_url}: the first prompt of {spec.trace_id} {size_text} and each "
-            f"reply may take {cap} more: " + context_fix(n_ctx, (tokens or n_ctx) + cap) + "."
+            f"{model} at {base_url}: the prompts of {spec.trace_id} grow to one that {size_text} "
+            f"(measured on the server with a stand-in's replies) and each reply may take {cap} "
+            "more: " + context_fix(n_ctx, (tokens or n_ctx) + cap) + "."
         )
 
 

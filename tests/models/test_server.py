@@ -16,7 +16,7 @@ from accord.models.mock import MockModel
 from accord.models.openai_compatible import OpenAICompatibleModel
 from accord.models.options import ModelOptions
 from accord.models.server import context_error, is_server_model
-from accord.testing.served import served_model
+from accord.testing.served import prompt_tokens, served_model
 from accord.traces.io import iter_traces
 
 runner = CliRunner(env={"COLUMNS": "200"})
@@ -71,9 +71,9 @@ def test_served_models_get_the_games_reply_cap_stated_in_the_trace(tmp_path: Pat
     with served_model() as server:
         result = _run(tmp_path, "openai-compatible/fake", server.url)
     assert result.exit_code == 0, result.output
-    # The first request measures the first prompt (max_tokens 1): this server has no /props.
+    # The first requests measure the game's longest prompt (max_tokens 1): no /props here.
     assert server.chats[0]["max_tokens"] == 1
-    games = server.chats[1:]
+    games = [c for c in server.chats if c["max_tokens"] != 1]
     assert games and all(c["max_tokens"] == 512 for c in games)
     (trace,) = iter_traces(tmp_path / "run" / "traces")
     assert {a["max_tokens"] for a in trace.agents_config} == {512}
@@ -83,14 +83,17 @@ def test_an_explicit_cap_wins(tmp_path: Path) -> None:
     with served_model() as server:
         result = _run(tmp_path, "openai-compatible/fake", server.url, "--max-tokens", "77")
     assert result.exit_code == 0, result.output
-    assert {c["max_tokens"] for c in server.chats[1:]} == {77}
+    assert {c["max_tokens"] for c in server.chats} == {1, 77}
 
 
-@pytest.mark.parametrize("report_context", [True, False])
-def test_a_first_prompt_that_cannot_fit_stops_the_run_before_any_game(
-    tmp_path: Path, report_context: bool
+@pytest.mark.parametrize(
+    ("report_context", "prompt_only"), [(True, False), (False, False), (False, True)]
+)
+def test_a_game_that_cannot_fit_stops_the_run_before_any_game(
+    tmp_path: Path, report_context: bool, prompt_only: bool
 ) -> None:
-    with served_model(n_ctx=600, report_context=report_context) as server:
+    # 600 tokens: less than a negotiation game's first prompt.
+    with served_model(n_ctx=600, report_context=report_context, prompt_only=prompt_only) as server:
         result = _run(tmp_path, "openai-compatible/fake", server.url)
     assert result.exit_code == 2, result.output
     line = " ".join(result.output.split())
@@ -98,8 +101,26 @@ def test_a_first_prompt_that_cannot_fit_stops_the_run_before_any_game(
     assert "start the server with a larger context" in line and "--n_ctx" in line
     assert "max_tokens" in line
     assert not (tmp_path / "run").exists(), "nothing written"
-    # At most the one measuring request (max_tokens 1) reached the server: no game started.
-    assert all(c["max_tokens"] == 1 for c in server.chats) and len(server.chats) <= 1
+    # Only measuring requests (max_tokens 1) reached the server: no game started.
+    assert all(c["max_tokens"] == 1 for c in server.chats) and len(server.chats) <= 2
+
+
+def test_a_game_outgrowing_a_silent_server_is_caught_by_the_padded_measure(
+    tmp_path: Path,
+) -> None:
+    # Like llama-cpp-python: no size reported, replies shortened in silence.
+    with served_model(n_ctx=100_000, report_context=False, prompt_only=True) as roomy:
+        fine = _run(tmp_path / "roomy", "openai-compatible/fake", roomy.url)
+    assert fine.exit_code == 0, fine.output
+    longest = prompt_tokens(roomy.chats[0]["messages"])
+    assert roomy.chats[1]["messages"][:-1] == roomy.chats[0]["messages"], "then padded"
+    # The longest conversation fits on its own, not with a full reply (512 tokens).
+    with served_model(n_ctx=longest + 200, report_context=False, prompt_only=True) as server:
+        result = _run(tmp_path, "openai-compatible/fake", server.url)
+    line = " ".join(result.output.split())
+    assert result.exit_code == 2, line
+    assert f"the server's context is {longest + 200} tokens" in line
+    assert len(server.chats) == 2 and "ok ok" in server.chats[1]["messages"][-1]["content"]
 
 
 def test_a_server_reporting_room_enough_is_not_sent_anything_before_the_games(

@@ -74,7 +74,7 @@ def _longest_prompt(spec: GameSpec, seats: set[int]) -> list[dict[str, str]] | N
     return best
 
 
-def check_server_context(specs: Sequence[GameSpec], *, probe_timeout_s: float = 60.0) -> None:
+def check_server_context(specs: Sequence[GameSpec]) -> None:
     """Refuse, before any game, a run whose prompts plus reply cap cannot fit the context of
     the server that would answer them (its first prompt included).
 
@@ -108,7 +108,10 @@ def check_server_context(specs: Sequence[GameSpec], *, probe_timeout_s: float = 
             if key not in longest or size > longest[key][0]:
                 longest[key] = (size, prompt, spec, agent)
     for (model, base_url), (size, prompt, spec, agent) in longest.items():
-        _check_one(model, base_url, size, prompt, spec, agent, probe_timeout_s)
+        # A busy CPU server takes a while to read a long prompt: as long as one call may.
+        wait = agent.options.get("timeout_s", 120.0)
+        wait = float(wait) if isinstance(wait, int | float) else 120.0
+        _check_one(model, base_url, size, prompt, spec, agent, wait)
 
 
 def _check_one(
@@ -127,7 +130,15 @@ def _check_one(
     if n_ctx is not None and size / _CHARS_PER_TOKEN_LOW + cap <= n_ctx:
         return  # fits even by a pessimistic estimate: no need to send it
     tokens, said = measure_prompt(base_url, name, prompt, headers=headers, timeout_s=timeout_s)
-    if said is not None:  # refused with max_tokens 1: the prompt alone does not fit
+    if said is None and n_ctx is None and tokens is not None:
+        # The server did not say its size (llama-cpp-python). It refuses only a prompt that
+        # does not fit (and silently shortens replies), so ask again with room for a reply
+        # taken by filler: only the filler is new to its prompt cache.
+        filler = [*prompt, {"role": "user", "content": " ok" * cap}]
+        _, said = measure_prompt(base_url, name, filler, headers=headers, timeout_s=timeout_s)
+        if said is None:
+            return  # the longest prompt and a full reply fit
+    if said is not None:
         n_ctx = said
     if n_ctx is None or (tokens is None and said is None):
         return

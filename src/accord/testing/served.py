@@ -30,18 +30,23 @@ class ServedModel:
     chats: list[dict[str, Any]] = field(default_factory=list)
 
 
-def _tokens(messages: list[dict[str, Any]]) -> int:
-    # A stand-in tokenizer: a token per four characters, plus a few per message.
+def prompt_tokens(messages: list[dict[str, Any]]) -> int:
+    """The fake's prompt size: a token per four characters, plus four per message."""
     return sum(len(str(m.get("content", ""))) // 4 + 4 for m in messages)
 
 
 @contextmanager
 def served_model(
-    *, n_ctx: int | None = None, report_context: bool = True, seed: int = 0
+    *,
+    n_ctx: int | None = None,
+    report_context: bool = True,
+    prompt_only: bool = False,
+    seed: int = 0,
 ) -> Iterator[ServedModel]:
     """Serve until the block ends. With `n_ctx`, a request whose prompt and ``max_tokens``
-    exceed it is refused as llama-cpp-python refuses it, and ``/props`` reports the size
-    when `report_context`."""
+    exceed it is refused with the message llama-cpp-python uses (with `prompt_only`, as
+    llama-cpp-python does: only a prompt that alone fills the context, the reply being
+    shortened silently), and ``/props`` reports the size when `report_context`."""
     state = ServedModel(url="", n_ctx=n_ctx, report_context=report_context)
     lock = threading.Lock()
     rng = random.Random(seed)
@@ -60,9 +65,10 @@ def served_model(
             body = json.loads(raw) if raw else {}
             with lock:
                 state.chats.append(body)
-                prompt = _tokens(body.get("messages", []))
+                prompt = prompt_tokens(body.get("messages", []))
                 asked = prompt + int(body.get("max_tokens") or 0)
-                if state.n_ctx is not None and asked > state.n_ctx:
+                over = prompt >= state.n_ctx if state.n_ctx and prompt_only else False
+                if state.n_ctx is not None and (over if prompt_only else asked > state.n_ctx):
                     message = (
                         f"This model's maximum context length is {state.n_ctx} tokens. However, "
                         f"you requested {asked} tokens ({prompt} in the messages, "

@@ -156,3 +156,15 @@ def test_an_uncapped_call_that_times_out_says_to_set_max_tokens() -> None:
         asyncio.run(model.complete([{"role": "user", "content": "hi"}]))
     with pytest.raises(RetriesExhaustedError, match="raise max_retries"):
         asyncio.run(model.complete([{"role": "user", "content": "hi"}], max_tokens=10))
+
+
+def test_the_default_cap_is_stated_in_run_help() -> None:
+    from accord.core.registry import game_class
+
+    result = runner.invoke(app, ["run", "--help"])
+    text = " ".join(result.output.replace("│", " ").split())
+    assert result.exit_code == 0
+    negotiation = game_class("negotiation").reply_tokens
+    calendar, sorting = game_class("calendar").reply_tokens, game_class("sorting").reply_tokens
+    assert f"{negotiation} tokens for negotiation" in text
+    assert calendar == sorting and f"{calendar} for calendar and sorting" in text

@@ -58,7 +58,15 @@ def run(
         bool, typer.Option(help="Play each game twice with the first speaker swapped.")
     ] = False,
     temperature: Annotated[float | None, typer.Option(help="Sampling temperature.")] = None,
-    max_tokens: Annotated[int | None, typer.Option(help="Completion token cap.")] = None,
+    max_tokens: Annotated[
+        int | None,
+        typer.Option(
+            help="Completion token cap per call. A model on your own server "
+            "(openai-compatible/, hosted_vllm/, any --model-base-url) defaults to the game's "
+            "reply budget, written into the trace: 512 tokens for negotiation, 1024 for "
+            "calendar and sorting."
+        ),
+    ] = None,
     executor: Annotated[
         str, typer.Option(help="Where games run: local (this process) or ray (Ray tasks).")
     ] = "local",

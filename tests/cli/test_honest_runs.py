@@ -250,7 +250,7 @@ def test_piped_runs_print_a_status_line(tmp_path) -> None:
     monitor = RunMonitor(total=10, already=2, clock=lambda: float(next(ticks)))
     line = monitor.status_line()
     assert line.startswith("games 2/10 (failed 0, in flight 0) | calls 0")
-    assert "ETA –" in line and "$0.0000" in line
+    assert "ETA unknown" in line and "$0.0000" in line
 
 
 def test_transcript_prints_what_each_call_was_sent_and_returned(tmp_path) -> None:

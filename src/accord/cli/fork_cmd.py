@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
@@ -15,7 +15,8 @@ from accord.core.errors import AccordError, ConfigError
 from accord.core.registry import game_class
 from accord.core.secrets import scrub_secrets
 from accord.models.cache import ModelCache
-from accord.runner.fork import fork_spec, parse_at, seat_index
+from accord.models.recorded import has_replies
+from accord.runner.fork import ForkCounts, fork_spec, parse_at, seat_index
 from accord.runner.play import play_game
 from accord.runner.replay import default_out, spec_from_trace
 from accord.runner.run import write_run_trace
@@ -51,7 +52,11 @@ def fork(
         str | None, typer.Option(help="Server address of the new model (…/v1).")
     ] = None,
     cache: Annotated[
-        Path | None, typer.Option(help="The model cache the parent run filled.")
+        Path | None,
+        typer.Option(
+            help="A model cache: new calls are stored in it (and, for traces without "
+            "stored replies, earlier ones are answered from it)."
+        ),
     ] = None,
     out: Annotated[
         Path | None, typer.Option(help="Directory for the forked trace (default: RUN/forks).")
@@ -59,10 +64,14 @@ def fork(
 ) -> None:
     """Replay a game up to ROUND/TURN, then let another model or agent play one seat.
 
-    Requests before the fork point are answered as in the parent game (from --cache); from
-    the point on, the seat's new player answers (a new model continues the seat's
-    conversation). The forked trace records its parent trace id and the fork point in
-    run.fork, and a `fork` event marks the switch.
+    Requests before the fork point are answered from the replies the parent trace stores (as
+    `accord replay` does), so no model is called before it; a trace that cannot answer them
+    is refused before any call (older traces without stored replies need --cache, the model
+    cache their run filled). From the point on, the seat's new player answers (a new model
+    continues the seat's conversation), and the other seats' models answer from the trace
+    until the game leaves the parent's path. Each round is printed as it is reached. The
+    forked trace records its parent trace id and the fork point in run.fork, and a `fork`
+    event marks the switch.
 
     Examples:
 
@@ -88,18 +97,79 @@ def fork(
         spec = fork_spec(
             spec_from_trace(parent), parent, parse_at(at), seat_index(parent, seat), new_player
         )
+        from_trace = has_replies(parent)
+        if not from_trace and cache is None and any(a.model for a in spec.agents):
+            raise ConfigError(
+                f"{parent.trace_id} stores no model replies (it was written before traces "
+                "held conversations), so the requests before the fork point could only be "
+                "asked again: give --cache DIR with the model cache its run filled"
+            )
         model_cache = ModelCache(cache, replay_errors=True) if cache is not None else None
-        forked = asyncio.run(play_game(spec, cache=model_cache))
+        counts = ForkCounts()
+        progress = _Progress(counts, parse_at(at))
+        forked = asyncio.run(
+            play_game(
+                spec,
+                cache=model_cache,
+                parent=(parent, counts) if from_trace else None,
+                sink=progress,
+            )
+        )
         path = write_run_trace(out or default_out(trace_path, "forks"), forked)
     except AccordError as exc:
         raise _fail(exc) from exc
+    progress.finish()
     console.print(f"Forked {parent.trace_id} -> {path} ({forked.status})")
+    if from_trace:
+        console.print(
+            f"Model calls: {counts.from_trace} answered from the parent trace, "
+            f"{counts.asked} asked of models."
+        )
     if forked.error:
         console.print(scrub_secrets(forked.error), style="yellow", markup=False)
     if model_cache is not None:
         stats = model_cache.stats
         console.print(f"Model cache: {stats.hits} hits, {stats.misses} new calls.")
     console.print(_compare(parent, forked))
+
+
+class _Progress:
+    """Prints each round as the fork reaches it, with the model calls so far."""
+
+    def __init__(self, counts: ForkCounts, at: tuple[int, int]) -> None:
+        self.counts = counts
+        self.at = at
+        self.round: int | None = None
+
+    def begin(self, game_id: str, seat_names: list[str]) -> None:
+        console.print(
+            f"Playing {game_id}: requests before {self.at[0]}/{self.at[1]} are answered from "
+            "the parent trace.",
+            markup=False,
+        )
+
+    def events(self, batch: list[dict[str, Any]]) -> None:
+        for event in batch:
+            if event.get("type") == "fork":
+                console.print(
+                    f"  fork point {self.at[0]}/{self.at[1]} reached: {event.get('by')} plays "
+                    "the seat from here",
+                    markup=False,
+                )
+        rounds = [e["round"] for e in batch if isinstance(e.get("round"), int)]
+        if rounds and max(rounds) != self.round:
+            self.round = max(rounds)
+            self._line(f"round {self.round}")
+
+    def _line(self, what: str) -> None:
+        console.print(
+            f"  {what}: {self.counts.from_trace} model calls answered from the trace, "
+            f"{self.counts.asked} asked",
+            markup=False,
+        )
+
+    def finish(self) -> None:
+        self._line("game over")
 
 
 def _compare(parent: Trace, forked: Trace) -> Table:

@@ -69,7 +69,15 @@ def run(
         bool, typer.Option(help="Play each game twice with the first speaker swapped.")
     ] = False,
     temperature: Annotated[float | None, typer.Option(help="Sampling temperature.")] = None,
-    max_tokens: Annotated[int | None, typer.Option(help="Completion token cap.")] = None,
+    max_tokens: Annotated[
+        int | None,
+        typer.Option(
+            help="Completion token cap per call. A model on your own server "
+            "(openai-compatible/, hosted_vllm/, any --model-base-url) defaults to the game's "
+            "reply budget, written into the trace: 512 tokens for negotiation, 1024 for "
+            "calendar and sorting."
+        ),
+    ] = None,
     executor: Annotated[
         str, typer.Option(help="Where games run: local (this process) or ray (Ray tasks).")
     ] = "local",
@@ -194,6 +202,7 @@ def run(
         _preflight(specs, out_dir, resume, estimate_from, max_cost, dry_run, concurrency)
         if dry_run:
             return
+        _local_estimate(specs)
         report = _run_with_progress(
             specs,
             out_dir,
@@ -406,13 +415,29 @@ class _MonitorColumn(ProgressColumn):
 
     def render(self, task: Task) -> Text:
         m = self.monitor
-        eta = m.eta_s()
         return Text(
             f"failed {m.failed} · in flight {m.in_flight} · calls {m.calls} · retries "
             f"{m.retries} · errors {m.errors} · tokens {m.input_tokens + m.output_tokens:,} · "
-            f"{m.cost_text()} · {_mmss(m.elapsed_s())} elapsed · ETA "
-            + ("–" if eta is None else _mmss(eta))
+            f"{m.cost_text()} · {_mmss(m.elapsed_s())} elapsed · ETA {m.eta_text()}"
         )
+
+
+def _local_estimate(specs: list[GameSpec]) -> None:
+    """Before a run of the bundled model: a rough time from its speed measured here."""
+    from accord.runner.local_estimate import estimate_text, first_local, local_work, measure_speed
+
+    seat = first_local(specs)
+    if seat is None or seat.model is None:
+        return
+    console.print("Measuring the bundled model's speed for a time estimate...", markup=False)
+    try:
+        work = local_work(specs)
+        speed = measure_speed(seat.model, **seat.options)
+    except (AccordError, ImportError) as exc:
+        console.print(f"(no estimate: {exc})", markup=False)
+        return
+    if work is not None:
+        console.print(estimate_text(work, speed), markup=False)
 
 
 def _mmss(seconds: float) -> str:

@@ -68,6 +68,10 @@ class Game(ABC):
     """Metrics in the run summary table: (metric key, column label, shown as percent)."""
     oracle_agent: ClassVar[str | None] = None
     """A reference agent that, in every seat, reaches the oracle (checked by conformance)."""
+    reply_tokens: ClassVar[int] = 1024
+    """Default ``max_tokens`` of a model on a server someone runs (``openai-compatible/``,
+    ``hosted_vllm/``, any ``base_url``), which would otherwise generate until its context is
+    full: room for the longest valid reply of the game, with margin."""
     prompts_module: ClassVar[str | None] = None
     """The module holding the game's prompt templates: ``TEMPLATES`` (name ->
     `accord.core.prompts.TemplateSpec`) and ``templates(override=None) -> PromptSet``, with

@@ -49,6 +49,7 @@ from accord.models.limits import (
 )
 from accord.models.options import ModelOptions
 from accord.models.pricing import cost_usd
+from accord.models.server import UNCAPPED_FIX, is_timeout
 from accord.models.telemetry import current_observer
 
 SleepFn = Callable[[float], Awaitable[None]]
@@ -330,10 +331,14 @@ class ModelClient(ABC):
                     )
                     if limited:
                         why += "; " + self._rate_limited(limited, attempt)
+                    advice = (
+                        UNCAPPED_FIX
+                        if call.max_tokens is None and is_timeout(err)
+                        else "Check the server or the provider's status page and your rate "
+                        "limits, or raise max_retries / timeout_s / deadline_s"
+                    )
                     raise RetriesExhaustedError(
-                        f"{self.spec}: {why}; last error: {err}. Check the server or the "
-                        "provider's status page and your rate limits, or raise max_retries / "
-                        "timeout_s / deadline_s.",
+                        f"{self.spec}: {why}; last error: {err}. {advice[0].upper()}{advice[1:]}.",
                         attempts=attempt,
                         retries=retries,
                         status=429 if limited and err.status is None else err.status,

@@ -22,6 +22,7 @@ from accord.models.base import Completion, Message, Usage
 from accord.models.client import Call, ModelClient, retry_after_seconds
 from accord.models.limits import rate_info
 from accord.models.options import ModelOptions
+from accord.models.server import context_error, context_fix
 
 _TRANSIENT_NAMES = frozenset(
     {
@@ -200,6 +201,9 @@ def _map_error(spec: str, err: Exception) -> ModelError:
     message = f"{spec}: {name}: {_short(str(err))}"
     transient_names = {cls.__name__ for cls in type(err).__mro__} & _TRANSIENT_NAMES
     code = status if isinstance(status, int) else None
+    found = context_error(str(err))
+    if found is not None:
+        return ModelError(f"{spec}: {name}: {context_fix(*found)}.", status=code)
     if transient_names or (code is not None and (code >= 500 or code == 429)):
         return TransientModelError(message, retry_after_s=_retry_after(err), status=code)
     if code in (401, 403) or name in ("AuthenticationError", "PermissionDeniedError"):

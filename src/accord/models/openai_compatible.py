@@ -36,6 +36,7 @@ from accord.models.base import Completion, Usage
 from accord.models.client import Call, ModelClient, retry_after_seconds
 from accord.models.limits import rate_info
 from accord.models.options import ModelOptions
+from accord.models.server import context_error, context_fix
 
 _TRANSIENT_STATUS = frozenset({408, 409, 425, 429})
 _SCHEMA_HINTS = ("response_format", "json_schema", "json schema", "schema", "guided", "grammar")
@@ -209,6 +210,9 @@ class OpenAICompatibleModel(ModelClient):
                 f"{_short(text)}. {hint}.",
                 status=status,
             )
+        found = context_error(text) if status >= 400 else None
+        if found is not None:
+            raise ModelError(f"{self.spec}: HTTP {status}: {context_fix(*found)}.", status=status)
         if status >= 400:
             raise ModelError(
                 f"{self.spec}: HTTP {status}: {_short(text)}. Check the model name, base_url "

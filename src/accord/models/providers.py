@@ -7,6 +7,9 @@ import their client only when called, so listing providers stays cheap.
 
 from __future__ import annotations
 
+import os
+
+from accord.core.errors import ConfigError
 from accord.models.client import ModelClient
 from accord.models.options import ModelOptions
 from accord.models.registry import API_KEY_ENV, require_key
@@ -39,5 +42,14 @@ def build_litellm(model: str, spec: str, opts: ModelOptions) -> ModelClient:
     from accord.models.litellm_provider import LiteLLMModel
 
     inner_provider = model.partition("/")[0]
+    if inner_provider == "hosted_vllm" and not (
+        opts.base_url or os.environ.get("HOSTED_VLLM_API_BASE")
+    ):
+        # Without an address LiteLLM would send the calls to a public hosted API instead.
+        raise ConfigError(
+            f"{spec} needs base_url, the address of your vLLM server: pass --model-base-url "
+            "http://127.0.0.1:8000/v1 (or -M base_url=...), or set options: {base_url: ...} "
+            "under the seat in the experiment file."
+        )
     require_key(inner_provider, opts, API_KEY_ENV.get(inner_provider, ()))
     return LiteLLMModel(spec, opts, litellm_model=model)

@@ -15,15 +15,18 @@ Because the fork lives in the spec, a forked trace replays like any other (`acco
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from accord.agents.base import Agent, Recorder, _no_record
 from accord.agents.llm import LLMAgent
-from accord.core.errors import ConfigError
+from accord.core.errors import ConfigError, ModelError
 from accord.core.ids import MAX_ID_LEN, is_safe_id, slug
-from accord.core.spec import Action, Request
+from accord.core.spec import Action, JSONSchema, Request
+from accord.models.base import Completion, Message
+from accord.models.client import Call, ModelClient
 from accord.runner.specs import AgentSpec, GameSpec
 from accord.traces.schema import SeatUsage, Trace
 
@@ -77,6 +80,9 @@ def fork_spec(
             f"{trace.trace_id} ended in round {max(rounds)}; choose --at within rounds "
             f"{min(rounds)}..{max(rounds)}"
         )
+    from accord.runner.reply_budget import budgeted
+
+    agent = budgeted(agent, parent.game)  # a served model's reply cap, stated in run.fork
     point = ForkPoint(parent=trace.trace_id, round=at[0], turn=at[1], seat=seat, agent=agent)
     trace_id = f"{trace.trace_id}.fork-r{at[0]}t{at[1]}-s{seat}-{slug(agent.display, fallback='x')}"
     if not is_safe_id(trace_id):
@@ -156,3 +162,156 @@ def _sum(a: SeatUsage, b: SeatUsage) -> SeatUsage:
         decisions=a.decisions + b.decisions,
         fallbacks=a.fallbacks + b.fallbacks,
     )
+
+
+class ForkCounts:
+    """Model calls of a fork so far: answered from the parent trace, or asked of a model."""
+
+    def __init__(self) -> None:
+        self.from_trace = 0
+        self.asked = 0
+
+
+class TraceFirstModel(ModelClient):
+    """A seat's model in a fork: the parent trace's stored replies while the game asks what
+    the parent was asked, the seat's live model (built on first use) once it asks something
+    new. Before the fork point (`live_allowed` False) a question the trace cannot answer is an
+    error, so no model is called there."""
+
+    def __init__(
+        self, recorded: ModelClient, live: Callable[[], ModelClient], counts: ForkCounts
+    ) -> None:
+        super().__init__(recorded.spec)
+        self.recorded = recorded
+        self._make_live = live
+        self._live: ModelClient | None = None
+        self.counts = counts
+        self.live_allowed = False
+        self.diverged = False
+
+    async def _complete_once(self, call: Call) -> Completion:
+        raise NotImplementedError("TraceFirstModel answers through complete()")
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        response_schema: JSONSchema | None = None,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        seed: int | None = None,
+        session: str | None = None,
+        deadline: float | None = None,
+    ) -> Completion:
+        from accord.models.recorded import ReplayDivergedError
+
+        kwargs: dict[str, Any] = {
+            "response_schema": response_schema,
+            "temperature": temperature,
+            "max_tokens": max_tokens,
+            "seed": seed,
+            "session": session,
+            "deadline": deadline,
+        }
+
+        if not self.diverged:
+            try:
+                completion = await self.recorded.complete(messages, **kwargs)
+            except ReplayDivergedError as exc:
+                if not self.live_allowed:
+                    raise ForkUnanswerableError(
+                        f"{exc} A fork answers every request before its point from the parent "
+                        "trace; replay the trace (accord replay) to see where it changed."
+                    ) from exc
+                self.diverged = True  # from here on the conversation is the fork's own
+            else:
+                self.counts.from_trace += 1
+                return completion
+        if self._live is None:
+            self._live = self._make_live()
+        self.counts.asked += 1
+        return await self._live.complete(messages, **kwargs)
+
+    async def aclose(self) -> None:
+        if self._live is not None:
+            await self._live.aclose()
+
+
+class ForkUnanswerableError(ModelError):
+    """A request before the fork point that the parent trace does not hold."""
+
+
+class ForkGate(Agent):
+    """Lets a seat's `TraceFirstModel` call its live model only from the fork point on."""
+
+    def __init__(self, inner: LLMAgent, client: TraceFirstModel, point: ForkPoint) -> None:
+        super().__init__()
+        self.inner = inner
+        self.client = client
+        self.point = point
+        self.spec = inner.spec
+        self.model = inner.model
+        self.usage = inner.usage
+
+    async def act(self, request: Request, record: Recorder = _no_record) -> Action:
+        self.client.live_allowed = (request.round, request.turn) >= self.point.at
+        return await self.inner.act(request, record)
+
+    async def close(self) -> None:
+        await self.inner.close()
+        await self.client.aclose()
+        self.usage = self.inner.usage
+
+    def transcript_json(self) -> dict[str, Any] | None:
+        return self.inner.transcript_json()
+
+    def describe(self) -> dict[str, Any]:
+        return self.inner.describe()
+
+
+def fork_seats(
+    spec: GameSpec,
+    parent: Trace,
+    build: Callable[[AgentSpec, int | None, bool], Agent],
+    counts: ForkCounts,
+) -> list[Agent]:
+    """The seats of a fork of `parent`: every model seat answers from the parent's stored
+    replies up to the fork point, the forked seat's new player from the point on, and the
+    other seats' models once the game has left the parent's path.
+
+    Args:
+        build: ``(agent spec, seat or None, live)`` -> an agent; with ``live`` False its model
+            answers from the parent trace only (`accord.models.recorded.RecordedModel`).
+    """
+    point = fork_point(spec)
+    assert point is not None
+    seats: list[Agent] = []
+    for i, agent in enumerate(spec.agents):
+        if agent.model is None:
+            seats.append(build(agent, i, True))
+            continue
+        recorded = build(agent, i, False)
+        assert isinstance(recorded, LLMAgent)
+        if i == point.seat:
+            recorded.client = TraceFirstModel(recorded.client, _never_live, counts)
+            after = build(point.agent, None, True)
+            if isinstance(after, LLMAgent):  # counted as asked, like every later call
+                counted = TraceFirstModel(after.client, _lazy(after.client), counts)
+                counted.diverged = True
+                after.client = counted
+            seats.append(SwitchAgent(recorded, after, point))
+            continue
+        live_agent = build(agent, i, True)
+        assert isinstance(live_agent, LLMAgent)
+        client = TraceFirstModel(recorded.client, _lazy(live_agent.client), counts)
+        recorded.client = client
+        seats.append(ForkGate(recorded, client, point))
+    return seats
+
+
+def _never_live() -> ModelClient:
+    raise AssertionError("the forked seat's old player never answers after the fork point")
+
+
+def _lazy(client: ModelClient) -> Callable[[], ModelClient]:
+    return lambda: client

@@ -107,6 +107,10 @@ class RunMonitor:
     cost_usd: float = 0.0
     cost_known: bool = True
     started: float = field(default=0.0)
+    last_done: float | None = None
+    """Clock time of the latest complete game."""
+    wave: int = 0
+    """The most games in flight at once so far."""
     seen_errors: dict[str, ModelErrorReport] = field(default_factory=dict)
     failure_reasons: Counter[str] = field(default_factory=Counter)
     live_calls: bool = True
@@ -119,12 +123,14 @@ class RunMonitor:
     def game_started(self) -> None:
         """A game was launched."""
         self.in_flight += 1
+        self.wave = max(self.wave, self.in_flight)
 
     def game_finished(self, trace: Trace) -> None:
         """A game ended (complete or failed) and its trace is on disk."""
         self.in_flight = max(0, self.in_flight - 1)
         if trace.status == "complete":
             self.done += 1
+            self.last_done = self.clock()
         else:
             self.failed += 1
             self.failure_reasons[trace.error or "unknown error"] += 1
@@ -206,12 +212,33 @@ class RunMonitor:
         return self.clock() - self.started
 
     def eta_s(self) -> float | None:
-        """Seconds left at the pace of the games finished in this run, if any finished."""
-        finished = self.done + self.failed
-        left = self.total - self.already - finished
-        if finished == 0 or left <= 0:
-            return None if left > 0 else 0.0
-        return self.elapsed_s() / finished * left
+        """Seconds left, estimated from the pace of this run's complete games, or None
+        (unknown) while that pace says nothing yet.
+
+        The pace is games completed per second up to the latest completion: with several
+        games in flight it already counts the concurrency. It is unknown until a full wave has
+        completed (as many complete games as were in flight at once), since the first games
+        to end are the quickest of their wave; failed games do not count (they often end at
+        once and would make the rest look fast); and an estimate that the time since the
+        latest completion has already used up is unknown too, not "0:00".
+        """
+        left = self.total - self.already - self.done - self.failed
+        if left <= 0:
+            return 0.0
+        if self.last_done is None or self.done < max(1, self.wave):
+            return None
+        span = self.last_done - self.started
+        if span <= 0:
+            return None
+        estimate = span / self.done * left - (self.clock() - self.last_done)
+        return estimate if estimate > 0 else None
+
+    def eta_text(self) -> str:
+        """``~m:ss`` (a rough estimate), ``0:00`` when done, or ``unknown``."""
+        eta = self.eta_s()
+        if eta is None:
+            return "unknown"
+        return _clock_text(eta) if eta == 0 else "~" + _clock_text(eta)
 
     def cost_text(self) -> str:
         """The cost so far, or 'unknown' when some call had no known price."""
@@ -222,14 +249,12 @@ class RunMonitor:
 
     def status_line(self) -> str:
         """Everything the display shows, in one line."""
-        eta = self.eta_s()
         return (
             f"games {self.already + self.done + self.failed}/{self.total} "
             f"(failed {self.failed}, in flight {self.in_flight}) | calls {self.calls} "
             f"(retries {self.retries}, errors {self.errors}) | tokens "
             f"{self.input_tokens + self.output_tokens:,} | {self.cost_text()} | "
-            f"elapsed {_clock_text(self.elapsed_s())} | ETA "
-            + ("–" if eta is None else _clock_text(eta))
+            f"elapsed {_clock_text(self.elapsed_s())} | ETA {self.eta_text()}"
         )
 
 

@@ -29,8 +29,9 @@ from accord.core.registry import make
 from accord.core.rng import derive_seed
 from accord.core.spec import Action, Request
 from accord.models.cache import ModelCache
-from accord.runner.fork import SwitchAgent, fork_point
+from accord.runner.fork import ForkCounts, SwitchAgent, fork_point, fork_seats
 from accord.runner.live import EventSink
+from accord.runner.reply_budget import with_reply_budget
 from accord.runner.specs import AgentSpec, GameSpec
 from accord.traces.schema import SeatInfo, SeatUsage, Trace
 
@@ -97,13 +98,34 @@ def build_agent(
 
 
 def build_agents(
-    spec: GameSpec, game: Game, cache: ModelCache | None = None, recorded: Trace | None = None
+    spec: GameSpec,
+    game: Game,
+    cache: ModelCache | None = None,
+    recorded: Trace | None = None,
+    parent: tuple[Trace, ForkCounts] | None = None,
 ) -> list[Agent]:
-    """One agent per seat, checked against the game's seat count (and a fork's switch)."""
+    """One agent per seat, checked against the game's seat count (and a fork's switch).
+
+    With `parent` (a fork's parent trace), model seats answer from its stored replies up to
+    the fork point (`accord.runner.fork.fork_seats`)."""
     if len(spec.agents) != game.num_seats:
         raise AccordError(
             f"{spec.game} has {game.num_seats} seats but {len(spec.agents)} agents were given"
         )
+    if parent is not None and fork_point(spec) is not None:
+        trace, counts = parent
+
+        def seat_of(a: AgentSpec, seat: int | None, live: bool) -> Agent:
+            return build_agent(
+                a,
+                game.game_id,
+                seed=spec.seed,
+                session=spec.trace_id,
+                cache=cache if live else None,
+                recorded=None if live or seat is None else (trace, seat),
+            )
+
+        return fork_seats(spec, trace, seat_of, counts)
 
     # Repeats of one scenario (an experiment's `repeats:`) share the game seed; model seats
     # sample with a seed of their own per repeat, so the repeats measure the model's noise.
@@ -136,6 +158,7 @@ async def play_game(
     cache: ModelCache | None = None,
     recorded: Trace | None = None,
     sink: EventSink | None = None,
+    parent: tuple[Trace, ForkCounts] | None = None,
 ) -> Trace:
     """Play `spec` to the end and return its trace (never raises for in-game failures).
 
@@ -144,10 +167,13 @@ async def play_game(
         agents: ready-made seats (tests, people); by default they are built from the spec.
         cache: answer model calls from this cache where it has them, and fill it.
         recorded: answer every model seat from this trace's stored replies (replay).
+        parent: a fork's parent trace and the counts of calls answered from it and asked
+            of models: requests before the fork point are answered from its stored replies.
         sink: told the seats' names, then each batch of new events as soon as a phase has
             recorded them (the live view, `accord.runner.live`); the trace holds the same
             events, in the same order.
     """
+    spec = with_reply_budget(spec)  # a served model's max_tokens, stated in the trace
     game = make(spec.game, spec.options)
     started = _now()
     events: list[dict[str, Any]] = []
@@ -165,7 +191,7 @@ async def play_game(
     error: str | None = None
     seats: list[Agent] = []
     try:
-        seats = agents if agents is not None else build_agents(spec, game, cache, recorded)
+        seats = agents if agents is not None else build_agents(spec, game, cache, recorded, parent)
         game.bind_models([a.model for a in spec.agents])
         game.reset(spec.seed)
         if sink is not None:

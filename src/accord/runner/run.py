@@ -53,6 +53,7 @@ from accord.runner.monitor import RunMonitor
 from accord.runner.plan_file import check_plan, write_plan
 from accord.runner.play import failed_trace
 from accord.runner.results import write_outputs
+from accord.runner.server_check import check_server_context
 from accord.runner.specs import GameSpec
 from accord.traces.io import atomic_write_text, check_inside, read_trace
 from accord.traces.limits import cap_trace
@@ -265,6 +266,7 @@ async def run_specs(
             raise ConfigError("a person plays at this terminal: use the local executor")
         concurrency = 1  # a person can only sit at one table at a time
     check_run(specs, cache=cache)
+    check_server_context(specs)
     lock = RunLock.acquire(out)  # released in the finally below, or when this process ends
     try:
         skip = prepare_out(out, specs, resume=resume, skip_failed=skip_failed)

@@ -185,6 +185,7 @@ class NegotiationGame(Game):
         return game_result(self.config, self._ratio, self._records, self._totals, self._reflections)
 
     oracle_agent: ClassVar[str | None] = "cooperative"
+    reply_tokens: ClassVar[int] = 512  # thinking (600 chars) + speech (400) + JSON, with margin
 
     def oracle_gap(self, result: GameResult) -> float | None:
         total = result.metrics["oracle_total"]

@@ -196,6 +196,8 @@ def test_a_reproduction_directory_shows_its_write_up_and_figures(served: str) ->
         assert section.locator("strong").count() >= 1  # **no** is bold, not asterisks
         assert "**" not in section.inner_text()
         loaded = "[...document.querySelectorAll('#reproduction img')]"
+        # The figures load lazily: ask for all of them (those below the fold included).
+        page.evaluate(f"() => {loaded}.forEach(i => {{ i.loading = 'eager'; }})")
         page.wait_for_function(f"() => {loaded}.length && {loaded}.every(i => i.naturalWidth > 0)")
         assert "table2.png" in section.locator("figcaption").first.inner_text()
         assert fits(page)["page"] <= 0

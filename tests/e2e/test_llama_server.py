@@ -1,6 +1,6 @@
 """The bundled model behind llama-cpp-python's own OpenAI-compatible server, reached three ways.
 
-``python -m llama_cpp.server`` is started on 127.0.0.1 with the bundled SmolLM2 GGUF, and one
+``python -m llama_cpp.server`` (through ``accord.testing.llama_server``) is started on 127.0.0.1 with the bundled SmolLM2 GGUF, and one
 short negotiation game is played through each client path a user would take to a local
 server: Accord's ``openai-compatible/`` provider (the openai SDK), LiteLLM's ``hosted_vllm/``
 and LiteLLM's ``openai/`` with a base_url. Each game must complete with every decision answered
@@ -57,7 +57,9 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         [
             sys.executable,
             "-m",
-            "llama_cpp.server",
+            # llama-cpp-python's own server, with the model loaded as the bundled one is
+            # (no AMX weight buffers where they crash: accord.models.cpu_buffers).
+            "accord.testing.llama_server",
             "--model",
             str(gguf),
             "--model_alias",

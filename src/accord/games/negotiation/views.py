@@ -125,6 +125,10 @@ class _State:
                 planned = (self.planned[seat] or {}).get(name)
                 ran = None if done[seat] is None else done[seat].get(name, 0)
                 tone = None if ran is None else ("good" if ran else "muted")
+                annulled = bool(self.result and self.result.get("annulled"))
+                if annulled and ran:
+                    # An annulled round earns nothing: these runs would have been completed.
+                    ran, tone = f"0 (would be {ran})", "bad"
                 rows.append(
                     (
                         f"{self.sides[seat]} · {name}",

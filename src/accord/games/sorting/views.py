@@ -133,7 +133,7 @@ class _State:
                 for key, v in sorted(self.store.items())
             ]
             panels.append(
-                grid(f"Key-value store after this step ({len(files)} files)", ["value"], files)
+                grid(f"Key-value store after this step ({len(files)} file{'' if len(files) == 1 else 's'})", ["value"], files)
             )
         else:
             items = [{**m, "current": False} for m in self.talk]

@@ -66,7 +66,8 @@ def grid_texts(page: Any, panel: int = 0) -> list[list[str]]:
     return page.eval_on_selector_all(
         f"#replay-view .rv-grid >> nth={panel}",
         """(grids) => [...grids[0].querySelectorAll('tbody tr')].map((tr) =>
-            [...tr.querySelectorAll('td')].map((td) => td.firstChild ? td.firstChild.textContent : ''))""",
+            [...tr.querySelectorAll('td')].map((td) =>
+                td.firstChild ? td.firstChild.textContent : ''))""",
     )
 
 

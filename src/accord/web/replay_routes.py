@@ -26,8 +26,10 @@ from accord.traces.schema import Trace
 
 
 class _Run(Protocol):
-    run_id: str
-    folder: Path
+    @property
+    def run_id(self) -> str: ...
+    @property
+    def folder(self) -> Path: ...
 
 
 def replay_payload(trace: Trace) -> dict[str, Any]:

@@ -53,7 +53,7 @@ class _State:
         self.outcome = ""
         self.scheduled: dict[int, int] = {}
         self.talk: list[dict[str, Any]] = []
-        self.moved: set[tuple[int, int]] = set()
+        self.moved: set[tuple[int, object]] = set()
 
     def apply(self, ev: dict[str, Any]) -> None:
         kind = ev.get("type")
@@ -71,8 +71,8 @@ class _State:
             applied = rules.apply_batch(self.calendars[seat], batch, meeting)
             self.calendars[seat] = applied.calendar
             self.cost[seat] += int(ev.get("cost", applied.cost))
-            self.moved = {(seat, int(a.to_slot)) for a in batch if isinstance(a, rules.Move)}
-            self.moved |= {(seat, int(a.slot)) for a in batch if isinstance(a, rules.Place)}
+            self.moved = {(seat, a.to_slot) for a in batch if isinstance(a, rules.Move)}
+            self.moved |= {(seat, a.slot) for a in batch if isinstance(a, rules.Place)}
         elif kind in MESSAGE_TYPES and "content" in ev:
             self.talk.append(ev)
         elif kind == "resolution":

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from accord.core.replay import Frame, Replay, cell, facts, grid, messages
+from accord.core.replay import Frame, Replay, Tone, cell, facts, grid, messages
 
 if TYPE_CHECKING:
     from accord.traces.schema import Trace
@@ -111,7 +111,7 @@ class _State:
     def project_grid(self) -> dict[str, Any]:
         cols = [self.names[r] for r in self.resources] + ["reward", "planned runs", "runs done"]
         rows = []
-        done = self.result["runs"] if self.result else [None, None]
+        done: list[dict[str, int] | None] = self.result["runs"] if self.result else [None, None]
         for seat in (0, 1):
             for p in self.projects(seat):
                 name = p["name"]
@@ -123,8 +123,9 @@ class _State:
                     for r in self.resources
                 ]
                 planned = (self.planned[seat] or {}).get(name)
-                ran = None if done[seat] is None else done[seat].get(name, 0)
-                tone = None if ran is None else ("good" if ran else "muted")
+                ran_runs = done[seat]
+                ran: int | str | None = None if ran_runs is None else ran_runs.get(name, 0)
+                tone: Tone | None = None if ran is None else ("good" if ran else "muted")
                 annulled = bool(self.result and self.result.get("annulled"))
                 if annulled and ran:
                     # An annulled round earns nothing: these runs would have been completed.

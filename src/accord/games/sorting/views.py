@@ -23,6 +23,10 @@ PREVIEW = 120
 """Characters of a stored value shown in the store's table (the rest on hover)."""
 
 
+def _files(n: int) -> str:
+    return "file" if n == 1 else "files"
+
+
 def _fmt(values: Any) -> str:
     return "–" if values is None else "[" + ", ".join(str(v) for v in values) + "]"
 
@@ -133,7 +137,11 @@ class _State:
                 for key, v in sorted(self.store.items())
             ]
             panels.append(
-                grid(f"Key-value store after this step ({len(files)} file{'' if len(files) == 1 else 's'})", ["value"], files)
+                grid(
+                    f"Key-value store after this step ({len(files)} {_files(len(files))})",
+                    ["value"],
+                    files,
+                )
             )
         else:
             items = [{**m, "current": False} for m in self.talk]

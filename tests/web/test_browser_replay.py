@@ -330,6 +330,8 @@ def test_two_games_side_by_side_step_together(served, browser) -> None:
     page.click("#side-go")
     page.wait_for_selector("#side-a .rv-frame")
     assert "Same scenario" in page.inner_text("#side-scenario")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "side-by-side-negotiation.png"))
     # Both games start together, and the end shows both games' last events.
     assert page.get_attribute("#side-a", "data-step") == "0"
     assert page.get_attribute("#side-b", "data-step") == "0"
@@ -377,6 +379,10 @@ def test_pages_have_no_horizontal_scroll(served, browser, width) -> None:
         page.wait_for_selector("h1")
         page.wait_for_timeout(200)
         assert no_horizontal_scroll(page), f"{route} scrolls sideways at {width} px"
+    if width < 500:
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        goto_step(page, url, "cal", 21)
+        page.screenshot(path=str(SHOTS / "phone-calendar.png"))
     page.goto(f"{url}/#/side/demo/mock/demo/refs/step/4")
     page.wait_for_selector("#side-a .rv-frame")
     assert no_horizontal_scroll(page), f"the side-by-side page scrolls sideways at {width} px"

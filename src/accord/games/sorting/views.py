@@ -65,6 +65,11 @@ class _State:
             seat = int(ev["seat"])
             self.submitted[seat] = list(ev["values"])
             self.correct[seat] = bool(ev["correct"])
+            if self.backend == "kv":  # the same command writes the marker file (Table 5)
+                shown = format_list(self.submitted[seat] or [])
+                self.store[submission_key(seat)] = (
+                    f"{agent_name(seat)} submitted {shown} and is now offline."
+                )
         elif kind == "turn":
             if int(ev.get("round", self.round)) != self.round:
                 self.round = int(ev["round"])

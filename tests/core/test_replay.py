@@ -5,6 +5,8 @@ says so."""
 
 from __future__ import annotations
 
+import sys
+import types
 from pathlib import Path
 from typing import Any
 
@@ -107,3 +109,25 @@ def test_a_view_that_cannot_read_the_trace_says_so() -> None:
     broken = trace.model_copy(update={"scenario": {}})
     with pytest.raises(ConfigError, match="replay view cannot read this trace"):
         replay_of(game_class(trace.game_id), broken)
+
+
+def test_conformance_catches_a_view_off_the_vocabulary(monkeypatch: pytest.MonkeyPatch) -> None:
+    from accord import testing
+    from accord.core.replay import Replay
+
+    def replay(trace: Any) -> Replay:
+        out = Replay()
+        for i, _ in enumerate(trace.events):
+            out.add({"title": "x", "panels": [{"kind": "facts", "items": [
+                {"label": "a", "value": i, "tone": "sparkly"}]}]}, 0, "e")  # fmt: skip
+        return out
+
+    module = types.ModuleType("off_vocabulary_views")
+    module.replay = replay  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "off_vocabulary_views", module)
+    cls = game_class("negotiation")
+    monkeypatch.setattr(cls, "replay_module", "off_vocabulary_views")
+    with pytest.raises(AssertionError, match="sparkly"):
+        testing.check_replay(cls.game_id)
+    monkeypatch.setattr(cls, "replay_module", None)
+    testing.check_replay(cls.game_id)  # no view: nothing to check

@@ -33,8 +33,10 @@ def test_replay_and_side_by_side(tmp_path: Path) -> None:
     shutil.copy(GOLDEN / "sorting-share-all-broadcast.json", run / "traces" / "sort.json")
     client = TestClient(create_app([run]))
 
-    res = client.get("/api/runs/demo/games/g0/replay")
+    res = client.get("/api/runs/demo/games/g0/replay", headers={"Accept-Encoding": "gzip"})
     assert res.status_code == 200
+    assert res.headers["content-encoding"] == "gzip"  # read back unzipped by the client
+    assert int(res.headers["content-length"]) < len(res.content) / 3
     view = res.json()["replay"]
     trace = read_trace(run / "traces" / "g0.json")
     assert len(view["steps"]) == len(trace.events)

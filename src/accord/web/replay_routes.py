@@ -10,12 +10,14 @@ As everywhere in the view, a trace is reached only through its run's listing.
 
 from __future__ import annotations
 
+import gzip
+import json
 import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
-from fastapi import FastAPI, HTTPException
+from fastapi import FastAPI, HTTPException, Request, Response
 
 from accord.analysis.paired import scenario_digest
 from accord.core.errors import ConfigError, UnknownGameError
@@ -42,6 +44,17 @@ def replay_payload(trace: Trace) -> dict[str, Any]:
         return {"replay": replay_of(cls, trace), "note": None}
     except ConfigError as exc:
         return {"replay": None, "note": str(exc)}
+
+
+def json_response(request: Request, data: Any) -> Response:
+    """`data` as JSON, gzipped when the browser accepts it: a replay repeats most of each frame
+    in the next, so it shrinks several times over (a 160-event calendar game: 432 KB of JSON)."""
+    body = json.dumps(data, allow_nan=False, separators=(",", ":")).encode()
+    headers = {"Vary": "Accept-Encoding"}
+    if len(body) > 1024 and "gzip" in request.headers.get("accept-encoding", ""):
+        body = gzip.compress(body, compresslevel=6)
+        headers["Content-Encoding"] = "gzip"
+    return Response(body, media_type="application/json", headers=headers)
 
 
 def metric_differences(a: Trace, b: Trace) -> list[dict[str, Any]]:
@@ -88,12 +101,13 @@ def add_replay_routes(
             raise HTTPException(422, str(exc)) from exc
 
     @app.get("/api/runs/{run_id}/games/{trace_id}/replay")
-    def game_replay(run_id: str, trace_id: str) -> dict[str, Any]:
-        out: dict[str, Any] = finite(replay_payload(load(run_id, trace_id)))
-        return out
+    def game_replay(run_id: str, trace_id: str, request: Request) -> Response:
+        return json_response(request, finite(replay_payload(load(run_id, trace_id))))
 
     @app.get("/api/side")
-    def side_by_side(a_run: str, a_trace: str, b_run: str, b_trace: str) -> dict[str, Any]:
+    def side_by_side(
+        a_run: str, a_trace: str, b_run: str, b_trace: str, request: Request
+    ) -> Response:
         a, b = load(a_run, a_trace), load(b_run, b_trace)
         if a.game_id != b.game_id:
             raise HTTPException(
@@ -107,13 +121,11 @@ def add_replay_routes(
             marks_a = [s["mark"] for s in ra["replay"]["steps"]]
             marks_b = [s["mark"] for s in rb["replay"]["steps"]]
             pairs = align(marks_a, marks_b)
-        out: dict[str, Any] = finite(
-            {
-                "a": side_summary(a_run, a_trace, a) | ra,
-                "b": side_summary(b_run, b_trace, b) | rb,
-                "same_scenario": scenario_digest(a) == scenario_digest(b),
-                "pairs": pairs,
-                "metrics": metric_differences(a, b),
-            }
-        )
-        return out
+        out = {
+            "a": side_summary(a_run, a_trace, a) | ra,
+            "b": side_summary(b_run, b_trace, b) | rb,
+            "same_scenario": scenario_digest(a) == scenario_digest(b),
+            "pairs": pairs,
+            "metrics": metric_differences(a, b),
+        }
+        return json_response(request, finite(out))

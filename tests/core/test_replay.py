@@ -131,3 +131,10 @@ def test_conformance_catches_a_view_off_the_vocabulary(monkeypatch: pytest.Monke
         testing.check_replay(cls.game_id)
     monkeypatch.setattr(cls, "replay_module", None)
     testing.check_replay(cls.game_id)  # no view: nothing to check
+
+
+def test_a_view_that_cannot_be_imported_says_so() -> None:
+    trace = read_trace(GOLDEN / "negotiation-coop-0.5.json")
+    missing = type("Missing", (), {"replay_module": "no_such_package.views"})
+    with pytest.raises(ConfigError, match="cannot be imported"):
+        replay_of(missing, trace)

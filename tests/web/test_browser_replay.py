@@ -373,6 +373,7 @@ def test_pages_have_no_horizontal_scroll(served, browser, width) -> None:
     for route in [
         "#/",
         "#/run/demo",
+        "#/compare/demo//demo/",
         *(f"#/run/demo/game/{t}/step/5" for t in ("cal", "neg", "sort", "mock")),
     ]:
         page.goto(f"{url}/{route}")

@@ -113,7 +113,13 @@ def replay_of(game_cls: type[Any], trace: Trace) -> dict[str, Any] | None:
     name = getattr(game_cls, "replay_module", None)
     if not name:
         return None
-    module = importlib.import_module(name)
+    try:
+        module = importlib.import_module(name)
+    except ImportError as exc:
+        raise ConfigError(
+            f"the replay view {name!r} of {trace.game_id} cannot be imported ({exc}); "
+            "reinstall the game's package"
+        ) from exc
     try:
         built: Replay = module.replay(trace)
     except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:

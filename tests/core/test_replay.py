@@ -138,3 +138,22 @@ def test_a_view_that_cannot_be_imported_says_so() -> None:
     missing = type("Missing", (), {"replay_module": "no_such_package.views"})
     with pytest.raises(ConfigError, match="cannot be imported"):
         replay_of(missing, trace)
+
+
+def test_sorting_view_shows_each_broadcast_in_its_round() -> None:
+    trace = read_trace(GOLDEN / "sorting-share-all-broadcast.json")
+    view = replay_of(game_class(trace.game_id), trace)
+    assert view is not None
+    sent = 0
+    for i, ev in enumerate(trace.events):
+        for c in ev.get("commands", []):
+            if c["ok"] and c["command"].startswith("broadcast_message"):
+                body = c["command"].split(" ", 1)[1].strip()
+                frame = view["frames"][view["steps"][i]["frame"]]
+                talk = next(p for p in frame["panels"] if p["kind"] == "messages")
+                assert {"from": trace.seats[ev["seat"]].name, "to": None, "text": body} in [
+                    {k: m[k] for k in ("from", "to", "text")} for m in talk["items"]
+                ]
+                assert talk["title"] == f"Messages of round {ev['round']}"
+                sent += 1
+    assert sent > 0

@@ -95,6 +95,10 @@ class _State:
             self.store[submission_key(seat)] = (
                 f"{agent_name(seat)} submitted {shown} and is now offline."
             )
+        elif verb == "submit_result" and self.backend == "broadcast" and submitted is not None:
+            # Table 5: a broadcast submission is announced to every other agent.
+            text = f"{agent_name(seat)} submitted its result: {format_list(submitted)}"
+            self.talk.append({"from": self.names[seat], "to": None, "text": text})
         elif verb == "broadcast_message":
             body = (rest + ("\n" + below if below else "")).strip()
             self.talk.append({"from": self.names[seat], "to": None, "text": body})

@@ -1,7 +1,8 @@
 "use strict";
 // Read-only view of Accord runs. Routes live in the URL hash so every page can be bookmarked
 // without server routes: #/ (runs), #/run/RUN (one run), #/run/RUN/game/TRACE (one game),
-// #/compare/RUN_A/BATCH_A/RUN_B/BATCH_B (two runs or batches side by side).
+// #/compare/RUN_A/BATCH_A/RUN_B/BATCH_B (two runs or batches side by side), and the replays of
+// replay.js: #/run/RUN/game/TRACE/step/N (a game at one event), #/side/RUN_A/TRACE_A/RUN_B/TRACE_B.
 // Trace text is model output: it is only ever inserted as text nodes, never as HTML.
 
 const main = document.getElementById("main");

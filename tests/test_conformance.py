@@ -28,5 +28,10 @@ def test_trace_roundtrip(game_id: str) -> None:
     testing.check_trace_roundtrip(game_id)
 
 
+@pytest.mark.parametrize("game_id", game_ids())
+def test_replay(game_id: str) -> None:
+    testing.check_replay(game_id)
+
+
 def test_registry_lists_negotiation() -> None:
     assert "negotiation-v3" in game_ids()

@@ -77,6 +77,10 @@ class Game(ABC):
     `accord.core.prompts.TemplateSpec`) and ``templates(override=None) -> PromptSet``, with
     the template files in a ``templates/`` folder of its package. Read by ``accord prompts``,
     `accord.core.prompts.game_templates` and ``--prompts DIR``; None: prompts built in code."""
+    replay_module: ClassVar[str | None] = None
+    """The module holding the game's replay view, ``replay(trace) -> accord.core.replay.Replay``
+    (what the web view shows at each step of a trace, `accord.core.replay`); None: the generic
+    event timeline only."""
 
     def __init__(self, config: BaseModel) -> None:
         self.config = config

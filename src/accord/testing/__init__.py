@@ -8,6 +8,7 @@ from accord.testing.conformance import (
     check_determinism,
     check_game,
     check_oracle,
+    check_replay,
     check_trace_roundtrip,
     drive_with_fallbacks,
 )
@@ -17,6 +18,7 @@ __all__ = [
     "check_determinism",
     "check_game",
     "check_oracle",
+    "check_replay",
     "check_trace_roundtrip",
     "drive_with_fallbacks",
 ]

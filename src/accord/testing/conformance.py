@@ -1,4 +1,5 @@
-"""Conformance checks for games: API contract, determinism, oracle sanity, trace round-trip.
+"""Conformance checks for games: API contract, determinism, oracle sanity, trace round-trip,
+replay view.
 
 Modelled on the API tests that environment libraries ship (check one contract, the same way,
 for every game). Each check raises `AssertionError` with a message naming the game and what
@@ -8,6 +9,7 @@ broke.
 from __future__ import annotations
 
 import asyncio
+import json
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -16,6 +18,7 @@ from accord.agents.reference import reference_names
 from accord.core.errors import ActionError
 from accord.core.game import Game, GameResult
 from accord.core.registry import game_class, make
+from accord.core.replay import TONES, replay_of
 from accord.runner.play import play_game
 from accord.runner.specs import AgentSpec, GameSpec
 from accord.traces.io import read_trace, write_trace
@@ -137,9 +140,40 @@ def check_trace_roundtrip(game_id: str, seed: int = 3) -> None:
     assert back == trace, f"{game_id}: trace changed in a write/read round trip"
 
 
+def check_replay(game_id: str, seed: int = 5) -> None:
+    """A game's replay view, if it declares one, draws every event of a played game in the
+    shared vocabulary (`accord.core.replay`): one step per event, marks that never go down,
+    known panel kinds and tones, JSON-able frames."""
+    cls = game_class(game_id)
+    if not cls.replay_module:
+        return
+    names = reference_names(game_id)
+    assert names, f"{game_id}: register at least one reference agent"
+    n = make(game_id).num_seats
+    spec = GameSpec(
+        trace_id="replay", game=game_id, seed=seed, agents=[AgentSpec(agent=names[0])] * n
+    )
+    trace = asyncio.run(play_game(spec))
+    view = replay_of(cls, trace)  # raises when the steps do not match the events
+    assert view is not None
+    marks = [s["mark"] for s in view["steps"]]
+    assert marks == sorted(marks), f"{game_id}: replay marks go down"
+    json.dumps(view, allow_nan=False)
+    for frame in view["frames"]:
+        assert isinstance(frame.get("title"), str), f"{game_id}: a replay frame has no title"
+        for panel in frame["panels"]:
+            kind = panel.get("kind")
+            assert kind in ("grid", "facts", "messages"), f"{game_id}: unknown panel {kind!r}"
+            tones = [c.get("tone") for r in panel.get("rows", []) for c in r["cells"]]
+            tones += [i.get("tone") for i in panel["items"]] if kind == "facts" else []
+            bad = {t for t in tones if t is not None and t not in TONES}
+            assert not bad, f"{game_id}: replay tones {sorted(bad)} are not in TONES"
+
+
 def check_game(game_id: str) -> None:
     """Every conformance check."""
     check_api(game_id)
     check_determinism(game_id)
     check_oracle(game_id)
     check_trace_roundtrip(game_id)
+    check_replay(game_id)

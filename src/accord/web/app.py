@@ -44,6 +44,7 @@ from accord.web.live import (
 )
 from accord.web.play import PlayHub
 from accord.web.play_routes import add_play_routes
+from accord.web.replay_routes import add_replay_routes
 from accord.web.reproduction import add_reproduction_routes
 from accord.web.views import MAX_LEADERBOARD_GAMES, compare, report_figures, side_rows
 from accord.web.watch import MAX_STREAMS_PER_CLIENT, Listing, RunWatch, StreamCap
@@ -306,6 +307,7 @@ def create_app(
         return run
 
     add_reproduction_routes(app, get_run)
+    add_replay_routes(app, get_run, trace_paths, finite)
 
     def rows_of(run: RunDir) -> list[dict[str, Any]]:
         paths = trace_paths(run.folder)

@@ -54,6 +54,7 @@ class CalendarGame(Game):
 
     game_id: ClassVar[str] = "calendar-v2"
     prompts_module: ClassVar[str | None] = "accord.games.calendar.prompts"
+    replay_module: ClassVar[str | None] = "accord.games.calendar.views"
     config_model: ClassVar[type[CalendarConfig]] = CalendarConfig
     config: CalendarConfig
     summary_metrics: ClassVar[list[tuple[str, str, bool]]] = SUMMARY_METRICS

@@ -54,6 +54,7 @@ class NegotiationGame(Game):
 
     game_id: ClassVar[str] = "negotiation-v3"
     prompts_module: ClassVar[str | None] = "accord.games.negotiation.prompts"
+    replay_module: ClassVar[str | None] = "accord.games.negotiation.views"
     config_model: ClassVar[type[NegotiationConfig]] = NegotiationConfig
     config: NegotiationConfig
     summary_metrics: ClassVar[list[tuple[str, str, bool]]] = [

@@ -98,6 +98,7 @@ class SortingGame(Game):
 
     game_id: ClassVar[str] = "sorting-v3"
     prompts_module: ClassVar[str | None] = "accord.games.sorting.prompts"
+    replay_module: ClassVar[str | None] = "accord.games.sorting.views"
     config_model: ClassVar[type[SortingConfig]] = SortingConfig
     config: SortingConfig
     summary_metrics: ClassVar[list[tuple[str, str, bool]]] = [

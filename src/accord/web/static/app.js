@@ -1,7 +1,8 @@
 "use strict";
 // Read-only view of Accord runs. Routes live in the URL hash so every page can be bookmarked
 // without server routes: #/ (runs), #/run/RUN (one run), #/run/RUN/game/TRACE (one game),
-// #/compare/RUN_A/BATCH_A/RUN_B/BATCH_B (two runs or batches side by side).
+// #/compare/RUN_A/BATCH_A/RUN_B/BATCH_B (two runs or batches side by side), and the replays of
+// replay.js: #/run/RUN/game/TRACE/step/N (a game at one event), #/side/RUN_A/TRACE_A/RUN_B/TRACE_B.
 // Trace text is model output: it is only ever inserted as text nodes, never as HTML.
 
 const main = document.getElementById("main");
@@ -404,7 +405,7 @@ function renderEvent(trace, ev, idx) {
   const pos = POSITION_FIELDS.filter((f) => ev[f] !== undefined && ev[f] !== null).map((f) => `${f} ${ev[f]}`).join(" · ");
   const skip = new Set(["type", "thinking", ...POSITION_FIELDS, speakerField, textField]);
   const seatClass = typeof speaker === "number" ? `seat-${speaker % 6}` : "";
-  return el("li", { class: `ev ev-${kind} ${seatClass}`, "data-kind": kind, "data-type": ev.type },
+  return el("li", { class: `ev ev-${kind} ${seatClass}`, "data-kind": kind, "data-type": ev.type, "data-step": idx },
     el("div", { class: "ev-head" },
       el("span", { class: "ev-type" }, ev.type),
       speaker !== undefined ? el("span", { class: "who" }, seatName(trace, speaker)) : null,
@@ -577,9 +578,12 @@ function renderLiveGame(runId, traceId, game) {
   });
 }
 
-async function renderGame(runId, traceId) {
+async function renderGame(runId, traceId, step) {
   const trace = await api(`/api/runs/${enc(runId)}/games/${enc(traceId)}`);
   if (trace.live) return renderLiveGame(runId, traceId, trace);
+  // The game's own replay view (replay.js), when its game declares one.
+  const view = await api(`/api/runs/${enc(runId)}/games/${enc(traceId)}/replay`).catch(() => null);
+  const replay = view && view.replay && view.replay.steps.length ? replaySection(trace, view.replay, gameHref(runId, traceId), step || 0) : null;
   const scalars = Object.fromEntries(Object.entries(trace.metrics).filter(([, v]) => v === null || typeof v !== "object"));
   const nested = Object.fromEntries(Object.entries(trace.metrics).filter(([, v]) => v !== null && typeof v === "object"));
   const seatRowKeys = [...new Set(trace.seat_rows.flatMap((r) => Object.keys(r)))];
@@ -588,6 +592,7 @@ async function renderGame(runId, traceId) {
     el("h1", {}, traceId),
     el("p", { class: "muted" }, `${trace.game_id} · seed ${trace.seed} · ${trace.started_at} → ${trace.ended_at} · accord ${trace.accord_version}`),
     el("p", {}, el("span", { class: `status-${trace.status}` }, trace.status), trace.error ? el("span", { class: "error" }, " ", trace.error) : null),
+    replay ? [replay.section, sidePicker(runId, trace, traceId)] : view && view.note ? el("p", { class: "muted", id: "replay-note" }, view.note) : null,
     el("details", {}, el("summary", {}, "options and run labels"), el("pre", {}, JSON.stringify({ config: trace.config, run: trace.run }, null, 1))),
     el("h2", {}, "Seats"),
     seatsTable(trace),
@@ -596,10 +601,11 @@ async function renderGame(runId, traceId) {
     Object.keys(nested).length ? el("details", {}, el("summary", {}, "nested metrics"), el("pre", {}, JSON.stringify(nested, null, 1))) : null,
     trace.seat_rows.length ? [el("h3", {}, "Per seat"), sortableTable(seatRowKeys.map((k) => ({ label: k, value: (r) => r[k] ?? null })), trace.seat_rows)] : null,
     el("details", {}, el("summary", {}, "final state"), el("pre", {}, JSON.stringify(trace.final_state, null, 1))),
-    el("div", { class: "game-body" },
+    el("div", { class: replay ? "game-body replaying" : "game-body" },
       el("section", { class: "events-col" }, el("h2", {}, `Events (${trace.events.length})`), timeline(trace)),
       el("section", { class: "transcript-col" }, el("h2", {}, "Model transcripts"), transcripts(trace))),
   );
+  if (replay) replay.attach();
 }
 
 // -- people in the browser (accord serve --play) ------------------------------------------
@@ -881,7 +887,8 @@ async function route() {
     if (parts[0] === "play" && parts[1]) await renderLobby(parts[1]);
     else if (parts[0] === "seat" && parts[1]) await renderSeat(parts[1]);
     else if (parts[0] === "compare" && parts.length >= 5) await renderCompare(parts[1], parts[2], parts[3], parts[4]);
-    else if (parts[0] === "run" && parts[2] === "game" && parts[3]) await renderGame(parts[1], parts[3]);
+    else if (parts[0] === "side" && parts.length >= 5) await renderSide(parts[1], parts[2], parts[3], parts[4], parts[5] === "step" ? Number(parts[6]) : 0);
+    else if (parts[0] === "run" && parts[2] === "game" && parts[3]) await renderGame(parts[1], parts[3], parts[4] === "step" ? Number(parts[5]) : 0);
     else if (parts[0] === "run" && parts[1]) await renderRun(parts[1]);
     else await renderRuns();
   } catch (err) {

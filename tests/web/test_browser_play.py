@@ -1,8 +1,10 @@
 """People and live runs in a real headless Chromium (Debian's ``chromium``, via Playwright).
 
 - two browser contexts (two people) play a whole negotiation against each other, from the
-  lobby's seat links to the end, through the forms built from the action schema;
-- one browser plays a calendar seat against two reference agents (IMAP);
+  lobby's seat links to the end, with the game's own controls (quantities within the budget,
+  a message, a reflection), checked as they type;
+- one browser plays a calendar seat against two reference agents (IMAP) with the calendar
+  controls (messages, the meeting's slot picked on their own calendar);
 - a run in progress: its page shows a game's events before the game ends.
 
 Screenshots go to ``runs/screenshots`` (``lobby``, ``seat``, ``seat-calendar``, ``live-run``,
@@ -18,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from accord.core.registry import make
 from accord.runner.live import LIVE_DIR
 from accord.runner.run import run_sync
 from accord.runner.specs import AgentSpec, GameSpec
@@ -73,28 +76,57 @@ def _error(page: Any) -> str:
     return err.inner_text() if err.count() else ""
 
 
-def _negotiation_move(page: Any, who: str) -> bool:
-    """Answer the open request through the form, if there is one."""
+def _no_model_format(form: Any) -> None:
+    """A person is never asked for the model's reply format."""
+    assert not form.locator('[aria-label="thinking"], [aria-label="answer as JSON"]').count()
+    assert not form.locator("#answer-raw").count()
+
+
+def _send_when_valid(page: Any, request_id: str) -> None:
+    """Wait for the as-you-type check to pass, then send."""
+    page.wait_for_selector('#answer-check[data-state="ok"]', timeout=STEP_MS)
+    page.click("#answer-submit")
+    _answered(page, request_id)
+    assert _error(page) == "", _error(page)
+
+
+def _negotiation_move(page: Any, who: str, seen: set[str]) -> bool:
+    """Answer the open request with the negotiation controls, if there is one."""
     form = page.locator("#answer-form")
     if page.locator("#game-over").count() or not form.count():
         return False
     request_id = form.get_attribute("data-id")
     kind = form.get_attribute("data-kind")
-    speech = form.locator('textarea[aria-label="speech"]')
-    if speech.count():
+    assert form.get_attribute("data-controls") == "negotiation"
+    _no_model_format(form)
+    if kind == "reflect":
+        form.locator('textarea[aria-label="reflection"]').fill(f"{who}: we split fairly")
+        _send_when_valid(page, request_id)
+        seen.add(kind)
+        return True
+    speech = form.locator("#neg-speech")
+    if speech.count() and speech.is_enabled():
         speech.fill(f"{who} here: shall we split [fairly]?")
-    pick = form.locator('select[aria-label="action: kind"]')
-    if pick.count():
-        labels = pick.locator("option").all_inner_texts()
-        if kind == "talk" and "none" in labels:
-            pick.select_option(label="none")
-        else:
-            pick.select_option(index=0)
-            for box in form.locator('input[type="number"]').all():
-                box.fill("1")
-    page.click("#answer-submit")
-    _answered(page, request_id)
-    assert _error(page) == "", _error(page)
+    if kind == "decide":
+        boxes = form.locator("#neg-market input[type=number]")
+        costs = [float(c) for c in form.locator("#neg-market tbody td:nth-child(2)").all_inner_texts()]
+        cheap = costs.index(min(costs))
+        if "over" not in seen:
+            # Over the budget: the cost line and the check say so as it is typed.
+            seen.add("over")
+            boxes.nth(cheap).fill("99")
+            page.wait_for_selector('#answer-check[data-state="invalid"]', timeout=STEP_MS)
+            assert "exceeds your budget" in page.locator("#answer-check").inner_text()
+            assert page.locator("#neg-budget").get_attribute("class") == "error"
+        boxes.nth(cheap).fill("4")
+        assert page.locator("#neg-budget").get_attribute("class") == "muted"
+        if who == "A" and "shot" not in seen:
+            seen.add("shot")
+            page.wait_for_selector('#answer-check[data-state="ok"]', timeout=STEP_MS)
+            page.locator("#request").screenshot(path=str(SHOTS / "play-negotiation-decide.png"))
+        assert f"Cost {4 * costs[cheap]:g} of your budget" in page.locator("#neg-budget").inner_text()
+    _send_when_valid(page, request_id)
+    seen.add(kind)
     return True
 
 
@@ -112,7 +144,7 @@ def test_two_people_play_a_whole_negotiation_in_two_browsers(tmp_path: Path) -> 
             hub.lobby_key,
             "negotiation-v3",
             ["human", "human"],
-            '{"rounds": 2, "talk_turns": 1, "reflection": false}',
+            '{"rounds": 2, "talk_turns": 1}',
         )
         assert len(links) == 2
         pages = []
@@ -124,10 +156,14 @@ def test_two_people_play_a_whole_negotiation_in_two_browsers(tmp_path: Path) -> 
         pages[0].wait_for_selector("#answer-form", timeout=STEP_MS)
         assert "--- CHEAP TALK" in pages[0].locator("#observation").inner_text()
         pages[0].screenshot(path=str(SHOTS / "seat.png"))
+        seen: list[set[str]] = [set(), set()]
         deadline = time.monotonic() + 120
         while not all(pg.locator("#game-over").count() for pg in pages):
             assert time.monotonic() < deadline, "the game did not end"
-            moved = [_negotiation_move(pg, who) for pg, who in zip(pages, "AB", strict=True)]
+            moved = [
+                _negotiation_move(pg, who, done)
+                for pg, who, done in zip(pages, "AB", seen, strict=True)
+            ]
             if not any(moved):
                 time.sleep(0.1)
         # B read A's speech as it arrived, under A's name.
@@ -146,34 +182,45 @@ def test_two_people_play_a_whole_negotiation_in_two_browsers(tmp_path: Path) -> 
     assert "A here: shall we split [fairly]?" in said and "B here: shall we split [fairly]?" in said
     assert {e["seat"] for e in trace.events if e["type"] == "human_action"} == {0, 1}
     assert not [e for e in trace.events if e["type"] == "heuristic_fallback"]
+    assert all({"talk", "decide", "reflect", "over"} <= done for done in seen)
+    assert "shot" in seen[0]
+    # What the people entered is what the game recorded: 4 of the cheapest resource each.
+    market = make("negotiation", {}).config.market  # type: ignore[attr-defined]
+    cheap = min(market.costs, key=market.costs.__getitem__)
+    decisions = [e for e in trace.events if e["type"] == "decision"]
+    assert len(decisions) == 4 and all(e["purchase"] == {cheap: 4} for e in decisions)
+    # The refused over-budget answer was checked as typed, never sent.
+    assert not [e for e in trace.events if e["type"] == "validation_error"]
 
 
-def _calendar_move(page: Any, done: set[str]) -> bool:
-    """First talk: a DM through the form; first decision: schedule slot 0 (or pass, in raw
-    JSON, if the rules refuse it); otherwise pass."""
+def _calendar_move(page: Any, done: dict[str, Any]) -> bool:
+    """With the calendar controls: the first talk, a DM; the first decision, the meeting in
+    the first free slot (or not scheduled if the rules refuse it); otherwise pass."""
     form = page.locator("#answer-form")
     if page.locator("#game-over").count() or not form.count():
         return False
     request_id = form.get_attribute("data-id")
     kind = form.get_attribute("data-kind")
-    if kind not in done:
-        done.add(kind)
-        form.get_by_role("button", name="add action").click()
-        item = form.locator(".form-array > li").first
-        if kind == "talk":
-            item.locator('textarea[aria-label="content"]').fill("Slot 0 suits my user [ok]")
-        else:
-            item.locator("select").first.select_option(label="schedule")
-            item.locator('input[aria-label="slot"]').fill("0")
-        page.click("#answer-submit")
-        _answered(page, request_id)
-        if not _error(page):
-            return True
-    page.click("#answer-raw-box summary")
-    page.fill("#answer-raw", '{"thinking": "", "actions": []}')
-    page.click("#answer-submit")
-    _answered(page, request_id)
-    assert _error(page) == "", _error(page)
+    assert form.get_attribute("data-controls") == "calendar"
+    _no_model_format(form)
+    first = kind not in done
+    done.setdefault(kind, None)
+    if first and kind == "talk":
+        form.locator("#cal-messages select").first.select_option(index=0)
+        box = form.locator('#cal-messages textarea[aria-label="message"]').first
+        box.fill("x" * 5)
+        assert "5/400" in form.locator("#cal-messages li").first.inner_text()
+        box.fill("Slot 0 suits my user [ok]")
+        page.wait_for_selector('#answer-check[data-state="ok"]', timeout=STEP_MS)
+        page.locator("#request").screenshot(path=str(SHOTS / "play-calendar-talk.png"))
+    elif first and kind == "decide":
+        free = form.locator("#cal-slots tr.slot-free")
+        slot = free.first.get_attribute("data-slot")
+        free.first.locator('input[type="radio"]').check()
+        done["decide"] = int(slot)
+        page.wait_for_selector('#answer-check[data-state="ok"]', timeout=STEP_MS)
+        page.locator("#request").screenshot(path=str(SHOTS / "play-calendar-decide.png"))
+    _send_when_valid(page, request_id)
     return True
 
 
@@ -193,7 +240,7 @@ def test_one_person_plays_a_calendar_seat_against_reference_agents(tmp_path: Pat
         briefing = page.locator("#briefing").inner_text()
         assert "calendar assistant" in briefing
         assert "Slot 0:" in page.locator("#observation").inner_text()
-        done: set[str] = set()
+        done: dict[str, Any] = {}
         deadline = time.monotonic() + 180
         shot = False
         while not page.locator("#game-over").count():
@@ -216,6 +263,10 @@ def test_one_person_plays_a_calendar_seat_against_reference_agents(tmp_path: Pat
     to_me = [e for e in trace.events if e["type"] == "dm_sent" and 2 in e["recipients"]]
     assert to_me and received == len(to_me)  # every DM to this seat, and nothing else
     assert "decide" in done and "talk" in done
+    # The slot picked in the browser is the slot the game was asked for.
+    staged = [e for e in trace.events if e["type"] in ("batch_staged", "batch_rejected")]
+    mine = [e for e in staged if e["agent"] == 2 and e.get("actions")]
+    assert mine and mine[0]["actions"][0]["slot"] == done["decide"], staged
 
 
 def test_a_live_run_page_shows_a_games_events_before_it_ends(tmp_path: Path) -> None:

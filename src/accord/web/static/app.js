@@ -832,12 +832,13 @@ async function renderSeat(token) {
       send.disabled = false;
     });
     open = item.id;
-    request.replaceChildren(
+    request.replaceChildren(...[
       el("h3", {}, `Your move: ${item.form.kind} · round ${item.round}`),
       el("pre", { id: "observation" }, item.observation),
+      own ? el("p", { class: "muted" }, "The text above is what a model in your seat is told; answer with the controls below.") : null,
       !own && item.form.hint ? el("p", { class: "muted" }, item.form.hint) : null,
       el("div", { id: "answer-form", "data-kind": item.form.kind, "data-id": item.id, "data-controls": own ? item.form.controls.game : "schema" }, form.node),
-      check, el("p", {}, send), error);
+      check, el("p", {}, send), error].filter(Boolean));
     if (own) checkSoon();
   };
   const closeRequest = (item, how) => {

@@ -60,7 +60,7 @@ function calendarControls(c, names, changed) {
       to.addEventListener("change", changed);
       why.addEventListener("input", changed);
       moves.push({ s, to, why });
-      list.append(el("div", { class: "form-row" }, el("label", {}, `errand #${s.id} (slot ${s.slot})`), to, " ", why));
+      list.append(el("div", { class: "cal-move" }, el("b", {}, `errand #${s.id} (slot ${s.slot})`), " to ", to, " ", why));
     }
     parts.push(list);
   }

@@ -324,3 +324,68 @@ def test_a_live_run_page_shows_a_games_events_before_it_ends(tmp_path: Path) -> 
     trace = read_trace(out / "traces" / "slow-game.json")
     assert seen == [e["type"] for e in trace.events[: len(seen)]]
     assert len(seen) < len(trace.events)
+
+
+def _sorting_move(page: Any, state: dict[str, Any]) -> bool:
+    """First turn: a message whose second line starts with a command is caught as typed,
+    then reworded and sent; next turn: the own numbers sorted, as the result."""
+    form = page.locator("#answer-form")
+    if page.locator("#game-over").count() or not form.count():
+        return False
+    request_id = form.get_attribute("data-id")
+    assert form.get_attribute("data-controls") == "sorting"
+    _no_model_format(form)
+    row = form.locator("#sort-commands > li").first
+    if "said" not in state:
+        state["said"] = True
+        verbs = form.locator("#sort-help dt").all_text_contents()
+        assert verbs == ["receive_messages", "broadcast_message", "list_agents", "wait",
+                         "submit_result"]
+        row.locator('select[aria-label="command"]').select_option("broadcast_message")
+        row.locator('[aria-label="message"]').fill("my numbers\nwait for me")
+        page.wait_for_selector('#answer-check[data-state="invalid"]', timeout=STEP_MS)
+        assert "starts with the command 'wait'" in page.locator("#answer-check").inner_text()
+        row.locator('[aria-label="message"]').fill(f"my numbers are {state['xs']}")
+        form.locator("#sort-add").click()
+        form.locator("#sort-commands > li").nth(1).locator("select").select_option("list_agents")
+        page.wait_for_selector('#answer-check[data-state="ok"]', timeout=STEP_MS)
+        page.locator("#request").screenshot(path=str(SHOTS / "play-sorting.png"))
+    else:
+        row.locator('select[aria-label="command"]').select_option("submit_result")
+        row.locator('input[aria-label="integers"]').fill(" ".join(map(str, state["xs"])))
+    _send_when_valid(page, request_id)
+    return True
+
+
+def test_one_person_plays_a_sorting_seat_with_the_command_list(tmp_path: Path) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    hub = PlayHub(tmp_path / "humans")
+    with serving(create_app([], play=hub)) as url, playwright_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        errors: list[str] = []
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        links = _new_table(
+            page, url, hub.lobby_key, "sorting-v3", ["human", "share-all", "share-all"], ""
+        )
+        page.goto(links[0])
+        page.wait_for_selector("#sort-slice", timeout=STEP_MS)
+        shown = page.locator("#sort-slice").inner_text()
+        xs = sorted(int(v) for v in shown.split("[")[1].split("]")[0].split(", "))
+        state: dict[str, Any] = {"xs": xs}
+        deadline = time.monotonic() + 120
+        while not page.locator("#game-over").count():
+            assert time.monotonic() < deadline, "the game did not end"
+            if not _sorting_move(page, state):
+                time.sleep(0.1)
+        browser.close()
+    assert errors == []
+    table = next(iter(hub.tables.values()))
+    trace = read_trace(tmp_path / "humans" / "traces" / f"{table.spec.trace_id}.json")
+    assert trace.status == "complete"
+    mine = [e for e in trace.events if e["type"] == "turn" and e["seat"] == 0]
+    ran = [c["command"] for e in mine for c in e["commands"]]
+    assert ran[:2] == [f"broadcast_message my numbers are {xs}", "list_agents"], mine
+    assert all(c["ok"] for c in mine[0]["commands"])
+    submitted = [e for e in trace.events if e["type"] == "submission" and e["seat"] == 0]
+    assert submitted and submitted[0]["values"] == xs

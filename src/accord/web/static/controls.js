@@ -201,7 +201,7 @@ function sortingControls(c, names, changed) {
       const kind = byVerb[pick.value].args;
       help.textContent = ` ${byVerb[pick.value].help}`;
       const inputs = {};
-      if (kind === "text" || kind === "to_text") inputs.text = el("input", { size: 40, "aria-label": "message" });
+      if (kind === "text" || kind === "to_text") inputs.text = el("textarea", { rows: 2, cols: 40, "aria-label": "message" });
       if (kind === "to_text") inputs.to = el("select", { "aria-label": "to" }, c.agents.map((a) => el("option", { value: a }, who(a))));
       if (kind === "key" || kind === "key_value" || kind === "prefix") inputs.key = el("input", { size: 16, "aria-label": "key", placeholder: kind === "prefix" ? "prefix (optional)" : "key" });
       if (kind === "key_value") inputs.value = el("textarea", { rows: 2, cols: 40, "aria-label": "value" });

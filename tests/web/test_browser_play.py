@@ -109,7 +109,8 @@ def _negotiation_move(page: Any, who: str, seen: set[str]) -> bool:
         speech.fill(f"{who} here: shall we split [fairly]?")
     if kind == "decide":
         boxes = form.locator("#neg-market input[type=number]")
-        costs = [float(c) for c in form.locator("#neg-market tbody td:nth-child(2)").all_inner_texts()]
+        cells = form.locator("#neg-market tbody td:nth-child(2)").all_inner_texts()
+        costs = [float(c) for c in cells]
         cheap = costs.index(min(costs))
         if "over" not in seen:
             # Over the budget: the cost line and the check say so as it is typed.
@@ -124,7 +125,8 @@ def _negotiation_move(page: Any, who: str, seen: set[str]) -> bool:
             seen.add("shot")
             page.wait_for_selector('#answer-check[data-state="ok"]', timeout=STEP_MS)
             page.locator("#request").screenshot(path=str(SHOTS / "play-negotiation-decide.png"))
-        assert f"Cost {4 * costs[cheap]:g} of your budget" in page.locator("#neg-budget").inner_text()
+        line = page.locator("#neg-budget").inner_text()
+        assert f"Cost {4 * costs[cheap]:g} of your budget" in line
     _send_when_valid(page, request_id)
     seen.add(kind)
     return True
@@ -339,8 +341,13 @@ def _sorting_move(page: Any, state: dict[str, Any]) -> bool:
     if "said" not in state:
         state["said"] = True
         verbs = form.locator("#sort-help dt").all_text_contents()
-        assert verbs == ["receive_messages", "broadcast_message", "list_agents", "wait",
-                         "submit_result"]
+        assert verbs == [
+            "receive_messages",
+            "broadcast_message",
+            "list_agents",
+            "wait",
+            "submit_result",
+        ]
         row.locator('select[aria-label="command"]').select_option("broadcast_message")
         row.locator('[aria-label="message"]').fill("my numbers\nwait for me")
         page.wait_for_selector('#answer-check[data-state="invalid"]', timeout=STEP_MS)

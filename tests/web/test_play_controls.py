@@ -78,7 +78,12 @@ def _join(url: str, token: str, stop: threading.Event) -> None:
     ],
 )
 def test_a_person_answers_with_the_games_controls_checked_as_typed(
-    tmp_path: Path, game: str, seats: list[str], options: dict, bad: dict, needle: str  # type: ignore[type-arg]
+    tmp_path: Path,
+    game: str,
+    seats: list[str],
+    options: dict[str, Any],
+    bad: dict[str, Any],
+    needle: str,
 ) -> None:
     hub = PlayHub(tmp_path / "play", seat_timeout_s=30)
     table = hub.create(game, seats, options=options, seed=4)

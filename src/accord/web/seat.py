@@ -27,9 +27,9 @@ response time in seconds (also summed into the seat's ``latency_s``).
 from __future__ import annotations
 
 import asyncio
+import json
 import secrets
 import time
-import json
 from collections.abc import Callable
 from typing import Any
 

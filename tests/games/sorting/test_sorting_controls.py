@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from accord.core.controls import play_controls
@@ -80,7 +82,7 @@ def test_the_key_value_store_and_direct_messages() -> None:
     ],
 )
 def test_a_command_the_game_would_refuse_is_caught_as_typed(
-    backend: str, command: dict, needle: str  # type: ignore[type-arg]
+    backend: str, command: dict[str, Any], needle: str
 ) -> None:
     with pytest.raises(ActionError, match=needle):
         build(_request(backend), {"commands": [command]})

@@ -13,13 +13,13 @@ The game, its reference agents and its report reach Accord through entry points 
 
 from accord.agents.human import register_human_adapter
 from accord.core.controls import register_play_controls
+from accord.games.calendar import controls
 from accord.games.calendar.calbench import (
     SUITE_NAMES,
     load_suite,
     published_eviction_count,
     published_greedy_cost,
 )
-from accord.games.calendar import controls
 from accord.games.calendar.config import CalendarConfig
 from accord.games.calendar.counting import (
     Difficulty,

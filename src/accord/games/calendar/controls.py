@@ -4,9 +4,10 @@ The person sees their own calendar as a table of slots (the costs shown as the p
 them, CalBench §3 "Costs"), and answers with the calls the phase allows (App. A.5): messages
 in CHEAP_TALK (to one agent, to the meeting's participants, or to everyone), moves of their own
 errands in VOLUNTARY, and in DECISION the slot for the current meeting plus the moves that free
-it. After a round with reflection (the measurement-only question of CalBench App. F.3), they give a number
-from -3 to 3 per slot of each other agent's calendar. The values become the ``{"thinking": "", "actions": [...]}`` reply a model sends and go
-through the request's own parser; a person has no private ``thinking`` to fill in.
+it. After a round with reflection (the measurement-only question of App. F.3) they give a
+number from -3 to 3 per slot of each other agent's calendar. The values become the
+``{"thinking": "", "actions": [...]}`` reply a model sends and go through the request's own
+parser; a person has no private ``thinking`` to fill in.
 """
 
 from __future__ import annotations

@@ -129,9 +129,7 @@ def build(request: Request, values: Mapping[str, Any]) -> Action:
         raise ActionError(f"at most {MAX_COMMANDS} commands per turn")
     info = request.info
     agents = [a for a in range(info["n"]) if a != request.seat]
-    commands = [
-        _command(c, info["backend"], agents, f"command {i + 1}") for i, c in enumerate(raw)
-    ]
+    commands = [_command(c, info["backend"], agents, f"command {i + 1}") for i, c in enumerate(raw)]
     action = request.spec.parse(render_blocks(commands))
     if action.get("commands") != commands:
         raise ActionError("a command could not be written as its own block; simplify it")

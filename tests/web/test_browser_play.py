@@ -222,6 +222,12 @@ def _calendar_move(page: Any, done: dict[str, Any]) -> bool:
         done["decide"] = int(slot)
         page.wait_for_selector('#answer-check[data-state="ok"]', timeout=STEP_MS)
         page.locator("#request").screenshot(path=str(SHOTS / "play-calendar-decide.png"))
+        # On a phone-sized screen the controls fit without scrolling sideways.
+        page.set_viewport_size({"width": 390, "height": 844})
+        page.screenshot(path=str(SHOTS / "play-calendar-phone.png"), full_page=True)
+        wide = page.evaluate("() => document.documentElement.scrollWidth - innerWidth")
+        page.set_viewport_size({"width": 1400, "height": 1000})
+        assert wide <= 0, f"{wide} px of horizontal scroll at phone width"
     _send_when_valid(page, request_id)
     return True
 

@@ -402,3 +402,52 @@ def test_one_person_plays_a_sorting_seat_with_the_command_list(tmp_path: Path) -
     assert all(c["ok"] for c in mine[0]["commands"])
     submitted = [e for e in trace.events if e["type"] == "submission" and e["seat"] == 0]
     assert submitted and submitted[0]["values"] == xs
+
+
+def test_a_game_without_controls_gets_a_schema_form_without_thinking(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A game that declares no controls: a form from the reply's schema, the model's private
+    `thinking` left out (sent empty) and no box to type JSON into."""
+    from accord.web import play as play_module
+
+    monkeypatch.setattr(play_module, "play_controls", lambda game_id: None)
+    hub = PlayHub(tmp_path / "humans")
+    with serving(create_app([], play=hub)) as url, playwright_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        errors: list[str] = []
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        options = '{"rounds": 1, "talk_turns": 1, "reflection": false}'
+        links = _new_table(page, url, hub.lobby_key, "negotiation-v3", ["human", "greedy"], options)
+        page.goto(links[0])
+        deadline = time.monotonic() + 60
+        while not page.locator("#game-over").count():
+            assert time.monotonic() < deadline, "the game did not end"
+            form = page.locator("#answer-form")
+            if not form.count():
+                time.sleep(0.1)
+                continue
+            assert form.get_attribute("data-controls") == "schema"
+            _no_model_format(form)
+            assert form.locator(".form-row > label").all_inner_texts()[:2] == ["speech", "action"]
+            request_id = form.get_attribute("data-id")
+            form.locator('textarea[aria-label="speech"]').fill("A here")
+            pick = form.locator('select[aria-label="action: kind"]')
+            labels = pick.locator("option").all_inner_texts()
+            if form.get_attribute("data-kind") == "talk" and "none" in labels:
+                pick.select_option(label="none")
+            else:
+                pick.select_option(index=0)
+                for box in form.locator('input[type="number"]').all():
+                    box.fill("1")
+            page.click("#answer-submit")
+            _answered(page, request_id)
+            assert _error(page) == "", _error(page)
+        browser.close()
+    assert errors == []
+    table = next(iter(hub.tables.values()))
+    trace = read_trace(tmp_path / "humans" / "traces" / f"{table.spec.trace_id}.json")
+    assert trace.status == "complete"
+    mine = [e for e in trace.events if e["type"] == "message" and e["seat"] == 0]
+    assert mine and all(e["speech"] == "A here" and e["thinking"] == "" for e in mine)

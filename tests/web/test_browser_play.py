@@ -104,6 +104,18 @@ def _negotiation_move(page: Any, who: str, seen: set[str]) -> bool:
         _send_when_valid(page, request_id)
         seen.add(kind)
         return True
+    if kind == "talk" and "toggled" not in seen:
+        # Talk may carry a decision: the quantities open only once "decide now" is ticked.
+        seen.add("toggled")
+        first = form.locator("#neg-market input[type=number]").first
+        assert first.is_disabled()
+        form.locator("#neg-decide").check()
+        assert (
+            first.is_enabled()
+            and "Cost 0 of your budget" in form.locator("#neg-budget").inner_text()
+        )
+        form.locator("#neg-decide").uncheck()
+        assert first.is_disabled()
     speech = form.locator("#neg-speech")
     if speech.count() and speech.is_enabled():
         speech.fill(f"{who} here: shall we split [fairly]?")
@@ -184,7 +196,7 @@ def test_two_people_play_a_whole_negotiation_in_two_browsers(tmp_path: Path) -> 
     assert "A here: shall we split [fairly]?" in said and "B here: shall we split [fairly]?" in said
     assert {e["seat"] for e in trace.events if e["type"] == "human_action"} == {0, 1}
     assert not [e for e in trace.events if e["type"] == "heuristic_fallback"]
-    assert all({"talk", "decide", "reflect", "over"} <= done for done in seen)
+    assert all({"talk", "decide", "reflect", "over", "toggled"} <= done for done in seen)
     assert "shot" in seen[0]
     # What the people entered is what the game recorded: 4 of the cheapest resource each.
     market = make("negotiation", {}).config.market  # type: ignore[attr-defined]

@@ -213,6 +213,7 @@ class WebHumanAgent(Agent):
                 self.usage.decisions += 1
                 self.usage.latency_s += response_s
                 ch.open_request = None
+                ch.open_check = None
                 verdict.set_result(None)
                 ch.post({"type": "answered", "id": rid, "response_s": response_s})
                 return action
@@ -237,6 +238,7 @@ class WebHumanAgent(Agent):
     def _timed_out(self, request: Request, rid: int, record: Recorder, waited: float) -> Action:
         ch = self.channel
         ch.open_request = None
+        ch.open_check = None
         why = f"the person at seat {ch.name} left the game for {self.timeout_s:g} s"
         record("human_timeout", kind=request.spec.kind, waited_s=round(waited, 3), error=why)
         if request.spec.fallback is None:

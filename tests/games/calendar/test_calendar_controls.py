@@ -111,3 +111,22 @@ def test_the_reflection_takes_a_number_per_slot_of_each_other_agent() -> None:
     assert build(req, {"deltas": zeros})["deltas"] == zeros
     with pytest.raises(ActionError):
         build(req, {"deltas": {str(t): [9] for t in shown["targets"]}})
+
+
+def test_a_batch_that_breaks_the_rules_is_refused_as_typed_with_the_conflict() -> None:
+    game = _game()
+    req = _until(game, lambda r: r.info["phase"] == "DECISION" and r.info["is_participant"])
+    slots = form(req)["slots"]
+    taken = next(s for s in slots if not s["free"])
+    with pytest.raises(ActionError, match=f"schedule slot {taken['slot']} is not free"):
+        build(req, {"calls": [{"type": "schedule", "slot": taken["slot"]}]})
+    free = next(s for s in slots if s["free"])
+    with pytest.raises(ActionError, match="Expected exactly 1 schedule action, got 2"):
+        build(req, {"calls": [{"type": "schedule", "slot": free["slot"]}] * 2})
+    # Not scheduling stays possible: the game records it as a batch without a schedule.
+    assert build(req, {"calls": []})["actions"] == []
+    # The engine agrees with what the controls accept: the valid batch is staged.
+    ok = build(req, {"calls": [{"type": "schedule", "slot": free["slot"]}]})
+    game.submit(req.seat, ok)
+    staged = [e for e in game.drain_events() if e["type"] == "batch_staged"]
+    assert staged and staged[-1]["agent"] == req.seat

@@ -19,7 +19,7 @@ from typing import Any
 from accord.core.controls import PlayControls
 from accord.core.errors import ActionError
 from accord.core.spec import Action, Request
-from accord.games.calendar import actions, vps
+from accord.games.calendar import actions, rules, vps
 from accord.games.calendar.scenario import display_cost
 
 CALL_KEYS: dict[str, tuple[str, ...]] = {
@@ -113,7 +113,37 @@ def build(request: Request, values: Mapping[str, Any]) -> Action:
         raise ActionError('the answer needs a list of "calls" (empty to pass)')
     meeting_id = int(request.info["meeting"]["id"])
     calls = [_call(c, meeting_id, f"line {i + 1}") for i, c in enumerate(raw)]
-    return request.spec.parse(json.dumps({"thinking": "", "actions": calls}))
+    action = request.spec.parse(json.dumps({"thinking": "", "actions": calls}))
+    phase = request.info["phase"]
+    if phase != "CHEAP_TALK" and action["actions"]:
+        # The App. A.5 batch rules on the seat's own calendar, as the engine applies them
+        # after the answer: a person is told as they type rather than after sending. An
+        # empty batch stays possible (not scheduling is a choice the game records).
+        problem = rules.validate_batch(
+            _calendar(request.info["calendar"]),
+            actions.to_batch(action["actions"]),
+            meeting_id=meeting_id,
+            require_schedule=phase == "DECISION",
+        )
+        if problem is not None:
+            raise ActionError(problem)
+    return action
+
+
+def _calendar(rendered: list[Mapping[str, Any] | None]) -> rules.Calendar:
+    """The seat's calendar back from its `rules.render_fields` form in `Request.info`."""
+    return tuple(
+        None
+        if item is None
+        else rules.Item(
+            kind=item["kind"],
+            id=int(item["id"]),
+            cost=int(item["cost"]),
+            blocked=bool(item.get("blocked", False)),
+            participants=tuple(item.get("participants", ())),
+        )
+        for item in rendered
+    )
 
 
 CONTROLS = PlayControls(form=form, build=build)

@@ -136,3 +136,21 @@ def test_a_person_answers_with_the_games_controls_checked_as_typed(
     refusals = [e for e in trace.events if e["type"] == "validation_error"]
     assert len(refusals) == 1 and needle in refusals[0]["error"]
     assert json.loads(refusals[0]["raw"]) == bad
+
+
+def test_checking_needs_the_seats_token_and_an_open_request(tmp_path: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    hub = PlayHub(tmp_path / "play")
+    client = TestClient(create_app([], play=hub))
+    table = hub.create("negotiation", ["human", "greedy"])
+    token = table.channels[0].token
+    body = {"id": 1, "text": "{}"}
+    assert client.post("/api/play/seat/not-a-token/check", json=body).status_code == 404
+    huge = client.post(f"/api/play/seat/{token}/check", json={"id": 1, "text": "x" * 20_001})
+    assert huge.status_code == 422
+    early = client.post(f"/api/play/seat/{token}/check", json=body).json()
+    assert early == {
+        "ok": False,
+        "error": "this request is no longer open (answered, or timed out); reload the page",
+    }

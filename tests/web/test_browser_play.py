@@ -90,6 +90,16 @@ def _send_when_valid(page: Any, request_id: str) -> None:
     assert _error(page) == "", _error(page)
 
 
+def _fits_a_phone(page: Any, name: str) -> None:
+    """At a phone-sized width the seat page, controls included, needs no sideways scroll."""
+    size = page.viewport_size
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.screenshot(path=str(SHOTS / f"{name}-phone.png"), full_page=True)
+    wide = page.evaluate("() => document.documentElement.scrollWidth - innerWidth")
+    page.set_viewport_size(size)
+    assert wide <= 0, f"{name}: {wide} px of horizontal scroll at phone width"
+
+
 def _negotiation_move(page: Any, who: str, seen: set[str]) -> bool:
     """Answer the open request with the negotiation controls, if there is one."""
     form = page.locator("#answer-form")
@@ -137,6 +147,13 @@ def _negotiation_move(page: Any, who: str, seen: set[str]) -> bool:
             seen.add("shot")
             page.wait_for_selector('#answer-check[data-state="ok"]', timeout=STEP_MS)
             page.locator("#request").screenshot(path=str(SHOTS / "play-negotiation-decide.png"))
+            # The same seat opened on a phone (a second page of a seat shows the same feed).
+            phone = page.context.new_page()
+            phone.set_viewport_size({"width": 390, "height": 844})
+            phone.goto(page.url)
+            phone.wait_for_selector("#neg-market", timeout=STEP_MS)
+            _fits_a_phone(phone, "play-negotiation")
+            phone.close()
         line = page.locator("#neg-budget").inner_text()
         assert f"Cost {4 * costs[cheap]:g} of your budget" in line
     _send_when_valid(page, request_id)
@@ -234,12 +251,7 @@ def _calendar_move(page: Any, done: dict[str, Any]) -> bool:
         done["decide"] = int(slot)
         page.wait_for_selector('#answer-check[data-state="ok"]', timeout=STEP_MS)
         page.locator("#request").screenshot(path=str(SHOTS / "play-calendar-decide.png"))
-        # On a phone-sized screen the controls fit without scrolling sideways.
-        page.set_viewport_size({"width": 390, "height": 844})
-        page.screenshot(path=str(SHOTS / "play-calendar-phone.png"), full_page=True)
-        wide = page.evaluate("() => document.documentElement.scrollWidth - innerWidth")
-        page.set_viewport_size({"width": 1400, "height": 1000})
-        assert wide <= 0, f"{wide} px of horizontal scroll at phone width"
+        _fits_a_phone(page, "play-calendar")
     _send_when_valid(page, request_id)
     return True
 
@@ -375,6 +387,7 @@ def _sorting_move(page: Any, state: dict[str, Any]) -> bool:
         form.locator("#sort-commands > li").nth(1).locator("select").select_option("list_agents")
         page.wait_for_selector('#answer-check[data-state="ok"]', timeout=STEP_MS)
         page.locator("#request").screenshot(path=str(SHOTS / "play-sorting.png"))
+        _fits_a_phone(page, "play-sorting")
     else:
         row.locator('select[aria-label="command"]').select_option("submit_result")
         row.locator('input[aria-label="integers"]').fill(" ".join(map(str, state["xs"])))

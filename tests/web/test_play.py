@@ -22,6 +22,7 @@ from accord.core.game import Game
 from accord.core.registry import game_class, game_ids, make
 from accord.models.mock import sample_valid
 from accord.traces.io import read_trace
+from accord.web import play as play_module
 from accord.web.app import create_app
 from accord.web.play import PlayHub, Table
 from accord.web.seat import SeatChannel
@@ -29,8 +30,29 @@ from accord.web.seat import SeatChannel
 Answerer = Callable[[dict[str, Any], int], str]
 
 
+def controls_answer(item: dict[str, Any]) -> dict[str, Any]:
+    """What a scripted person enters with a game's own controls: a message when talking,
+    nothing bought or scheduled when deciding, their own numbers as the sorting result."""
+    c = item["form"]["controls"]
+    if c["game"] == "calendar":
+        if c["phase"] == "REFLECTION":
+            return {"deltas": {str(t): [0] * c["num_slots"] for t in c["targets"]}}
+        if "dm" in c["calls"]:
+            return {"calls": [{"type": "dm", "to": c["agents"][0], "content": "slot 2 works"}]}
+        return {"calls": []}
+    if c["game"] == "negotiation":
+        if c["phase"] == "reflect":
+            return {"text": "we could have talked more"}
+        return {"speech": "I can wait this round", "decide": c["must_decide"], "purchase": {}}
+    xs = " ".join(str(x) for x in sorted(c["xs"])[: c["submit_len"]])
+    return {"commands": [{"verb": "submit_result", "text": xs}]}
+
+
 def mock_answer(item: dict[str, Any], attempt: int) -> str:
-    """What a scripted person types: a schema-valid sample (free text: a sentence)."""
+    """What a scripted person sends: the values of the game's own controls, or else a
+    schema-valid sample (free text: a sentence)."""
+    if "controls" in item["form"]:
+        return json.dumps(controls_answer(item))
     schema = item["form"]["schema"]
     if schema is None:
         return "I will wait for the others this round."
@@ -119,6 +141,12 @@ def _play(hub: PlayHub, table: Table, **people: Any) -> None:
     asyncio.run(main())
 
 
+@pytest.fixture
+def schema_forms(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Play as a game without its own controls does: forms from the reply's JSON schema."""
+    monkeypatch.setattr(play_module, "play_controls", lambda game_id: None)
+
+
 def test_a_person_plays_a_whole_negotiation_against_a_reference_agent(tmp_path: Path) -> None:
     hub = PlayHub(tmp_path / "play")
     table = hub.create("negotiation", ["human", "greedy"], options={"rounds": 2}, seed=5)
@@ -143,7 +171,9 @@ def test_a_person_plays_a_whole_negotiation_against_a_reference_agent(tmp_path: 
     assert feed[-1]["type"] == "end" and feed[-1]["result"]["name"] == "A"
 
 
-def test_a_bad_answer_gets_the_models_error_text_and_can_be_corrected(tmp_path: Path) -> None:
+def test_a_bad_answer_gets_the_models_error_text_and_can_be_corrected(
+    tmp_path: Path, schema_forms: None
+) -> None:
     hub = PlayHub(tmp_path / "play")
     # decide_now: the person's one decision follows greedy's at once (no random extra talk).
     opts = {"rounds": 1, "after_early_decision": "decide_now"}
@@ -328,11 +358,16 @@ OPTIONS = {
 }
 
 
+@pytest.mark.parametrize("own_controls", [True, False], ids=["controls", "schema"])
 @pytest.mark.parametrize("game_id", game_ids())
-def test_no_seat_is_sent_another_seats_private_information(tmp_path: Path, game_id) -> None:
-    """Every registered game, every seat a (scripted) person: each seat's feed (everything
-    its browser is sent) holds no line of another seat's briefing or observations that the
-    seat was not itself told."""
+def test_no_seat_is_sent_another_seats_private_information(
+    tmp_path: Path, game_id, own_controls: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every registered game, every seat a (scripted) person, with the game's own controls
+    and with schema forms: each seat's feed (everything its browser is sent) holds no line
+    of another seat's briefing or observations that the seat was not itself told."""
+    if not own_controls:
+        monkeypatch.setattr(play_module, "play_controls", lambda game_id: None)
     game = make(game_id, OPTIONS.get(game_id, {}))
     hub = PlayHub(tmp_path / "play", seat_timeout_s=5)
     table = hub.create(game_id, ["human"] * game.num_seats, options=OPTIONS.get(game_id), seed=7)
@@ -367,7 +402,9 @@ def test_the_privacy_check_catches_a_leaking_seat_view(tmp_path: Path, monkeypat
     assert _leaks(table)
 
 
-def test_the_privacy_check_catches_leaked_thinking(tmp_path: Path, monkeypatch) -> None:
+def test_the_privacy_check_catches_leaked_thinking(
+    tmp_path: Path, monkeypatch, schema_forms: None
+) -> None:
     """...and a negotiation view that shows the partner's private thinking with its speech."""
     from accord.games.negotiation.engine import NegotiationGame
 

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from accord.agents.base import Agent
+from accord.core.controls import play_controls
 from accord.core.errors import AccordError, ConfigError
 from accord.core.registry import game_class, make, resolve
 from accord.runner.play import build_agent, play_game
@@ -219,7 +220,8 @@ class PlayHub:
         for i, a in enumerate(table.spec.agents):
             ch = table.channels.get(i)
             if ch is not None:
-                agents.append(WebHumanAgent(ch, timeout_s=self.seat_timeout_s))
+                controls = play_controls(table.spec.game)
+                agents.append(WebHumanAgent(ch, timeout_s=self.seat_timeout_s, controls=controls))
             else:
                 agents.append(_build(a, table.spec))
         return agents

@@ -141,6 +141,13 @@ def add_play_routes(app: FastAPI, hub: PlayHub) -> None:
 
         return StreamingResponse(body(), media_type="text/event-stream", headers=SSE_HEADERS)
 
+    @app.post("/api/play/seat/{token}/check")
+    async def seat_check(token: str, body: Answer) -> dict[str, Any]:
+        """Whether `body` would be accepted as the open request's answer; nothing is sent."""
+        _, ch = find_seat(token)
+        error = ch.check(body.id, body.text)
+        return {"ok": error is None, "error": error}
+
     @app.post("/api/play/seat/{token}/answer")
     async def seat_answer(token: str, body: Answer) -> dict[str, Any]:
         _, ch = find_seat(token)

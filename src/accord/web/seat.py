@@ -1,9 +1,12 @@
 """A seat played by a person in a browser (`accord serve --play`).
 
 The person is shown exactly what an LLM seat would be told: the system prompt (the briefing)
-and each request's observation text. Their answer is JSON text built by the page from the
-request's action schema, and it goes through the request's own parser, so a bad answer gets
-the very error message a model would get and can be corrected; nothing typed is lost.
+and each request's observation text. A game that declares its own controls
+(`accord.core.controls`) is answered with them: the page sends the controls' values as JSON and
+the game's ``build`` turns them into the action through the request's own parser; the page
+asks ``check`` (the same path, nothing submitted) as the person types. Otherwise the answer is
+JSON text built by the page from the request's action schema. Either way a bad answer gets the
+very error message a model would get and can be corrected; nothing typed is lost.
 
 What a seat's browser receives is its *feed*: an append-only list of items, each visible to
 that seat only:
@@ -24,12 +27,14 @@ response time in seconds (also summed into the seat's ``latency_s``).
 from __future__ import annotations
 
 import asyncio
+import json
 import secrets
 import time
 from collections.abc import Callable
 from typing import Any
 
 from accord.agents.base import Agent, Recorder, _no_record
+from accord.core.controls import PlayControls
 from accord.core.errors import AccordError, ActionError
 from accord.core.spec import Action, Request
 
@@ -57,6 +62,8 @@ class SeatChannel:
         self._changed = asyncio.Event()
         self._answers: asyncio.Queue[tuple[int, str, asyncio.Future[str | None]]] = asyncio.Queue()
         self.open_request: int | None = None
+        self.open_check: Callable[[str], Action] | None = None
+        """Reads an answer to the open request without submitting it (raises `ActionError`)."""
 
     # -- the person's side -------------------------------------------------------------------
     def connect(self) -> None:
@@ -80,6 +87,18 @@ class SeatChannel:
         verdict: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
         await self._answers.put((request_id, text, verdict))
         return await verdict
+
+    def check(self, request_id: int, text: str) -> str | None:
+        """What would be wrong with `text` as the answer to `request_id` (None: it would be
+        accepted by the parser); nothing is submitted."""
+        check = self.open_check
+        if request_id != self.open_request or check is None:
+            return "this request is no longer open (answered, or timed out); reload the page"
+        try:
+            check(text)
+        except ActionError as exc:
+            return str(exc)
+        return None
 
     # -- the game's side ---------------------------------------------------------------------
     def post(self, item: dict[str, Any]) -> None:
@@ -129,9 +148,12 @@ class SeatChannel:
             verdict.set_result("this request is no longer open; reload the page")
 
 
-def form_spec(request: Request) -> dict[str, Any]:
-    """What the page needs to build the answer form: the kind, the JSON schema of a valid
-    reply (None: free text) and the one-line format reminder."""
+def form_spec(request: Request, controls: PlayControls | None = None) -> dict[str, Any]:
+    """What the page needs to build the answer form: the game's own controls when it declares
+    them; else the kind, the JSON schema of a valid reply (None: free text) and the one-line
+    format reminder."""
+    if controls is not None:
+        return {"kind": request.spec.kind, "controls": controls.form(request)}
     return {
         "kind": request.spec.kind,
         "schema": request.spec.schema,
@@ -144,10 +166,13 @@ class WebHumanAgent(Agent):
 
     spec = "human"
 
-    def __init__(self, channel: SeatChannel, *, timeout_s: float) -> None:
+    def __init__(
+        self, channel: SeatChannel, *, timeout_s: float, controls: PlayControls | None = None
+    ) -> None:
         super().__init__()
         self.channel = channel
         self.timeout_s = timeout_s
+        self.controls = controls
         self._shown_system: str | None = None
         self._next_id = 0
 
@@ -161,13 +186,14 @@ class WebHumanAgent(Agent):
             "round": request.round,
             "turn": request.turn,
             "observation": request.observation,
-            "form": form_spec(request),
+            "form": form_spec(request, self.controls),
         }
         if request.system and (request.reset_context or request.system != self._shown_system):
             item["system"] = request.system
             self._shown_system = request.system
         asked = ch.clock()
         ch.open_request = rid
+        ch.open_check = lambda text: self._read(request, text)
         ch.post(item)
         try:
             while True:
@@ -176,7 +202,7 @@ class WebHumanAgent(Agent):
                     return self._timed_out(request, rid, record, ch.clock() - asked)
                 text, verdict = got
                 try:
-                    action = request.spec.parse(text)
+                    action = self._read(request, text)
                 except ActionError as exc:
                     record("validation_error", kind=request.spec.kind, error=str(exc), raw=text)
                     verdict.set_result(str(exc))
@@ -187,16 +213,32 @@ class WebHumanAgent(Agent):
                 self.usage.decisions += 1
                 self.usage.latency_s += response_s
                 ch.open_request = None
+                ch.open_check = None
                 verdict.set_result(None)
                 ch.post({"type": "answered", "id": rid, "response_s": response_s})
                 return action
         finally:
             if ch.open_request == rid:
                 ch.open_request = None
+                ch.open_check = None
+
+    def _read(self, request: Request, text: str) -> Action:
+        """The page's answer -> action: the controls' values through the game's `build`, or
+        reply text through the request's parser."""
+        if self.controls is None:
+            return request.spec.parse(text)
+        try:
+            values = json.loads(text)
+        except json.JSONDecodeError:
+            values = None
+        if not isinstance(values, dict):
+            raise ActionError("the page sent an unreadable answer; reload the page")
+        return self.controls.build(request, values)
 
     def _timed_out(self, request: Request, rid: int, record: Recorder, waited: float) -> Action:
         ch = self.channel
         ch.open_request = None
+        ch.open_check = None
         why = f"the person at seat {ch.name} left the game for {self.timeout_s:g} s"
         record("human_timeout", kind=request.spec.kind, waited_s=round(waited, 3), error=why)
         if request.spec.fallback is None:

@@ -12,6 +12,8 @@ The game, its reference agents and its report reach Accord through entry points 
 """
 
 from accord.agents.human import register_human_adapter
+from accord.core.controls import register_play_controls
+from accord.games.calendar import controls
 from accord.games.calendar.calbench import (
     SUITE_NAMES,
     load_suite,
@@ -60,6 +62,7 @@ from accord.games.calendar.scenario import (
 from accord.games.calendar.suite import build_canonical_suite, write_suite
 
 register_human_adapter(CalendarGame.game_id, human_adapter, human_help)
+register_play_controls(CalendarGame.game_id, controls.CONTROLS)
 
 __all__ = [
     "SUITE_NAMES",

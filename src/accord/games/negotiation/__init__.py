@@ -7,10 +7,12 @@ report (`report_build.build`) reach Accord through entry points declared in Acco
 """
 
 from accord.agents.human import register_human_adapter
-from accord.games.negotiation import protocols
+from accord.core.controls import register_play_controls
+from accord.games.negotiation import controls, protocols
 from accord.games.negotiation.config import NegotiationConfig
 from accord.games.negotiation.engine import NegotiationGame
 
 register_human_adapter(NegotiationGame.game_id, protocols.human_adapter, protocols.human_help)
+register_play_controls(NegotiationGame.game_id, controls.CONTROLS)
 
 __all__ = ["NegotiationConfig", "NegotiationGame"]

@@ -6,7 +6,11 @@ report (`report.build`) reach Accord through entry points declared in Accord's
 ``pyproject.toml``.
 """
 
+from accord.core.controls import register_play_controls
+from accord.games.sorting import controls
 from accord.games.sorting.config import SortingConfig
 from accord.games.sorting.engine import SortingGame
+
+register_play_controls(SortingGame.game_id, controls.CONTROLS)
 
 __all__ = ["SortingConfig", "SortingGame"]

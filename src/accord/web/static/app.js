@@ -773,11 +773,14 @@ function schemaInput(schema, label) {
       return { node: el("div", {}, list, add, schema.maxItems !== undefined ? el("span", { class: "muted" }, ` (at most ${schema.maxItems})`) : null), value: () => items.map((it) => it.value()) };
     }
     case "object": default: {
-      const props = Object.entries(schema.properties || {});
+      // A model's private "thinking" is not asked of a person: it is sent empty.
+      const all = Object.entries(schema.properties || {});
+      const props = all.filter(([name]) => name !== "thinking");
+      const hidden = all.length > props.length ? [["thinking", ""]] : [];
       const fields = props.map(([name, sub]) => [name, schemaInput(sub, name)]);
       return {
         node: el("div", { class: "form-object" }, fields.map(([name, f]) => el("div", { class: "form-row" }, el("label", {}, name), f.node))),
-        value: () => Object.fromEntries(fields.map(([name, f]) => [name, f.value()])),
+        value: () => Object.fromEntries([...hidden, ...fields.map(([name, f]) => [name, f.value()])]),
       };
     }
   }
@@ -798,18 +801,31 @@ async function renderSeat(token) {
 
   const showRequest = (item) => {
     if (item.system) briefing.textContent = item.system;
-    const form = schemaInput(item.form.schema, item.form.kind);
-    const raw = el("textarea", { id: "answer-raw", rows: 4, cols: 70, "aria-label": "answer as JSON" });
-    const rawSummary = el("summary", {}, "edit the answer as text (it is sent exactly as written)");
-    const rawBox = el("details", { id: "answer-raw-box" }, rawSummary, raw);
-    // Filled from the form as the box opens (on the click itself: the toggle event comes later
-    // and would overwrite what was typed meanwhile).
-    rawSummary.addEventListener("click", () => { if (!rawBox.open && !raw.value) raw.value = item.form.schema ? JSON.stringify(form.value()) : form.value(); });
+    // The game's own controls when it declares them; else a form from the reply's schema
+    // (without the model's private "thinking"). Never a raw JSON box for a person.
+    const own = item.form.controls ? gameControls(item.form.controls, names, () => checkSoon()) : null;
+    const form = own || schemaInput(item.form.schema, item.form.kind);
+    const answerText = () => (own || item.form.schema ? JSON.stringify(form.value()) : form.value());
     const error = el("p", { class: "error", id: "answer-error" });
+    const check = el("p", { id: "answer-check", class: "muted", "aria-live": "polite" });
     const send = el("button", { type: "button", id: "answer-submit" }, "Send");
+    // Checked as it is typed: the server reads the answer as it would on Send, sending nothing.
+    let timer = null, asked = 0;
+    const checkNow = async () => {
+      const mine = ++asked;
+      try {
+        const res = await fetch(`/api/play/seat/${enc(token)}/check`, { method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json" }, body: JSON.stringify({ id: item.id, text: answerText() }) });
+        const got = res.ok ? await res.json() : { ok: false, error: res.statusText };
+        if (mine !== asked || open !== item.id) return;
+        check.textContent = got.ok ? "Ready to send." : `Not yet valid: ${got.error}`;
+        check.className = got.ok ? "ok" : "error";
+        check.dataset.state = got.ok ? "ok" : "invalid";
+      } catch (_) { /* the next edit or Send checks again */ }
+    };
+    const checkSoon = () => { check.dataset.state = "checking"; clearTimeout(timer); timer = setTimeout(checkNow, 200); };
     send.addEventListener("click", async () => {
       error.textContent = "";
-      const text = rawBox.open ? raw.value : (item.form.schema ? JSON.stringify(form.value()) : form.value());
+      const text = answerText();
       send.disabled = true;
       try {
         const res = await fetch(`/api/play/seat/${enc(token)}/answer`, { method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json" }, body: JSON.stringify({ id: item.id, text }) });
@@ -822,12 +838,14 @@ async function renderSeat(token) {
       send.disabled = false;
     });
     open = item.id;
-    request.replaceChildren(
+    request.replaceChildren(...[
       el("h3", {}, `Your move: ${item.form.kind} · round ${item.round}`),
       el("pre", { id: "observation" }, item.observation),
-      item.form.hint ? el("p", { class: "muted" }, item.form.hint) : null,
-      el("div", { id: "answer-form", "data-kind": item.form.kind, "data-id": item.id }, form.node),
-      rawBox, el("p", {}, send), error);
+      own ? el("p", { class: "muted" }, "The text above is what a model in your seat is told; answer with the controls below.") : null,
+      !own && item.form.hint ? el("p", { class: "muted" }, item.form.hint) : null,
+      el("div", { id: "answer-form", "data-kind": item.form.kind, "data-id": item.id, "data-controls": own ? item.form.controls.game : "schema" }, form.node),
+      check, el("p", {}, send), error].filter(Boolean));
+    if (own) checkSoon();
   };
   const closeRequest = (item, how) => {
     if (open !== item.id) return;

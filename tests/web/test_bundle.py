@@ -98,7 +98,7 @@ def test_bundle_key_ignores_escapes_and_query_order() -> None:
 
 
 def test_site_holds_every_page_and_no_local_path(site) -> None:
-    neg, cal, out = site
+    neg, _, out = site
     assert (out / "index.html").is_file() and (out / MARKER).is_file()
     assert (out / "static" / "bundle.js").is_file() and (out / "static" / "app.js").is_file()
     html = (out / "index.html").read_text()
@@ -174,7 +174,7 @@ def test_max_games_lists_every_game_but_bounds_the_pages(tmp_path: Path) -> None
 
 
 def test_cli_bad_input_is_one_line_and_exit_2(site, tmp_path: Path) -> None:
-    neg, _, out = site
+    neg, _, _ = site
     runner = CliRunner()
     missing = runner.invoke(cli_app, ["view", "bundle", str(tmp_path / "nope"), "--out", "x"])
     said = " ".join(missing.output.split())
@@ -228,7 +228,7 @@ def static_server(site) -> Iterator[str]:
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 (the base's name)
+    def log_message(self, format: str, *args: object) -> None:
         pass
 
 

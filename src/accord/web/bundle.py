@@ -26,8 +26,8 @@ table is one (compressed) file, paged in the browser. At most ``max_games`` game
 their own pages (the table still lists every game; a game left out says so when opened).
 
 A snapshot, not a live view: games still playing, the progress of a run that has not ended
-and local directory paths (a run shows as its folder's name) are left out. Every payload is scrubbed of secrets (`accord.core.secrets.scrub_secrets`) before it is
-written.
+and local directory paths (a run shows as its folder's name) are left out. Every payload is
+scrubbed of secrets (`accord.core.secrets.scrub_secrets`) before it is written.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ import itertools
 import json
 import re
 import shutil
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -137,14 +137,14 @@ async def _get(app: FastAPI, path: str) -> tuple[int, bytes]:
     body = bytearray()
     sent = False
 
-    async def receive() -> dict[str, Any]:
+    async def receive() -> MutableMapping[str, Any]:
         nonlocal sent
         if sent:
             await asyncio.sleep(3600)  # never disconnects while the app answers
         sent = True
         return {"type": "http.request", "body": b"", "more_body": False}
 
-    async def send(message: dict[str, Any]) -> None:
+    async def send(message: MutableMapping[str, Any]) -> None:
         nonlocal status
         if message["type"] == "http.response.start":
             status = message["status"]
@@ -207,9 +207,9 @@ class _Writer:
 
 def _routes(app: FastAPI) -> list[str]:
     """The API's GET route paths worth saving: under /api/runs or /api/games, no streams."""
-    paths = []
+    paths: list[str] = []
     for route in app.routes:
-        if not isinstance(route, APIRoute) or "GET" not in route.methods:
+        if not isinstance(route, APIRoute) or "GET" not in (route.methods or set()):
             continue
         p = route.path
         if not (p.startswith("/api/runs") or p.startswith("/api/games")):
@@ -258,7 +258,8 @@ def _comparisons(runs: list[dict[str, Any]]) -> list[str]:
         for batch in sorted({g["batch"] for g in groups if g.get("batch")}):
             games = {g["game_id"] for g in groups if g.get("batch") == batch}
             sides.append((r["run"], batch, games))
-    shared, other = [], []
+    shared: list[str] = []
+    other: list[str] = []
     for (ra, ba, ga), (rb, bb, gb) in itertools.permutations(sides, 2):
         query = {"a": ra, "b": rb}
         if ba is not None:

@@ -16,8 +16,9 @@ tables) are gzip-compressed and base64-encoded; the page inflates them with the 
 
 What is asked. The answers come from the app itself (`accord.web.app.create_app`, called in
 process, nothing listens), so the site shows exactly what the server would: every ``GET``
-route of the API under ``/api/runs`` or ``/api/games`` is asked for each run and each trace,
-whichever feature added it, except live streams. Comparisons (``/api/compare``) are asked for
+route of the API under ``/api/runs`` or ``/api/games`` is asked for each run, each trace and
+each registered game id (``{run_id}``, ``{trace_id}``, ``{game_id}``), whichever feature
+added it, except live streams. Comparisons (``/api/compare``) are asked for
 each pair of runs and each pair of batches inside a run, both ways round, up to
 `MAX_COMPARISONS`; a comparison left out says so on the page.
 
@@ -274,6 +275,9 @@ def _index_html() -> str:
     """The served ``index.html`` made relative, with the bundle's loader and a CSP."""
     html = (STATIC_DIR / "index.html").read_text(encoding="utf-8")
     html = html.replace('"/static/', '"static/')
+    html = re.sub(
+        r"<noscript>.*?</noscript>", "<noscript>This page needs JavaScript.</noscript>", html
+    )
     meta = f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">'
     html = html.replace('<meta charset="utf-8">', f'<meta charset="utf-8">\n  {meta}', 1)
     loader = '<script src="static/bundle.js" defer></script>\n  '
@@ -342,9 +346,16 @@ async def _fill_site(
         writer.answer(path, status, body)
         return status, body
 
+    game_ids = [g["game_id"] for g in json.loads((await _get(app, "/api/games"))[1])]
     for template in routes:
-        if (path := _fill(template)) is not None:
-            await save(path)
+        params = set(re.findall(r"{([^}:]+)}", template))
+        if not params:
+            await save(template)
+        elif params == {"game_id"}:
+            for game_id in game_ids:
+                await save(_fill(template, game_id=game_id) or "")
+        elif not params <= {"run_id", "trace_id"}:
+            result.left_out.append(f"{template} (its parameters are not known to the bundle)")
     run_list = json.loads((await _get(app, "/api/runs"))[1])
     result.runs = len(run_list)
     for run_id in runs:

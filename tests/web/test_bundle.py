@@ -186,6 +186,8 @@ def test_cli_bad_input_is_one_line_and_exit_2(site, tmp_path: Path) -> None:
     refused = runner.invoke(cli_app, ["view", "bundle", str(neg), "--out", str(busy)])
     assert refused.exit_code == 2 and "not empty" in " ".join(refused.output.split())
     assert [p.name for p in busy.iterdir()] == ["notes.txt"]  # nothing touched
+    empty = runner.invoke(cli_app, ["view", "bundle", str(neg), "--out", " "])
+    assert empty.exit_code == 2 and "--out is empty" in empty.output
     helped = runner.invoke(cli_app, ["view", "bundle", "--help"])
     assert helped.exit_code == 0 and "accord view bundle runs/demo" in helped.output
     # An earlier bundle may be rebuilt in place.

@@ -9,10 +9,13 @@ import typer
 from rich.markup import escape
 
 from accord.cli.main import _fail, app, console
+from accord.cli.options import out_path
 from accord.core.errors import AccordError, ConfigError
 
 view_app = typer.Typer(
-    help="The web view without a server: write it out as a static site.", no_args_is_help=True
+    help="The web view without a server: write it out as a static site.\n\n"
+    "Example: accord view bundle runs/demo --out site/",
+    no_args_is_help=True,
 )
 app.add_typer(view_app, name="view")
 
@@ -21,7 +24,7 @@ app.add_typer(view_app, name="view")
 def bundle(
     dirs: Annotated[list[Path], typer.Argument(help="Run directories (each with traces/).")],
     out: Annotated[
-        Path, typer.Option(help="Folder for the site: new, empty, or an earlier bundle.")
+        str, typer.Option(help="Folder for the site: new, empty, or an earlier bundle.")
     ],
     max_games: Annotated[
         int,
@@ -47,9 +50,10 @@ def bundle(
             ConfigError(f"accord view bundle needs the web extra ({exc}); install accord[web]")
         ) from exc
     try:
+        site = out_path(out) or Path(out)
         result = write_bundle(
             dirs,
-            out,
+            site,
             max_games=max_games,
             max_comparisons=max_comparisons,
             progress=lambda line: console.print(f"bundling {escape(line)}", highlight=False),

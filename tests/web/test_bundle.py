@@ -15,6 +15,7 @@ import re
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from typer.testing import CliRunner
@@ -29,6 +30,7 @@ from accord.web.bundle import MARKER, bundle_key, write_bundle
 
 KEY = "sk-bundle-7f3e9a1b2c4d5e6f0a9b"
 VAR = "ACCORD_BUNDLE_TEST_API_KEY"
+CAL = "cal 100%"
 # A 1x1 PNG, standing in for a report figure.
 PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
@@ -54,7 +56,7 @@ def _runs(root: Path) -> tuple[Path, Path]:
     run_sync(specs, neg)
     (neg / "report" / "negotiation-v3").mkdir(parents=True)
     (neg / "report" / "negotiation-v3" / "figure 1.png").write_bytes(PNG)
-    cal = root / "cal"
+    cal = root / CAL  # a name that needs escaping in URLs
     run_sync(
         [
             GameSpec(
@@ -108,7 +110,8 @@ def test_site_holds_every_page_and_no_local_path(site) -> None:
         "/api/games",
         "/api/runs/neg/games",
         "/api/runs/neg/leaderboard",
-        "/api/runs/cal/games/cal-1",
+        "/api/runs/cal 100%/games/cal-1",
+        "/api/runs/cal%20100%25/leaderboard",
         "/api/runs/neg/games/talk-long-2",
         "/api/compare?a=neg&a_batch=short&b=neg&b_batch=long",
     ]:
@@ -239,7 +242,7 @@ def _check_pages(page, base: str, neg: Path) -> dict[str, str]:
     seen = {}
     page.goto(f"{base}#/")
     page.wait_for_selector("#compare-go")
-    assert "neg" in page.inner_text("main") and "cal" in page.inner_text("main")
+    assert "neg" in page.inner_text("main") and CAL in page.inner_text("main")
     seen["runs"] = page.inner_text("main")
 
     page.goto(f"{base}#/run/neg")
@@ -263,6 +266,11 @@ def _check_pages(page, base: str, neg: Path) -> dict[str, str]:
         == system
     )
     seen["game"] = text
+
+    calendar = read_trace(neg.parent / CAL / "traces" / "cal-2.json")
+    page.goto(f"{base}#/run/{quote(CAL, safe='')}/game/cal-2")
+    page.wait_for_selector(f"text=Events ({len(calendar.events)})")
+    seen["calendar"] = page.inner_text("main")
 
     page.goto(f"{base}#/compare/neg/short/neg/long")
     page.wait_for_selector("#compare-mode")
@@ -294,6 +302,6 @@ def test_site_from_a_static_server_shows_what_accord_serve_shows(
     # The pages are the same, but for the one thing a published site leaves out: the run's
     # directory on this machine shows as the folder's name.
     assert str(neg) in served["runs"] and str(neg) not in bundled["runs"]
-    for name in ("runs", "run", "game", "compare"):
-        local = served[name].replace(str(neg), "neg").replace(str(cal), "cal")
+    for name in ("runs", "run", "game", "calendar", "compare"):
+        local = served[name].replace(str(neg), "neg").replace(str(cal), CAL)
         assert bundled[name] == local, name

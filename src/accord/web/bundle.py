@@ -181,17 +181,19 @@ class _Writer:
     def answer(self, path: str, status: int, body: bytes) -> None:
         """Store one API answer: its JSON, or its error text when it failed."""
         key = self._claim(path)
-        text = scrub_secrets(body.decode("utf-8", errors="replace"))
+        raw_text = body.decode("utf-8", errors="replace")
+        text = scrub_secrets(raw_text)
         if status != 200:
             try:
                 detail = json.loads(text).get("detail", text)
             except (ValueError, AttributeError):
                 detail = text
             text = json.dumps({"__error": f"{status}: {detail}"})
-        json.loads(text)  # scrubbing must leave valid JSON; a failure here is a bug
+        if text != raw_text:
+            json.loads(text)  # a redaction must leave valid JSON; a failure here is a bug
         raw = text.encode("utf-8")
         if len(raw) > COMPRESS_ABOVE:
-            packed = base64.b64encode(gzip.compress(raw, compresslevel=9, mtime=0)).decode()
+            packed = base64.b64encode(gzip.compress(raw, compresslevel=6, mtime=0)).decode()
             script = f'ACCORD_BUNDLE.putGz("{key}", "{packed}");\n'
         else:
             # JSON is a JavaScript expression; escaping "<" keeps "</script>" inert as well.

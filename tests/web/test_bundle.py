@@ -56,6 +56,9 @@ def _runs(root: Path) -> tuple[Path, Path]:
     run_sync(specs, neg)
     (neg / "report" / "negotiation-v3").mkdir(parents=True)
     (neg / "report" / "negotiation-v3" / "figure 1.png").write_bytes(PNG)
+    (neg / "reproduction.md").write_text("# Our numbers\n\nBeside the paper's.\n")
+    (neg / "reproduction").mkdir()
+    (neg / "reproduction" / "table 2.png").write_bytes(PNG)
     cal = root / CAL  # a name that needs escaping in URLs
     run_sync(
         [
@@ -76,7 +79,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path,
     out = root / "site"
     result = write_bundle([neg, cal], out)
     assert (result.runs, result.games, result.pages) == (2, 6, 6)
-    assert result.figures == 1 and not result.left_out
+    assert result.figures == 2 and not result.left_out
     yield neg, cal, out
 
 
@@ -251,7 +254,14 @@ def _check_pages(page, base: str, neg: Path) -> dict[str, str]:
         "[...document.querySelectorAll('.figures img')].every((i) => i.complete && i.naturalWidth)"
     )
     page.wait_for_selector("text=talk-long-2")
+    page.wait_for_selector("#reproduction img")
+    page.wait_for_function(
+        "[...document.querySelectorAll('main img')].every((i) => i.complete && i.naturalWidth)"
+    )
+    page.wait_for_function("!document.querySelector('main').innerText.includes('Rating…')")
     seen["run"] = page.inner_text("main")
+    assert "Beside the paper's." in seen["run"] and "mock/schema" in seen["run"]
+    assert page.locator("main img").count() == 2
 
     trace = read_trace(neg / "traces" / "talk-short-1.json")
     page.goto(f"{base}#/run/neg/game/talk-short-1")

@@ -6,6 +6,7 @@ from ``file://`` and from a plain static file server, and must show what `accord
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import functools
 import gzip
@@ -315,3 +316,15 @@ def test_site_from_a_static_server_shows_what_accord_serve_shows(
     for name in ("runs", "run", "game", "calendar", "compare"):
         local = served[name].replace(str(neg), "neg").replace(str(cal), CAL)
         assert bundled[name] == local, name
+
+
+def test_write_bundle_works_inside_a_running_event_loop(site, tmp_path: Path) -> None:
+    """As from a notebook, whose code runs inside an event loop."""
+    neg, _, _ = site
+
+    async def inside() -> int:
+        return write_bundle([neg], tmp_path / "site", max_comparisons=0).pages
+
+    assert asyncio.run(inside()) == 4
+    marker = json.loads((tmp_path / "site" / MARKER).read_text())
+    assert marker["complete"] is True and marker["runs"] == ["neg"]

@@ -35,12 +35,13 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import concurrent.futures
 import gzip
 import itertools
 import json
 import re
 import shutil
-from collections.abc import Callable, MutableMapping
+from collections.abc import Callable, Coroutine, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -312,21 +313,40 @@ def write_bundle(
     _check_out(out)
     app = create_app(list(dirs))
     result = BundleResult(out=out)
-    for old in ("data", "static", "index.html", MARKER):
+    for old in ("data", "static", "index.html"):
         target = out / old
         if target.is_dir():
             shutil.rmtree(target)
         elif target.exists():
             target.unlink()
     (out / "data").mkdir(parents=True)
+    # Marked first, so a bundle that fails half-way can be rebuilt into the same folder.
+    (out / MARKER).write_text(json.dumps({"format": 1, "complete": False}) + "\n", "utf-8")
     shutil.copytree(STATIC_DIR, out / "static")
     (out / "index.html").write_text(_index_html(), encoding="utf-8")
     writer = _Writer(out / "data", result)
     names = {run_id: run.path.name or run_id for run_id, run in runs.items()}
-    asyncio.run(_fill_site(app, writer, runs, names, max_games, max_comparisons, progress))
-    marker = {"format": 1, "runs": list(runs), "games": result.games, "pages": result.pages}
+    _run(_fill_site(app, writer, runs, names, max_games, max_comparisons, progress))
+    marker = {
+        "format": 1,
+        "complete": True,
+        "runs": list(runs),
+        "games": result.games,
+        "pages": result.pages,
+    }
     (out / MARKER).write_text(json.dumps(marker, indent=1) + "\n", encoding="utf-8")
     return result
+
+
+def _run(work: Coroutine[Any, Any, None]) -> None:
+    """Run `work` to the end, also when called from a running event loop (a notebook)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        asyncio.run(work)
+        return
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, work).result()
 
 
 async def _fill_site(

@@ -19,6 +19,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+from fastapi import FastAPI
 from typer.testing import CliRunner
 
 from accord.cli.main import app as cli_app
@@ -94,6 +95,13 @@ def _payloads(out: Path) -> dict[str, str]:
             gzip.decompress(base64.b64decode(packed.group(2))).decode() if packed else script
         )
     return texts
+
+
+def _answer(out: Path, path: str) -> object:
+    """The saved answer of one API request, parsed."""
+    text = _payloads(out)[f"{bundle_key(path)}.js"]
+    plain = re.fullmatch(r'ACCORD_BUNDLE\.put\("\w+", (.*)\);\n', text, re.S)
+    return json.loads(plain.group(1) if plain else text)
 
 
 def test_bundle_key_ignores_escapes_and_query_order() -> None:
@@ -172,11 +180,8 @@ def test_max_games_lists_every_game_but_bounds_the_pages(tmp_path: Path) -> None
     data = tmp_path / "site" / "data"
     assert (data / f"{bundle_key('/api/runs/run/games/c1')}.js").is_file()
     assert not (data / f"{bundle_key('/api/runs/run/games/c2')}.js").exists()
-    rows = json.loads(
-        _payloads(tmp_path / "site")[f"{bundle_key('/api/runs/run/games')}.js"][
-            len('ACCORD_BUNDLE.put("0000000000000000", ') : -3
-        ]
-    )
+    rows = _answer(tmp_path / "site", "/api/runs/run/games")
+    assert isinstance(rows, list)
     assert [r["trace_id"] for r in rows] == ["c1", "c2", "c3"]
 
 
@@ -241,15 +246,21 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+def _visit(page, url: str) -> None:
+    """Open `url` as a new document (not a change of its hash only)."""
+    page.goto("about:blank")
+    page.goto(url)
+
+
 def _check_pages(page, base: str, neg: Path) -> dict[str, str]:
     """Walk the site's pages from `base`; returns each page's text for comparison."""
     seen = {}
-    page.goto(f"{base}#/")
+    _visit(page, f"{base}#/")
     page.wait_for_selector("#compare-go")
     assert "neg" in page.inner_text("main") and CAL in page.inner_text("main")
     seen["runs"] = page.inner_text("main")
 
-    page.goto(f"{base}#/run/neg")
+    _visit(page, f"{base}#/run/neg")
     page.wait_for_selector(".figures img")
     page.wait_for_function(
         "[...document.querySelectorAll('.figures img')].every((i) => i.complete && i.naturalWidth)"
@@ -257,15 +268,15 @@ def _check_pages(page, base: str, neg: Path) -> dict[str, str]:
     page.wait_for_selector("text=talk-long-2")
     page.wait_for_selector("#reproduction img")
     page.wait_for_function(
-        "[...document.querySelectorAll('main img')].every((i) => i.complete && i.naturalWidth)"
+        "[...document.querySelectorAll('main img')].every((i) => i.complete && i.naturalWidth > 0)"
     )
-    page.wait_for_function("!document.querySelector('main').innerText.includes('Rating…')")
+    page.wait_for_function("!(document.querySelector('main')?.innerText ?? '').includes('Rating…')")
     seen["run"] = page.inner_text("main")
     assert "Beside the paper's." in seen["run"] and "mock/schema" in seen["run"]
     assert page.locator("main img").count() == 2
 
     trace = read_trace(neg / "traces" / "talk-short-1.json")
-    page.goto(f"{base}#/run/neg/game/talk-short-1")
+    _visit(page, f"{base}#/run/neg/game/talk-short-1")
     page.wait_for_selector(".transcript-col .call")
     text = page.inner_text("main")
     assert f"Events ({len(trace.events)})" in text
@@ -279,11 +290,11 @@ def _check_pages(page, base: str, neg: Path) -> dict[str, str]:
     seen["game"] = text
 
     calendar = read_trace(neg.parent / CAL / "traces" / "cal-2.json")
-    page.goto(f"{base}#/run/{quote(CAL, safe='')}/game/cal-2")
+    _visit(page, f"{base}#/run/{quote(CAL, safe='')}/game/cal-2")
     page.wait_for_selector(f"text=Events ({len(calendar.events)})")
     seen["calendar"] = page.inner_text("main")
 
-    page.goto(f"{base}#/compare/neg/short/neg/long")
+    _visit(page, f"{base}#/compare/neg/short/neg/long")
     page.wait_for_selector("#compare-mode")
     seen["compare"] = page.inner_text("main")
     assert "short" in seen["compare"] and "long" in seen["compare"]
@@ -328,3 +339,39 @@ def test_write_bundle_works_inside_a_running_event_loop(site, tmp_path: Path) ->
     assert asyncio.run(inside()) == 4
     marker = json.loads((tmp_path / "site" / MARKER).read_text())
     assert marker["complete"] is True and marker["runs"] == ["neg"]
+
+
+def test_a_route_another_feature_adds_is_bundled_too(site, tmp_path: Path, monkeypatch) -> None:
+    """Per-game views and the like add API routes; the bundle asks every one it can fill."""
+    import accord.web.bundle as bundle_module
+
+    neg, _, _ = site
+
+    def with_more_routes(dirs: list[Path]) -> FastAPI:
+        app = create_app(dirs)
+
+        @app.get("/api/runs/{run_id}/games/{trace_id}/steps")
+        def steps(run_id: str, trace_id: str) -> dict[str, str]:
+            return {"run": run_id, "trace": trace_id}
+
+        @app.get("/api/games/{game_id}/legend")
+        def legend(game_id: str) -> dict[str, str]:
+            return {"game": game_id}
+
+        @app.get("/api/runs/{run_id}/pairs/{other}")
+        def pairs(run_id: str, other: str) -> dict[str, str]:
+            return {}
+
+        return app
+
+    monkeypatch.setattr(bundle_module, "create_app", with_more_routes)
+    out = tmp_path / "site"
+    result = write_bundle([neg], out, max_comparisons=0)
+    texts = _payloads(out)
+    steps = _answer(out, "/api/runs/neg/games/talk-long-1/steps")
+    assert steps == {"run": "neg", "trace": "talk-long-1"}
+    assert f"{bundle_key('/api/games/negotiation-v3/legend')}.js" in texts
+    assert _answer(out, "/api/games/calendar-v2/legend") == {"game": "calendar-v2"}
+    assert "/api/runs/{run_id}/pairs/{other} (its parameters are not known to the bundle)" in (
+        result.left_out
+    )

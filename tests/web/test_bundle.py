@@ -375,3 +375,37 @@ def test_a_route_another_feature_adds_is_bundled_too(site, tmp_path: Path, monke
     assert "/api/runs/{run_id}/pairs/{other} (its parameters are not known to the bundle)" in (
         result.left_out
     )
+
+
+HOSTILE = '</script><script>window.PWNED=1</script><img src=x onerror="window.PWNED=2">'
+
+
+@pytest.fixture
+def hostile_site(tmp_path: Path) -> Path:
+    """A site of one game whose error holds markup (made before the browser starts: the
+    sync Playwright API holds an event loop of its own)."""
+    run = tmp_path / "run"
+    run_sync(
+        [GameSpec(trace_id="t", game="calendar", seed=5, agents=[AgentSpec(agent="imap")] * 3)],
+        run,
+    )
+    path = run / "traces" / "t.json"
+    data = json.loads(path.read_text())
+    data["error"] = HOSTILE
+    path.write_text(json.dumps(data))
+    out = tmp_path / "site"
+    write_bundle([run], out)
+    return out
+
+
+def test_markup_in_a_trace_stays_text_in_the_site(hostile_site: Path, browser_page) -> None:
+    """Trace text is model output: in the site, as in the view, it is shown, never run."""
+    scripts = [f.read_text() for f in (hostile_site / "data").glob("*.js")]
+    assert not any("</script>" in text for text in scripts)  # "<" escaped in every payload
+    assert any("\\u003c/script>" in text for text in scripts)  # the games table holds it
+    page, errors = browser_page
+    _visit(page, f"{(hostile_site / 'index.html').as_uri()}#/run/run/game/t")
+    page.wait_for_selector(".error")
+    assert HOSTILE in page.locator(".error").first.inner_text()
+    assert page.evaluate("window.PWNED") is None
+    assert not errors, errors

@@ -325,7 +325,7 @@ def write_bundle(
     shutil.copytree(STATIC_DIR, out / "static")
     (out / "index.html").write_text(_index_html(), encoding="utf-8")
     writer = _Writer(out / "data", result)
-    names = {run_id: run.path.name or run_id for run_id, run in runs.items()}
+    names = {run_id: run_id for run_id in runs}  # a run's id is its folder's name
     _run(_fill_site(app, writer, runs, names, max_games, max_comparisons, progress))
     marker = {
         "format": 1,

@@ -33,6 +33,7 @@ function el(tag, attrs, ...children) {
 }
 
 async function api(path) {
+  if (window.ACCORD_BUNDLE) return window.ACCORD_BUNDLE.get(path); // static site (bundle.js)
   const res = await fetch(path, { headers: { Accept: "application/json" } });
   if (!res.ok) {
     let detail = res.statusText;
@@ -41,6 +42,9 @@ async function api(path) {
   }
   return res.json();
 }
+
+// An image of the API: in the static site (bundle.js) its copied file.
+function asset(path) { return window.ACCORD_BUNDLE ? window.ACCORD_BUNDLE.asset(path) : path; }
 
 function fmt(value) {
   if (value === null || value === undefined || value === "") return "–";
@@ -351,7 +355,7 @@ function reproductionSection(runId) {
       el("h2", {}, "Reproduction (reproduction.md)"),
       el("div", { class: "md" }, markdown(data.markdown)),
       data.figures.length ? el("div", { class: "figures" }, data.figures.map((n) =>
-        el("figure", {}, el("img", { src: `/api/runs/${enc(runId)}/reproduction/${enc(n)}`, alt: n, loading: "lazy" }), el("figcaption", {}, `reproduction/${n}`)))) : null,
+        el("figure", {}, el("img", { src: asset(`/api/runs/${enc(runId)}/reproduction/${enc(n)}`), alt: n, loading: "lazy" }), el("figcaption", {}, `reproduction/${n}`)))) : null,
     );
   }).catch((err) => holder.replaceChildren(el("p", { class: "error" }, String(err.message || err))));
   return holder;
@@ -363,7 +367,7 @@ function figuresSection(runId) {
     holder.replaceChildren(...(names.length
       ? names.map((n) => {
         const path = n.split("/").map(enc).join("/");
-        return el("figure", {}, el("img", { src: `/api/runs/${enc(runId)}/figures/${path}`, alt: n, loading: "lazy" }), el("figcaption", {}, n));
+        return el("figure", {}, el("img", { src: asset(`/api/runs/${enc(runId)}/figures/${path}`), alt: n, loading: "lazy" }), el("figcaption", {}, n));
       })
       : [el("p", { class: "muted" }, "No report yet: run accord report on this directory (or accord run --report).")]));
   }).catch((err) => holder.replaceChildren(el("p", { class: "error" }, String(err.message || err))));

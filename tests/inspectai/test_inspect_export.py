@@ -13,10 +13,10 @@ from typer.testing import CliRunner
 
 pytest.importorskip("inspect_ai", reason="Inspect AI is not installed (the inspect extra)")
 
-from inspect_ai.log import read_eval_log  # noqa: E402
+from inspect_ai.log import read_eval_log
 
-from accord.cli.main import app  # noqa: E402
-from accord.traces.io import read_trace  # noqa: E402
+from accord.cli.main import app
+from accord.traces.io import read_trace
 
 runner = CliRunner(env={"COLUMNS": "200"})
 
@@ -50,7 +50,12 @@ def test_export_writes_one_log_per_game_with_transcripts_and_scores(
     assert result.exit_code == 0, result.output
     logs = sorted(target.glob("*.eval"))
     assert len(logs) == 2
-    by_task = {read_eval_log(str(p), resolve_attachments=True).eval.task: read_eval_log(str(p), resolve_attachments=True) for p in logs}
+    by_task = {
+        read_eval_log(str(p), resolve_attachments=True).eval.task: read_eval_log(
+            str(p), resolve_attachments=True
+        )
+        for p in logs
+    }
     assert set(by_task) == {"accord_negotiation_v3", "accord_sorting_v3"}
 
     neg = by_task["accord_negotiation_v3"]
@@ -104,7 +109,9 @@ def test_failed_game_is_unscored_and_secrets_never_reach_the_log(
     (copy / "broken.json").write_text("{not json")
 
     target = tmp_path / "logs"
-    result = runner.invoke(app, ["export", "--inspect", str(tmp_path / "run"), "--out", str(target)])
+    result = runner.invoke(
+        app, ["export", "--inspect", str(tmp_path / "run"), "--out", str(target)]
+    )
     assert result.exit_code == 0, result.output
     assert "skipped" in result.output and "broken.json" in result.output
     (path,) = target.glob("*.eval")

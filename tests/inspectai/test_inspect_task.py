@@ -19,15 +19,15 @@ import pytest
 
 pytest.importorskip("inspect_ai", reason="Inspect AI is not installed (the inspect extra)")
 
-from inspect_ai import eval as inspect_eval  # noqa: E402
-from inspect_ai.model import ChatMessage, ModelOutput, ModelUsage, get_model  # noqa: E402
+from inspect_ai import eval as inspect_eval
+from inspect_ai.model import ChatMessage, ModelOutput, ModelUsage, get_model
 
-from accord.agents.llm import LLMAgent  # noqa: E402
-from accord.core.errors import ConfigError  # noqa: E402
-from accord.inspectai import accord_task  # noqa: E402
-from accord.models.mock import MockModel  # noqa: E402
-from accord.runner.play import play_game  # noqa: E402
-from accord.runner.specs import AgentSpec, GameSpec  # noqa: E402
+from accord.agents.llm import LLMAgent
+from accord.core.errors import ConfigError
+from accord.inspectai import accord_task
+from accord.models.mock import MockModel
+from accord.runner.play import play_game
+from accord.runner.specs import AgentSpec, GameSpec
 
 GAME = "negotiation-v3"
 
@@ -102,11 +102,17 @@ def test_seats_ask_their_roles_and_metrics_match_accord(tmp_path: Path) -> None:
         assert trace["status"] == "complete", trace["error"]
         calls = [e for e in sample.events if e.event == "model"]
         # One Inspect model event per Accord model call, under the seat's role and model.
-        assert {(e.role, e.model) for e in calls} == {("A", "mockllm/model"), ("B", "mockllm/other")}
+        assert {(e.role, e.model) for e in calls} == {
+            ("A", "mockllm/model"),
+            ("B", "mockllm/other"),
+        }
         for role in ("A", "B"):
             assert sum(e.role == role for e in calls) == trace["usage"][role]["calls"] > 0
             assert trace["usage"][role]["input_tokens"] == 11 * trace["usage"][role]["calls"]
-        assert [s["model"] for s in trace["seats"]] == ["inspect/mockllm/model", "inspect/mockllm/other"]
+        assert [s["model"] for s in trace["seats"]] == [
+            "inspect/mockllm/model",
+            "inspect/mockllm/other",
+        ]
         # The transcripts are the sample's messages, each tagged with its seat.
         seats = {m.metadata["seat"] for m in sample.messages if m.metadata}
         assert seats == {"A", "B"}

@@ -31,7 +31,9 @@ def export(
     ] = False,
     out: Annotated[
         Path | None,
-        typer.Option(help="Output folder (default: <DIR>/export, or <DIR>/inspect with --inspect)."),
+        typer.Option(
+            help="Output folder (default: <DIR>/export, or <DIR>/inspect with --inspect)."
+        ),
     ] = None,
 ) -> None:
     """Export the query views (games, seats, events, messages) of a run directory, or write

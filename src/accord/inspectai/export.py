@@ -171,9 +171,7 @@ def build_log(game_id: str, traces: Sequence[Trace]) -> EvalLog:
     )
 
 
-def export_inspect(
-    directory: Path, out: Path, *, skipped: list[str] | None = None
-) -> list[Path]:
+def export_inspect(directory: Path, out: Path, *, skipped: list[str] | None = None) -> list[Path]:
     """Write one Inspect log per game id of the run in `directory` into `out`; return their
     paths. Files that are not readable traces are passed over and listed in `skipped`.
 
@@ -209,7 +207,5 @@ def describe(paths: Sequence[Path]) -> list[dict[str, Any]]:
     out = []
     for path in paths:
         log = read_eval_log(str(path), header_only=True)
-        out.append(
-            {"path": str(path), "task": log.eval.task, "samples": log.eval.dataset.samples}
-        )
+        out.append({"path": str(path), "task": log.eval.task, "samples": log.eval.dataset.samples})
     return out

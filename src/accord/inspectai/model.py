@@ -81,9 +81,7 @@ class InspectModel(ModelClient):
         from inspect_ai.util import LimitExceededError
 
         try:
-            output = await self.model.generate(
-                to_chat(call.messages), config=generate_config(call)
-            )
+            output = await self.model.generate(to_chat(call.messages), config=generate_config(call))
         except LimitExceededError:
             raise  # the sample's token, time or message limit: Inspect ends the sample
         except Exception as exc:  # Inspect raises provider errors after its own retries

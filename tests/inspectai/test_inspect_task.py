@@ -170,10 +170,43 @@ def test_bad_task_arguments_say_what_to_do(kwargs: dict[str, Any], message: str)
 
 
 def test_task_is_registered_for_inspect_command_line() -> None:
-    from inspect_ai._util.registry import registry_lookup
+    from importlib.metadata import entry_points
+
+    from inspect_ai._util.registry import registry_info
 
     from accord.inspectai.registry import accord_game
 
+    (point,) = [e for e in entry_points(group="inspect_ai") if e.name == "accord"]
+    assert point.value == "accord.inspectai.registry"
+    # "accord/accord_game" once installed; a bare source tree on the path has no namespace.
+    assert registry_info(accord_game).name.endswith("accord_game")
     task = accord_game(game=GAME, games=3, options={"rounds": 2})
     assert len(task.dataset) == 3
-    assert registry_lookup("task", "accord_game") is not None
+
+
+def test_inspect_eval_command_plays_accord_games(tmp_path: Path) -> None:
+    """`inspect eval accord/accord_game` as a user types it (reference seats: no model calls,
+    so no network): share-all sorts every list (MAS-Bench SR = 1)."""
+    import os
+    import subprocess
+    import sys
+
+    from inspect_ai.log import read_eval_log
+
+    inspect_cli = Path(sys.executable).with_name("inspect")
+    if not inspect_cli.exists():
+        pytest.skip("the inspect command is not installed beside this Python")
+    # The installed package (not a source tree on PYTHONPATH) carries the entry point name.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = subprocess.run(
+        [str(inspect_cli), "eval", "accord/accord_game", "-T", "game=sorting", "-T", "games=2",
+         "-T", "agents=share-all,share-all,share-all", "--model", "mockllm/model",
+         "--log-dir", str(tmp_path), "--display", "none"],
+        capture_output=True, text=True, env=env, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    (path,) = tmp_path.glob("*.eval")
+    log = read_eval_log(str(path))
+    assert log.eval.task == "accord_sorting_v3" and log.eval.dataset.samples == 2
+    means = {s.name: s.metrics["mean"].value for s in log.results.scores}
+    assert means["sr"] == 1.0 and means["success"] == 1.0

@@ -193,8 +193,9 @@ def export_inspect(directory: Path, out: Path, *, skipped: list[str] | None = No
     for game_id, traces in sorted(by_game.items()):
         log = build_log(game_id, traces)
         # Inspect's own file naming (time_task_id), so `inspect view` lists the logs.
-        stamp = log.eval.created[:19].replace(":", "-")
-        path = out / f"{stamp}_{log.eval.task}_{log.eval.task_id}.eval"
+        created = dt.datetime.fromisoformat(log.eval.created).astimezone(dt.UTC)
+        stamp = created.strftime("%Y-%m-%dT%H-%M-%S-00-00")
+        path = out / f"{stamp}_{log.eval.task.replace('_', '-')}_{log.eval.task_id}.eval"
         write_eval_log(log, str(path), format="eval")
         written.append(path)
     return written

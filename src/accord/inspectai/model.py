@@ -3,7 +3,9 @@
 Accord seats talk to `ModelClient`s; inside an Inspect task the seat's model is an Inspect
 `Model` (``get_model(role=...)``), so every call goes through Inspect's providers, its retries,
 limits and cache, and lands in the Inspect log as a model event of the running sample. Accord
-adds no retries of its own here (``max_retries=0``): Inspect already retried.
+adds nothing on top: no retries (Inspect already retried), no timeout or deadline of its own
+(Inspect's ``--timeout`` and sample limits apply) and no concurrency limit (Inspect's
+``--max-connections`` governs).
 """
 
 from __future__ import annotations
@@ -17,6 +19,10 @@ from accord.models.options import ModelOptions
 
 if TYPE_CHECKING:
     from inspect_ai.model import ChatMessage, GenerateConfig, Model
+
+_DAY_S = 24 * 3600.0
+_DEFER = ModelOptions(max_retries=0, timeout_s=_DAY_S, deadline_s=_DAY_S, max_concurrency=1_000_000)
+"""Options leaving retries, timeouts and concurrency to Inspect."""
 
 PROVIDER = "inspect"
 """Prefix of the model ids seats answered through Inspect carry in Accord traces."""
@@ -74,7 +80,7 @@ class InspectModel(ModelClient):
     """
 
     def __init__(self, model: Model) -> None:
-        super().__init__(inspect_model_id(model), ModelOptions(max_retries=0))
+        super().__init__(inspect_model_id(model), _DEFER)
         self.model = model
 
     async def _complete_once(self, call: Call) -> Completion:

@@ -51,11 +51,16 @@ def scripted(system: str, last: str) -> str:
 def mock_reply(
     messages: list[ChatMessage], tools: Any, tool_choice: Any, config: Any
 ) -> ModelOutput:
-    del tools, tool_choice, config
+    del tools, tool_choice
+    SCHEMAS.append(config.response_schema)
     out = ModelOutput.from_content("mockllm", scripted(messages[0].text, messages[-1].text))
     # Given usage keeps mockllm from counting tokens with a tokenizer it would download.
     out.usage = ModelUsage(input_tokens=11, output_tokens=7, total_tokens=18)
     return out
+
+
+SCHEMAS: list[Any] = []
+"""The structured-output schema of every mock call (None: sent without one)."""
 
 
 def failing_reply(*args: Any) -> ModelOutput:
@@ -93,6 +98,7 @@ async def accord_metrics(seed: int) -> dict[str, Any]:
 
 
 def test_seats_ask_their_roles_and_metrics_match_accord(tmp_path: Path) -> None:
+    SCHEMAS.clear()
     other = get_model("mockllm/other", custom_outputs=mock_reply)
     log = run(accord_task(GAME, games=2, seed=5), tmp_path, B=other)
     assert log.status == "success"
@@ -125,6 +131,9 @@ def test_seats_ask_their_roles_and_metrics_match_accord(tmp_path: Path) -> None:
             want = expected[key]
             assert (math.isnan(got) and want is None) or got == pytest.approx(want)
         assert value["overdraw_rate"] == 0.0  # one unit each never exceeds the supply
+    # The action's JSON schema reaches Inspect as structured output.
+    assert SCHEMAS and all(s is not None for s in SCHEMAS)
+    assert any("speech" in (s.json_schema.properties or {}) for s in SCHEMAS)
     means = {s.name: s.metrics["mean"].value for s in log.results.scores}
     first = [s.scores["accord_metrics"].value["efficiency"] for s in log.samples]
     assert means["efficiency"] == pytest.approx(sum(first) / len(first))
@@ -208,5 +217,8 @@ def test_inspect_eval_command_plays_accord_games(tmp_path: Path) -> None:
     (path,) = tmp_path.glob("*.eval")
     log = read_eval_log(str(path))
     assert log.eval.task == "accord_sorting_v3" and log.eval.dataset.samples == 2
+    # The action's JSON schema reaches Inspect as structured output.
+    assert SCHEMAS and all(s is not None for s in SCHEMAS)
+    assert any("speech" in (s.json_schema.properties or {}) for s in SCHEMAS)
     means = {s.name: s.metrics["mean"].value for s in log.results.scores}
     assert means["sr"] == 1.0 and means["success"] == 1.0

@@ -222,3 +222,29 @@ def test_inspect_eval_command_plays_accord_games(tmp_path: Path) -> None:
     assert any("speech" in (s.json_schema.properties or {}) for s in SCHEMAS)
     means = {s.name: s.metrics["mean"].value for s in log.results.scores}
     assert means["sr"] == 1.0 and means["success"] == 1.0
+
+
+def test_calendar_scores_only_its_cost_setting(tmp_path: Path) -> None:
+    """CalBench's Table 2 metrics are reported per cost setting: a game scores under its own
+    setting and leaves the other setting unscored (NaN), never zero. The oracle-follower team
+    (the game's `oracle_agent`) schedules every meeting."""
+    log = run(
+        accord_task("calendar", games=2, agents="oracle-follower," * 2 + "oracle-follower"),
+        tmp_path,
+    )
+    assert log.samples is not None and len(log.samples) == 2
+    for sample in log.samples:
+        value = sample.scores["accord_metrics"].value
+        metrics = sample.store["accord_trace"]["metrics"]
+        scored = {
+            k.split("_", 1)[0]
+            for k, v in value.items()
+            if k.endswith("success_rate") and not math.isnan(v)
+        }
+        assert len(scored) == 1
+        mine = scored.pop()
+        assert value[f"{mine}_success_rate"] == metrics["success_rate"] == 1.0
+        assert value[f"{mine}_excess_cost"] == pytest.approx(metrics["excess_cost"])
+        other = "varied" if mine == "uniform" else "uniform"
+        assert math.isnan(value[f"{other}_success_rate"])
+    assert not [e for s in log.samples for e in s.events if e.event == "model"]

@@ -248,3 +248,28 @@ def test_calendar_scores_only_its_cost_setting(tmp_path: Path) -> None:
         other = "varied" if mine == "uniform" else "uniform"
         assert math.isnan(value[f"{other}_success_rate"])
     assert not [e for s in log.samples for e in s.events if e.event == "model"]
+
+
+def test_a_key_a_model_echoes_is_scrubbed_from_the_stored_trace(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secret = "sk-test-Hq27LmXv90PdQe4TsWz"
+    monkeypatch.setenv("OPENAI_API_KEY", secret)
+
+    def leaky(messages: list[ChatMessage], *rest: Any) -> ModelOutput:
+        out = mock_reply(messages, *rest)
+        reply = json.loads(out.completion)
+        if "speech" in reply:
+            reply["speech"] = f"my key is {secret}"
+        out = ModelOutput.from_content("mockllm", json.dumps(reply))
+        out.usage = ModelUsage(input_tokens=11, output_tokens=7, total_tokens=18)
+        return out
+
+    log = run(
+        accord_task(GAME, games=1), tmp_path, A=get_model("mockllm/leaky", custom_outputs=leaky)
+    )
+    sample = log.samples[0]
+    stored = json.dumps(sample.store["accord_trace"])
+    shown = " ".join(m.text for m in sample.messages)
+    assert secret not in stored and secret not in shown
+    assert "[redacted:OPENAI_API_KEY]" in stored and "[redacted:OPENAI_API_KEY]" in shown

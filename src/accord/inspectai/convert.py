@@ -13,15 +13,23 @@ from typing import TYPE_CHECKING, Any
 
 from accord.core.errors import AccordError
 from accord.core.registry import game_class
+from accord.core.secrets import scrub_secrets
+from accord.traces.schema import Trace
 
 if TYPE_CHECKING:
     from inspect_ai.event import ModelEvent
     from inspect_ai.model import ChatMessage, ModelUsage
 
-    from accord.traces.schema import SeatUsage, Trace
+    from accord.traces.schema import SeatUsage
 
 SCORER = "accord_metrics"
 """Name of the scorer holding a game's metrics in an Inspect log."""
+
+
+def scrubbed(trace: Trace) -> Trace:
+    """`trace` with every secret value replaced by ``[redacted:NAME]``: a safety net, as for
+    every file Accord writes (a provider's error text or an echoing model may quote a key)."""
+    return Trace.model_validate_json(scrub_secrets(trace.model_dump_json()))
 
 
 def headline_keys(game_id: str, traces: list[Trace] | None = None) -> list[str]:

@@ -18,13 +18,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from accord.core.errors import ConfigError
-from accord.core.secrets import scrub_secrets
 from accord.inspectai.convert import (
     SCORER,
     headline_keys,
     model_events,
     role_usage,
     score_value,
+    scrubbed,
     transcript_messages,
 )
 from accord.inspectai.task import TRACE_KEY
@@ -44,11 +44,6 @@ def traces_folder(directory: Path) -> Path:
     if directory.is_dir():
         return directory
     raise ConfigError(f"{directory} is not a directory; give a run directory (with traces/).")
-
-
-def _scrubbed(trace: Trace) -> Trace:
-    # A safety net: a provider's error text or an echoing model may quote a key back.
-    return Trace.model_validate_json(scrub_secrets(trace.model_dump_json()))
 
 
 def _sample(trace: Trace, keys: list[str]) -> EvalSample:
@@ -183,7 +178,7 @@ def export_inspect(directory: Path, out: Path, *, skipped: list[str] | None = No
     passed: list[str] = skipped if skipped is not None else []
     by_game: dict[str, list[Trace]] = {}
     for trace in readable_traces(traces_folder(directory), passed):
-        by_game.setdefault(trace.game_id, []).append(_scrubbed(trace))
+        by_game.setdefault(trace.game_id, []).append(scrubbed(trace))
     if not by_game:
         raise ConfigError(
             f"no readable trace in {directory}; give a run directory written by `accord run`."

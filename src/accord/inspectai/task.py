@@ -21,7 +21,13 @@ from typing import TYPE_CHECKING, Any
 
 from accord.core.errors import ConfigError
 from accord.core.registry import make, resolve
-from accord.inspectai.convert import SCORER, headline_keys, score_value, transcript_messages
+from accord.inspectai.convert import (
+    SCORER,
+    headline_keys,
+    score_value,
+    scrubbed,
+    transcript_messages,
+)
 
 if TYPE_CHECKING:
     from inspect_ai import Task
@@ -174,7 +180,7 @@ def play_accord(game_id: str, options: dict[str, Any], agents: list[str | None])
                 seed=seed,
                 agents=[s for _a, s in built],
             )
-            trace = await play_game(spec, [a for a, _s in built])
+            trace = scrubbed(await play_game(spec, [a for a, _s in built]))
             state.store.set(TRACE_KEY, trace.model_dump(mode="json"))
             state.messages = transcript_messages(trace)
             summary = (

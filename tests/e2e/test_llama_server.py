@@ -1,11 +1,11 @@
 """The bundled model behind llama-cpp-python's own OpenAI-compatible server, reached three ways.
 
-``python -m llama_cpp.server`` (through ``accord.testing.llama_server``) is started on
-127.0.0.1 with the bundled SmolLM2 GGUF, and one short negotiation game is played through each
-client path a user would take to a local server: Accord's ``openai-compatible/`` provider (the openai SDK), LiteLLM's ``hosted_vllm/``
-and LiteLLM's ``openai/`` with a base_url. Each game must complete with every decision answered
-by the server on the first try of the run (no model error), and the structured-output form the
-server accepted is recorded in the trace.
+``python -m llama_cpp.server`` (through ``accord.testing.llama_server``) is started on 127.0.0.1
+with the bundled SmolLM2 GGUF, and one short negotiation game is played through each client path
+a user would take to a local server: Accord's ``openai-compatible/`` provider (the openai SDK),
+LiteLLM's ``hosted_vllm/`` and LiteLLM's ``openai/`` with a base_url. Each game must complete
+with every decision answered by the server on the first try of the run (no model error), and the
+structured-output form the server accepted is recorded in the trace.
 """
 
 from __future__ import annotations

@@ -72,9 +72,9 @@ def transcript(
 
     Examples:
 
-      accord transcript runs/demo/traces/self-play-M-C-0.5-p00-g000.json --seat A
+      accord transcript runs/demo/traces/negotiation-self-play-M-C-0.5-p00-g000.json --seat A
 
-      accord transcript runs/demo/traces/self-play-M-C-0.5-p00-g000.json --seat A --call 3 --full
+      accord transcript runs/demo/traces/negotiation-self-play-M-C-0.5-p00-g000.json --call 3 --full
     """
     try:
         trace = read_trace(trace_path)

@@ -77,3 +77,37 @@ def test_an_estimate_already_used_up_is_unknown_not_zero() -> None:
     _end(m)
     _end(m)
     assert m.eta_s() == 0.0 and m.eta_text() == "0:00"
+
+
+def _kind_end(monitor: RunMonitor, trace_id: str, status: str = "complete") -> None:
+    trace: Any = SimpleNamespace(
+        trace_id=trace_id, status=status, error=None if status == "complete" else "x"
+    )
+    monitor.game_finished(trace)
+
+
+def test_kinds_of_different_length_are_weighed_by_their_own_games() -> None:
+    # Ten reference games of a second each and two model games of two minutes, four at once:
+    # once the quick ones are done, their pace says nothing about the slow ones.
+    clock = Clock()
+    m = RunMonitor(total=12, clock=clock)
+    m.expect(["ref"] * 10 + ["model"] * 2)
+    m.game_started("m0", "model")
+    m.game_started("m1", "model")
+    for i in range(10):
+        m.game_started(f"r{i}", "ref")
+        clock.now += 0.1
+        _kind_end(m, f"r{i}")
+    assert m.done == 10
+    assert m.eta_text() == "unknown"  # no model game has ended: no confident 0:00
+    clock.now = 120.0
+    _kind_end(m, "m0")
+    # One model game left, already 120 s in, of a kind that takes 120 s: done any moment.
+    assert m.eta_text() == "unknown"
+    m.game_started("m2", "model")
+    m.expect(["model"])  # a third model game was planned
+    clock.now = 150.0
+    # 2 left: m1 (150 s in, counted as done with its 120 s) and m2 (30 s in, 90 s to go),
+    # spread over the 3 games seen in flight at once at most.
+    eta = m.eta_s()
+    assert eta is not None and abs(eta - (2 * 120 - 120 - 30) / m.wave) < 1e-9

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -115,19 +115,41 @@ class RunMonitor:
     failure_reasons: Counter[str] = field(default_factory=Counter)
     live_calls: bool = True
     """False when games run in other processes: their calls are counted from traces."""
+    planned: Counter[str] = field(default_factory=Counter)
+    """Games this run will play, per kind (`expect`); empty: every game is alike."""
+    kind_ended: Counter[str] = field(default_factory=Counter)
+    kind_times: dict[str, list[float]] = field(default_factory=dict)
+    """Seconds each complete game of a kind took."""
+    began: dict[str, tuple[str, float]] = field(default_factory=dict)
+    """Games in flight: trace id -> (kind, clock time it started)."""
 
     def __post_init__(self) -> None:
         self.started = self.clock()
 
     # -- games -----------------------------------------------------------------------------
-    def game_started(self) -> None:
-        """A game was launched."""
+    def expect(self, kinds: Iterable[str]) -> None:
+        """The kind of each game this run is about to play (say, its game and seats). Kinds
+        differ in length (a reference protocol's game takes a second, a CPU model's minutes),
+        so the ETA stays unknown while a kind with games left has none complete, and weighs
+        each kind by the durations of its own complete games."""
+        self.planned.update(kinds)
+
+    def game_started(self, trace_id: str | None = None, kind: str = "") -> None:
+        """A game was launched (its trace id and kind, when the run told `expect` its kinds)."""
         self.in_flight += 1
         self.wave = max(self.wave, self.in_flight)
+        if trace_id is not None:
+            self.began[trace_id] = (kind, self.clock())
 
     def game_finished(self, trace: Trace) -> None:
         """A game ended (complete or failed) and its trace is on disk."""
         self.in_flight = max(0, self.in_flight - 1)
+        began = self.began.pop(str(getattr(trace, "trace_id", "")), None)
+        if began is not None:
+            kind, at = began
+            self.kind_ended[kind] += 1
+            if trace.status == "complete":
+                self.kind_times.setdefault(kind, []).append(self.clock() - at)
         if trace.status == "complete":
             self.done += 1
             self.last_done = self.clock()
@@ -225,12 +247,34 @@ class RunMonitor:
         left = self.total - self.already - self.done - self.failed
         if left <= 0:
             return 0.0
+        if self.planned:
+            return self._eta_by_kind()
         if self.last_done is None or self.done < max(1, self.wave):
             return None
         span = self.last_done - self.started
         if span <= 0:
             return None
         estimate = span / self.done * left - (self.clock() - self.last_done)
+        return estimate if estimate > 0 else None
+
+    def _eta_by_kind(self) -> float | None:
+        """Work left per kind (its games left times the mean duration of its complete games),
+        less what the games in flight have already done, spread over the games played at
+        once; None while a kind with games left has no complete game."""
+        means: dict[str, float] = {}
+        work = 0.0
+        for kind, planned in self.planned.items():
+            left = planned - self.kind_ended[kind]
+            if left <= 0:
+                continue
+            times = self.kind_times.get(kind)
+            if not times:
+                return None
+            means[kind] = sum(times) / len(times)
+            work += left * means[kind]
+        now = self.clock()
+        work -= sum(min(now - at, means.get(kind, 0.0)) for kind, at in self.began.values())
+        estimate = work / max(1, self.wave)
         return estimate if estimate > 0 else None
 
     def eta_text(self) -> str:

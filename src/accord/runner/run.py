@@ -101,6 +101,13 @@ def trace_cost(trace: Trace) -> float:
     return total.cost_usd if total is not None else 0.0
 
 
+def _kind(spec: GameSpec) -> str:
+    """Games of one kind take about as long as each other: the same game and the same seats
+    (the ETA weighs each kind by its own games, `RunMonitor.expect`)."""
+    seats = ",".join(str(a.model or a.agent or a.label or "") for a in spec.agents)
+    return f"{spec.game}|{seats}"
+
+
 def check_run(
     specs: Sequence[GameSpec],
     *,
@@ -284,6 +291,8 @@ async def run_specs(
     if monitor is None and live:
         monitor = RunMonitor(total=len(specs), already=report.skipped)
     live_run = LiveRun(out, monitor, games=runner.live_events) if live and monitor else None
+    if monitor is not None:
+        monitor.expect(_kind(s) for s in todo)
 
     async def one(spec: GameSpec) -> None:
         async with sem:
@@ -291,7 +300,7 @@ async def run_specs(
                 report.not_launched.append(spec.trace_id)
                 return
             if monitor is not None:
-                monitor.game_started()
+                monitor.game_started(spec.trace_id, _kind(spec))
             log = live_run.game(spec, _seats(spec)) if live_run is not None else None
             try:
                 with playing_into(log):

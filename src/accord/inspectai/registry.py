@@ -13,7 +13,7 @@ from accord.inspectai.task import accord_task
 
 @task
 def accord_game(
-    game: str = "negotiation-v3",
+    game: str,
     games: int = 10,
     seed: int = 0,
     agents: str | None = None,

@@ -90,7 +90,7 @@ def parse_agents(agents: str | list[str] | None, game_id: str, seats: int) -> li
 
 
 def accord_task(
-    game: str = "negotiation-v3",
+    game: str,
     games: int = 10,
     seed: int = 0,
     agents: str | list[str] | None = None,

@@ -18,6 +18,7 @@ from accord.models import (
     Usage,
 )
 from accord.models.client import Call, retry_after_seconds
+from accord.models.retry import backoff_s
 from accord.models.pricing import cost_usd
 
 ASK = HELLO = [{"role": "user", "content": "hello"}]
@@ -113,21 +114,19 @@ async def test_exhausted_attempts_raise_with_last_error(fake_time):
 
 
 def test_backoff_is_full_jitter_under_an_exponential_cap():
-    model = MockModel(
-        options=ModelOptions(backoff_base_s=2.0, backoff_cap_s=20.0), rng=random.Random(3)
-    )
+    options, rng = ModelOptions(backoff_base_s=2.0, backoff_cap_s=20.0), random.Random(3)
     plain = TransientModelError("busy")
     for attempt in range(1, 10):
         ceiling = min(20.0, 2.0 * 2 ** (attempt - 1))
-        waits = [model._backoff_s(attempt, plain) for _ in range(200)]
+        waits = [backoff_s(attempt, plain, options, rng) for _ in range(200)]
         assert all(0.0 <= w <= ceiling for w in waits)
         assert max(waits) > 0.8 * ceiling and min(waits) < 0.2 * ceiling  # spread, not fixed
     asked = TransientModelError("slow down", retry_after_s=15.0)
-    assert model._backoff_s(1, asked) == 15.0  # Retry-After wins over a shorter draw
+    assert backoff_s(1, asked, options, rng) == 15.0  # Retry-After wins over a shorter draw
     # ... but never past the cap: an hour, forever or a date in 2100 all wait the cap.
     for seconds in (3600.0, float("inf"), retry_after_seconds("Fri, 01 Jan 2100 00:00:00 GMT")):
         assert seconds is not None
-        assert model._backoff_s(1, TransientModelError("x", retry_after_s=seconds)) == 20.0
+        assert backoff_s(1, TransientModelError("x", retry_after_s=seconds), options, rng) == 20.0
 
 
 async def test_a_server_asking_to_wait_forever_does_not_stall_the_call(fake_time):

@@ -32,8 +32,7 @@ from accord.agents.transcript import Transcript
 from accord.core.errors import ActionError, ModelError, ModelUnavailableError
 from accord.core.rng import derive_seed
 from accord.core.spec import Action, Request
-from accord.models.base import Completion, Message
-from accord.models.client import ModelClient
+from accord.models.base import ChatModel, Completion, Message
 
 MAX_RETRIES = 3
 """Re-prompts after the first attempt (seed 004 App. B)."""
@@ -55,7 +54,7 @@ class LLMAgent(Agent):
 
     def __init__(
         self,
-        client: ModelClient,
+        client: ChatModel,
         *,
         spec: str | None = None,
         temperature: float | None = None,

@@ -1,15 +1,19 @@
-"""The model contract: `ModelClient.complete(messages, ...) -> Completion`.
+"""The model contract: `ChatModel.complete(messages, ...) -> Completion`.
 
-Every provider (hosted through LiteLLM, an OpenAI-compatible server, the bundled local model,
-the mock) implements `_complete_once`; `ModelClient.complete` adds what all of them share:
-retries with backoff, the per-provider concurrency limit, the optional cooldown, timing and cost.
+`ChatModel` is the one protocol every model client and every layer over one speaks. Every
+provider (hosted through LiteLLM, an OpenAI-compatible server, the bundled local model, the
+mock) implements one attempt, `accord.models.client.ModelClient._complete_once`; retrying, the
+per-provider pool, caching, answering from a trace and a fork's trace-first answering are
+layers that wrap a `ChatModel` and are one themselves (`accord.models.client` lists them).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, Protocol, TypedDict
 
+from accord.core.spec import JSONSchema
 from accord.models.limits import RateInfo
 
 Role = Literal["system", "user", "assistant"]
@@ -44,6 +48,14 @@ class Usage:
             self.cache_write_tokens + other.cache_write_tokens,
         )
 
+    @classmethod
+    def total(cls, usages: Iterable[Usage]) -> Usage:
+        """The sum of `usages` (a zero `Usage` for none)."""
+        out = cls()
+        for usage in usages:
+            out = out + usage
+        return out
+
 
 @dataclass
 class Completion:
@@ -72,3 +84,32 @@ class Completion:
     rate: RateInfo | None = None
     """The server's rate-limit headers on this answer (read by the adaptive limit; not
     stored in traces)."""
+
+
+class ChatModel(Protocol):
+    """The one model-call protocol: a client (`accord.models.client.ModelClient`) and every
+    layer over one (retrying, pool, cache, recorded replies, a fork's trace-first answers)."""
+
+    @property
+    def spec(self) -> str:
+        """The ``provider/model`` this model answers for."""
+        ...
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        response_schema: JSONSchema | None = None,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        seed: int | None = None,
+        session: str | None = None,
+        deadline: float | None = None,
+    ) -> Completion:
+        """The next message of the conversation `messages` (see
+        `accord.models.client.ModelClient.complete` for the arguments)."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release what the model holds for the running event loop."""
+        ...

@@ -44,7 +44,7 @@ from accord.core.secrets import scrub_secrets as scrub_secrets
 from accord.core.secrets import secret_values as secret_values
 from accord.core.spec import JSONSchema
 from accord.models.base import Completion, Message, Usage
-from accord.models.client import Call, ModelClient, RetriesExhaustedError
+from accord.models.client import ModelClient, RetriesExhaustedError
 from accord.models.options import ModelOptions
 
 CACHE_VERSION = 1
@@ -155,8 +155,8 @@ class ModelCache:
         return sorted(self.root.glob("*/*.json")) if self.root.exists() else []
 
 
-class CachedModel(ModelClient):
-    """A `ModelClient` that answers from a `ModelCache` and fills it on a miss.
+class CachedModel:
+    """A layer over a `ModelClient` that answers from a `ModelCache` and fills it on a miss.
 
     It has the wrapped client's spec and options, so an agent cannot tell the two apart; a hit
     returns the recorded completion (text, usage, cost, attempts and latency as first seen)
@@ -164,19 +164,30 @@ class CachedModel(ModelClient):
     """
 
     def __init__(self, inner: ModelClient, cache: ModelCache) -> None:
-        super().__init__(inner.spec, inner.options)
         self.inner = inner
         self.cache = cache
 
+    def __repr__(self) -> str:
+        return f"CachedModel({self.spec!r})"
+
+    @property
+    def spec(self) -> str:
+        """The wrapped client's ``provider/model``."""
+        return self.inner.spec
+
+    @property
+    def options(self) -> ModelOptions:
+        """The wrapped client's options."""
+        return self.inner.options
+
     def concurrency_key(self) -> tuple[str, int]:
+        """The wrapped client's pool."""
         return self.inner.concurrency_key()
 
     @property
     def adaptive_concurrency(self) -> bool:
+        """Whether the wrapped client's pool is adaptive."""
         return self.inner.adaptive_concurrency
-
-    async def _complete_once(self, call: Call) -> Completion:
-        raise NotImplementedError("CachedModel answers through complete()")
 
     async def aclose(self) -> None:
         await self.inner.aclose()

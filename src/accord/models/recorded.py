@@ -17,7 +17,7 @@ from typing import Any
 from accord.core.errors import ModelError
 from accord.core.spec import JSONSchema
 from accord.models.base import Completion, Message, Usage
-from accord.models.client import Call, ModelClient, RetriesExhaustedError
+from accord.models.client import RetriesExhaustedError
 from accord.traces.schema import Trace
 
 
@@ -41,8 +41,9 @@ def has_replies(trace: Trace) -> bool:
     return True
 
 
-class RecordedModel(ModelClient):
-    """The model of one seat, answering from that seat's stored transcript.
+class RecordedModel:
+    """The model of one seat, answering from that seat's stored transcript (a
+    `accord.models.base.ChatModel` that calls nothing).
 
     Args:
         spec: the seat's ``provider/model`` (kept so the new trace names the same model).
@@ -51,7 +52,7 @@ class RecordedModel(ModelClient):
     """
 
     def __init__(self, spec: str, trace: Trace, seat: int) -> None:
-        super().__init__(spec)
+        self.spec = spec
         name = next((s.name for s in trace.seats if s.seat == seat), None)
         if name is None or name not in trace.transcripts:
             raise ModelError(
@@ -76,8 +77,11 @@ class RecordedModel(ModelClient):
         self.trace_id = trace.trace_id
         self._next = 0
 
-    async def _complete_once(self, call: Call) -> Completion:
-        raise NotImplementedError("RecordedModel answers through complete()")
+    def __repr__(self) -> str:
+        return f"RecordedModel({self.spec!r})"
+
+    async def aclose(self) -> None:
+        """Nothing to release: the replies are in memory."""
 
     async def complete(
         self,

@@ -25,8 +25,7 @@ from accord.agents.llm import LLMAgent
 from accord.core.errors import ConfigError, ModelError
 from accord.core.ids import MAX_ID_LEN, is_safe_id, slug
 from accord.core.spec import Action, JSONSchema, Request
-from accord.models.base import Completion, Message
-from accord.models.client import Call, ModelClient
+from accord.models.base import ChatModel, Completion, Message
 from accord.runner.specs import AgentSpec, GameSpec
 from accord.traces.schema import SeatUsage, Trace
 
@@ -172,25 +171,26 @@ class ForkCounts:
         self.asked = 0
 
 
-class TraceFirstModel(ModelClient):
-    """A seat's model in a fork: the parent trace's stored replies while the game asks what
-    the parent was asked, the seat's live model (built on first use) once it asks something
-    new. Before the fork point (`live_allowed` False) a question the trace cannot answer is an
-    error, so no model is called there."""
+class TraceFirstModel:
+    """A seat's model in a fork, a layer over two `accord.models.base.ChatModel`s: the parent
+    trace's stored replies while the game asks what the parent was asked, the seat's live
+    model (built on first use) once it asks something new. Before the fork point
+    (`live_allowed` False) a question the trace cannot answer is an error, so no model is
+    called there."""
 
     def __init__(
-        self, recorded: ModelClient, live: Callable[[], ModelClient], counts: ForkCounts
+        self, recorded: ChatModel, live: Callable[[], ChatModel], counts: ForkCounts
     ) -> None:
-        super().__init__(recorded.spec)
+        self.spec = recorded.spec
         self.recorded = recorded
         self._make_live = live
-        self._live: ModelClient | None = None
+        self._live: ChatModel | None = None
         self.counts = counts
         self.live_allowed = False
         self.diverged = False
 
-    async def _complete_once(self, call: Call) -> Completion:
-        raise NotImplementedError("TraceFirstModel answers through complete()")
+    def __repr__(self) -> str:
+        return f"TraceFirstModel({self.spec!r})"
 
     async def complete(
         self,
@@ -309,9 +309,9 @@ def fork_seats(
     return seats
 
 
-def _never_live() -> ModelClient:
+def _never_live() -> ChatModel:
     raise AssertionError("the forked seat's old player never answers after the fork point")
 
 
-def _lazy(client: ModelClient) -> Callable[[], ModelClient]:
+def _lazy(client: ChatModel) -> Callable[[], ChatModel]:
     return lambda: client

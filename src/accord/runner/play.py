@@ -69,18 +69,18 @@ def build_agent(
     replies) when given, else from `cache` where possible, else asked.
     """
     if spec.model is not None:
-        from accord.models import ModelClient, get_model
+        from accord.models import ChatModel, get_model
 
         if recorded is not None:
             from accord.models.recorded import RecordedModel
 
-            client: ModelClient = RecordedModel(spec.model, *recorded)
-        else:
-            client = get_model(spec.model, **spec.options)
-        if cache is not None and recorded is None:
+            client: ChatModel = RecordedModel(spec.model, *recorded)
+        elif cache is not None:
             from accord.models.cache import CachedModel
 
-            client = CachedModel(client, cache)
+            client = CachedModel(get_model(spec.model, **spec.options), cache)
+        else:
+            client = get_model(spec.model, **spec.options)
         return LLMAgent(
             client,
             spec=spec.display,

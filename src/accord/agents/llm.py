@@ -220,11 +220,7 @@ class LLMAgent(Agent):
         u = self.usage
         u.calls += 1
         u.attempts += completion.attempts
-        u.input_tokens += completion.usage.input_tokens
-        u.output_tokens += completion.usage.output_tokens
-        u.reasoning_tokens += completion.usage.reasoning_tokens
-        u.cached_input_tokens += completion.usage.cached_input_tokens
-        u.cache_write_tokens += completion.usage.cache_write_tokens
+        completion.usage.add_to(u)
         u.latency_s += completion.latency_s
         if completion.cost_usd is None:
             u.cost_known = False

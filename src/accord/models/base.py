@@ -56,6 +56,33 @@ class Usage:
             out = out + usage
         return out
 
+    @classmethod
+    def of(cls, counts: object) -> Usage:
+        """The token counts of anything that carries `Usage`'s fields by name (a trace's
+        ``SeatUsage``, a run monitor's totals); a missing field counts 0."""
+        return cls(**{name: int(getattr(counts, name, 0) or 0) for name in TOKEN_FIELDS})
+
+    def counts(self) -> dict[str, int]:
+        """The fields by name (to build or update a record that carries them)."""
+        return {name: getattr(self, name) for name in TOKEN_FIELDS}
+
+    def add_to(self, target: object) -> None:
+        """Add these counts to the fields of the same names that `target` has (a trace's
+        ``SeatUsage`` accumulating its calls, a run monitor counting input and output)."""
+        for name, value in (Usage.of(target) + self).counts().items():
+            if hasattr(target, name):
+                setattr(target, name, value)
+
+
+TOKEN_FIELDS = (
+    "input_tokens",
+    "output_tokens",
+    "reasoning_tokens",
+    "cached_input_tokens",
+    "cache_write_tokens",
+)
+"""The fields of `Usage`, in order."""
+
 
 @dataclass
 class Completion:

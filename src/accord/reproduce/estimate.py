@@ -9,22 +9,39 @@ configured prices, else LiteLLM's price map (`accord.runner.cost.configured_pric
 and the bundled local model are free; without a price the pilot's measured cost is used when
 the provider reported one, and otherwise the cost is "unknown", never guessed. Every number
 says where it came from.
+
+Measuring, pricing and durations are the run estimator's (`accord.runner.cost`); this module
+only groups by row group and writes the plan's lines.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from accord.runner.cost import configured_prices
+from accord.runner.cost import (
+    FREE_PROVIDERS,
+    GroupHistory,
+    configured_prices,
+    duration_text,
+    measure_groups,
+    tokens_usd,
+)
 from accord.runner.specs import AgentSpec, GameSpec
-from accord.traces.io import complete_traces
 
-_PER = 1_000_000
-FREE_PROVIDERS: tuple[str, ...] = ("mock", "local")
+__all__ = [
+    "FREE_PROVIDERS",
+    "History",
+    "ModelEstimate",
+    "PlanEstimate",
+    "estimate",
+    "group_of",
+    "measure",
+    "needs_payment",
+    "pilot_specs",
+]
 
 
 def group_of(spec: GameSpec) -> str:
@@ -57,19 +74,10 @@ def needs_payment(specs: Iterable[GameSpec]) -> list[str]:
 
 
 @dataclass
-class _Seen:
-    games: int = 0
-    seconds: float = 0.0
-    timed: int = 0
-    tokens: dict[str, list[float]] = field(default_factory=dict)
-    """Per model: [seat-games, input tokens, output tokens, cost, cost known (0/1)]."""
-
-
-@dataclass
 class History:
     """Measured games per row group."""
 
-    groups: dict[str, _Seen] = field(default_factory=dict)
+    groups: dict[str, GroupHistory] = field(default_factory=dict)
     sources: list[str] = field(default_factory=list)
 
     @property
@@ -80,39 +88,11 @@ class History:
 
 def measure(dirs: Iterable[Path], label: str) -> History:
     """Token use and time per row group from the complete traces in run directories."""
-    hist = History()
-    for d in dirs:
-        traces = d / "traces"
-        if not traces.is_dir():
-            continue
-        for trace in complete_traces(traces):
-            seen = hist.groups.setdefault(str(trace.run.get("pairing", "?")), _Seen())
-            seen.games += 1
-            seconds = _seconds(trace.started_at, trace.ended_at)
-            if seconds is not None:
-                seen.seconds += seconds
-                seen.timed += 1
-            for seat in trace.seats:
-                usage = trace.usage.get(seat.name)
-                if seat.model is None or usage is None:
-                    continue
-                acc = seen.tokens.setdefault(seat.model, [0, 0, 0, 0.0, 1])
-                acc[0] += 1
-                acc[1] += usage.input_tokens
-                acc[2] += usage.output_tokens
-                acc[3] += usage.cost_usd
-                acc[4] = acc[4] if usage.cost_known else 0
+    groups = measure_groups(dirs, lambda trace: str(trace.run.get("pairing", "?")), strict=False)
+    hist = History(groups=groups)
     if hist.games:
         hist.sources.append(label)
     return hist
-
-
-def _seconds(start: str, end: str) -> float | None:
-    try:
-        s = (dt.datetime.fromisoformat(end) - dt.datetime.fromisoformat(start)).total_seconds()
-    except (TypeError, ValueError):
-        return None
-    return s if s >= 0 else None
 
 
 @dataclass
@@ -159,7 +139,7 @@ class PlanEstimate:
             # Hosted-model games mostly wait, so they overlap; the others share the CPU.
             total = self.seconds + self.waiting_seconds / max(1, concurrency)
             out.append(
-                f"Time: about {_duration(total)} at --concurrency {concurrency} "
+                f"Time: about {duration_text(total)} at --concurrency {concurrency} "
                 f"({self.source}; rate limits can make it longer)."
             )
         return out
@@ -187,12 +167,12 @@ def estimate(specs: Sequence[GameSpec], history: History) -> PlanEstimate:
                 continue
             agents.setdefault(agent.model, agent)
             est = per_model[agent.model]
-            acc = seen.tokens.get(agent.model) if seen is not None else None
-            if not acc or not acc[0]:
+            h = seen.models.get(agent.model) if seen is not None else None
+            if h is None or not h.games:
                 continue
             est.seat_games += 1
-            est.input_tokens += acc[1] / acc[0]
-            est.output_tokens += acc[2] / acc[0]
+            est.input_tokens += h.input_tokens / h.games
+            est.output_tokens += h.output_tokens / h.games
     for model, est in per_model.items():
         _price(est, agents[model], history)
     if not timed:
@@ -229,24 +209,16 @@ def _price(est: ModelEstimate, agent: AgentSpec, history: History) -> None:
         return
     prices = configured_prices(agent)
     if prices is not None:
-        est.usd = (
-            est.input_tokens * prices.input_per_mtok + est.output_tokens * prices.output_per_mtok
-        ) / _PER
+        est.usd = tokens_usd(prices, est.input_tokens, est.output_tokens)
         est.note = f"priced per token from the model's known prices; {where}"
         return
-    measured = [acc for g in history.groups.values() if (acc := g.tokens.get(est.model)) and acc[4]]
+    measured = [
+        h for g in history.groups.values() if (h := g.models.get(est.model)) and h.cost_known
+    ]
     if measured:
-        per_seat_game = sum(a[3] for a in measured) / max(1, sum(a[0] for a in measured))
+        per_seat_game = sum(h.cost_usd for h in measured) / max(1, sum(h.games for h in measured))
         est.usd = per_seat_game * est.seat_games
         est.note = f"no known price: the cost the provider reported in the pilot; {where}"
         return
     est.usd = None
     est.note = f"no known price and none reported: cost unknown; {where}"
-
-
-def _duration(seconds: float) -> str:
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 5400:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"

@@ -8,12 +8,16 @@ history, or no known price and no measured cost, is counted and named rather tha
 
 Token use depends on game options (rounds, talk turns) too; the estimate averages over
 whatever the given runs played, so estimate from runs like the one planned.
+
+This is Accord's one cost estimator: measuring traces (`measure_groups`), pricing tokens
+(`configured_prices`, `tokens_usd`) and stating durations (`duration_text`) live here, and the
+reproduction kits' estimate per row group (`accord.reproduce.estimate`) calls them.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,11 +25,15 @@ from pydantic import ValidationError
 
 from accord.core.errors import ConfigError
 from accord.core.registry import resolve
+from accord.models.base import Usage
 from accord.models.options import ModelOptions, Prices
 from accord.runner.specs import AgentSpec, GameSpec
 from accord.traces.io import complete_traces
+from accord.traces.schema import SeatUsage, Trace
 
-_FREE = ("mock", "local")
+FREE_PROVIDERS: tuple[str, ...] = ("mock", "local")
+"""Providers whose calls cost nothing: the mock and the bundled local model."""
+_FREE = FREE_PROVIDERS
 _PER = 1_000_000
 
 
@@ -48,33 +56,72 @@ class TokenHistory:
         n = max(self.games, 1)
         return self.input_tokens / n, self.output_tokens / n, self.cost_usd / n
 
+    def add(self, usage: SeatUsage, seconds: float | None) -> None:
+        """Count one seat-game that used `usage` in a game of `seconds` (None: not timed)."""
+        self.games += 1
+        Usage.of(usage).add_to(self)
+        self.cost_usd += usage.cost_usd
+        self.cost_known = self.cost_known and usage.cost_known
+        if seconds is not None:
+            self.seconds += seconds
+            self.timed += 1
 
-def measure(dirs: Iterable[Path]) -> dict[tuple[str, str], TokenHistory]:
-    """Token history per ``(game_id, model)`` from the complete traces in run directories."""
-    history: dict[tuple[str, str], TokenHistory] = {}
+
+@dataclass
+class GroupHistory:
+    """The measured games of one group (a game id, a reproduction's row group)."""
+
+    games: int = 0
+    seconds: float = 0.0
+    """Wall time of the games, summed (each game once)."""
+    timed: int = 0
+    """Games whose start and end times were recorded."""
+    models: dict[str, TokenHistory] = field(default_factory=dict)
+    """Token use per model, over the seat-games it played."""
+
+
+def measure_groups(
+    dirs: Iterable[Path], group_of: Callable[[Trace], str], *, strict: bool = True
+) -> dict[str, GroupHistory]:
+    """Games, time and token use per group (``group_of(trace)``) from the complete traces in
+    run directories.
+
+    Args:
+        strict: a directory that is neither a run directory nor a traces folder is an error
+            (`ConfigError`); otherwise a directory without ``traces/`` is skipped.
+    """
+    groups: dict[str, GroupHistory] = {}
     for d in dirs:
-        traces = d / "traces" if (d / "traces").is_dir() else d
+        traces = d / "traces"
         if not traces.is_dir():
-            raise ConfigError(f"{d} is not a run directory (no traces/ inside)")
+            if not strict:
+                continue
+            traces = d
+            if not traces.is_dir():
+                raise ConfigError(f"{d} is not a run directory (no traces/ inside)")
         for trace in complete_traces(traces):
+            group = groups.setdefault(group_of(trace), GroupHistory())
+            group.games += 1
+            seconds = duration_s(trace.started_at, trace.ended_at)
+            if seconds is not None:
+                group.seconds += seconds
+                group.timed += 1
             for seat in trace.seats:
                 usage = trace.usage.get(seat.name)
                 if seat.model is None or usage is None:
                     continue
-                h = history.setdefault((trace.game_id, seat.model), TokenHistory())
-                h.games += 1
-                h.input_tokens += usage.input_tokens
-                h.output_tokens += usage.output_tokens
-                h.cost_usd += usage.cost_usd
-                h.cost_known = h.cost_known and usage.cost_known
-                seconds = _duration_s(trace.started_at, trace.ended_at)
-                if seconds is not None:
-                    h.seconds += seconds
-                    h.timed += 1
-    return history
+                group.models.setdefault(seat.model, TokenHistory()).add(usage, seconds)
+    return groups
 
 
-def _duration_s(start: str, end: str) -> float | None:
+def measure(dirs: Iterable[Path]) -> dict[tuple[str, str], TokenHistory]:
+    """Token history per ``(game_id, model)`` from the complete traces in run directories."""
+    groups = measure_groups(dirs, lambda trace: trace.game_id)
+    return {(g, m): h for g, group in groups.items() for m, h in group.models.items()}
+
+
+def duration_s(start: str, end: str) -> float | None:
+    """Seconds from ISO time `start` to `end`; None when either is missing or bad."""
     try:
         seconds = (
             dt.datetime.fromisoformat(end) - dt.datetime.fromisoformat(start)
@@ -82,6 +129,11 @@ def _duration_s(start: str, end: str) -> float | None:
     except (TypeError, ValueError):
         return None
     return seconds if seconds >= 0 else None
+
+
+def tokens_usd(prices: Prices, input_tokens: float, output_tokens: float) -> float:
+    """What `input_tokens` and `output_tokens` cost at `prices` (USD per million tokens)."""
+    return (input_tokens * prices.input_per_mtok + output_tokens * prices.output_per_mtok) / _PER
 
 
 def configured_prices(agent: AgentSpec) -> Prices | None:
@@ -178,7 +230,7 @@ class CostEstimate:
             else f" (from the {self.timed_games} games that could be timed)"
         )
         return (
-            f"Time estimate: about {_duration(total)} at --concurrency {concurrency}, "
+            f"Time estimate: about {duration_text(total)} at --concurrency {concurrency}, "
             f"{per_game:.1f} s a game{note}; rate limits can make it longer."
         )
 
@@ -212,7 +264,7 @@ def estimate(
             p = prices[ident]
             tokens_in, tokens_out, measured = h.mean()
             if p is not None:
-                est.usd += (tokens_in * p.input_per_mtok + tokens_out * p.output_per_mtok) / _PER
+                est.usd += tokens_usd(p, tokens_in, tokens_out)
             elif h.cost_known:
                 est.usd += measured
             else:
@@ -222,7 +274,8 @@ def estimate(
     return est
 
 
-def _duration(seconds: float) -> str:
+def duration_text(seconds: float) -> str:
+    """``42 s``, ``17 min`` or ``2.5 h``."""
     if seconds < 90:
         return f"{seconds:.0f} s"
     if seconds < 5400:

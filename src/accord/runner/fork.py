@@ -25,7 +25,7 @@ from accord.agents.llm import LLMAgent
 from accord.core.errors import ConfigError, ModelError
 from accord.core.ids import MAX_ID_LEN, is_safe_id, slug
 from accord.core.spec import Action, JSONSchema, Request
-from accord.models.base import ChatModel, Completion, Message
+from accord.models.base import ChatModel, Completion, Message, Usage
 from accord.runner.specs import AgentSpec, GameSpec
 from accord.traces.schema import SeatUsage, Trace
 
@@ -148,11 +148,7 @@ class SwitchAgent(Agent):
 
 def _sum(a: SeatUsage, b: SeatUsage) -> SeatUsage:
     return SeatUsage(
-        input_tokens=a.input_tokens + b.input_tokens,
-        output_tokens=a.output_tokens + b.output_tokens,
-        reasoning_tokens=a.reasoning_tokens + b.reasoning_tokens,
-        cached_input_tokens=a.cached_input_tokens + b.cached_input_tokens,
-        cache_write_tokens=a.cache_write_tokens + b.cache_write_tokens,
+        **(Usage.of(a) + Usage.of(b)).counts(),
         cost_usd=a.cost_usd + b.cost_usd,
         cost_known=a.cost_known and b.cost_known,
         calls=a.calls + b.calls,

@@ -160,12 +160,13 @@ class RunMonitor:
             self._absorb(trace)
 
     def _absorb(self, trace: Trace) -> None:
+        from accord.models.base import Usage
+
         total = trace.usage.get("total")
         if total is not None:
             self.calls += total.calls
             self.retries += max(0, total.attempts - total.calls)
-            self.input_tokens += total.input_tokens
-            self.output_tokens += total.output_tokens
+            Usage.of(total).add_to(self)
             self.cost_usd += total.cost_usd
             self.cost_known = self.cost_known and total.cost_known
         models = {s.seat: s.model or s.agent for s in trace.seats}
@@ -185,8 +186,7 @@ class RunMonitor:
         """Count a successful call and its tokens and cost."""
         self.calls_in_flight = max(0, self.calls_in_flight - 1)
         self.calls += 1
-        self.input_tokens += completion.usage.input_tokens
-        self.output_tokens += completion.usage.output_tokens
+        completion.usage.add_to(self)
         if completion.cost_usd is None:
             self.cost_known = False
         else:

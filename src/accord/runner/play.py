@@ -374,13 +374,10 @@ def _submit(game: Game, req: Request, action: Action, events: list[dict[str, Any
 
 
 def _total(usages: list[SeatUsage]) -> SeatUsage:
-    total = SeatUsage()
+    from accord.models.base import Usage
+
+    total = SeatUsage(**Usage.total(Usage.of(u) for u in usages).counts())
     for u in usages:
-        total.input_tokens += u.input_tokens
-        total.output_tokens += u.output_tokens
-        total.reasoning_tokens += u.reasoning_tokens
-        total.cached_input_tokens += u.cached_input_tokens
-        total.cache_write_tokens += u.cache_write_tokens
         total.cost_usd += u.cost_usd
         total.cost_known = total.cost_known and u.cost_known
         total.calls += u.calls

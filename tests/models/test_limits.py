@@ -7,7 +7,6 @@ import asyncio
 import pytest
 
 from accord.core.errors import TransientModelError
-from accord.models import get_model
 from accord.models.client import pool_stats
 from accord.models.limits import (
     AdaptiveLimit,
@@ -18,6 +17,7 @@ from accord.models.limits import (
     rate_info,
 )
 from accord.models.mock import MockModel
+from accord.models.openai_compatible import OpenAICompatibleModel
 from accord.models.options import ModelOptions
 from accord.testing.ratelimit import rate_limited_server
 
@@ -158,14 +158,24 @@ def test_pinning_max_concurrency_makes_the_limit_fixed() -> None:
     assert ModelOptions(max_concurrency=3).concurrency_limit == 3
 
 
-async def test_against_a_rate_limited_server_adaptive_is_refused_less_than_fixed() -> None:
+async def test_against_a_rate_limited_server_adaptive_is_refused_less_than_fixed(
+    fake_time,
+) -> None:
+    # The server's buckets, the clients' backoff and the pool's pauses all run on one fake
+    # clock: every wait the server asks for passes at once, and is recorded.
     ask = [{"role": "user", "content": "hello"}]
     refused = {}
     for name, extra in (("adaptive", {}), ("fixed", {"max_concurrency": 40})):
-        with rate_limited_server(rpm=600, tpm=10_000_000, latency_s=0.02) as server:
-            model = get_model(
-                "openai-compatible/fake", base_url=server.url, max_retries=60, backoff_cap_s=0.5,
-                backoff_base_s=0.05, **extra,
+        fake_time.sleeps.clear()
+        with rate_limited_server(
+            rpm=600, tpm=10_000_000, latency_s=0.001, clock=fake_time.clock
+        ) as server:
+            model = OpenAICompatibleModel(
+                "openai-compatible/fake",
+                ModelOptions(base_url=server.url, max_retries=60, backoff_cap_s=0.5,
+                             backoff_base_s=0.05, **extra),
+                sleep=fake_time.sleep,
+                clock=fake_time.clock,
             )  # fmt: skip
             done = await asyncio.gather(
                 *(model.complete(ask, response_schema=SCHEMA) for _ in range(40))
@@ -174,6 +184,8 @@ async def test_against_a_rate_limited_server_adaptive_is_refused_less_than_fixed
             await model.aclose()
         assert len(done) == 40 and all(c.text.startswith("{") for c in done)
         assert done[0].rate is not None and done[0].rate.limit_requests == 600
+        # Every wait, the server's Retry-After included, was capped at backoff_cap_s.
+        assert fake_time.sleeps and max(fake_time.sleeps) <= 0.5
     # 40 calls at once against a bucket of 10: the fixed pool is refused at least 30 times.
     assert refused["fixed"] >= 30
     assert refused["adaptive"] < refused["fixed"] / 3

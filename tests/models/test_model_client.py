@@ -18,8 +18,8 @@ from accord.models import (
     Usage,
 )
 from accord.models.client import Call, retry_after_seconds
-from accord.models.retry import backoff_s
 from accord.models.pricing import cost_usd
+from accord.models.retry import backoff_s
 
 ASK = HELLO = [{"role": "user", "content": "hello"}]
 

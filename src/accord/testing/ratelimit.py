@@ -15,7 +15,7 @@ import json
 import random
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -88,11 +88,20 @@ class _Server(ThreadingHTTPServer):
 
 @contextmanager
 def rate_limited_server(
-    *, rpm: float, tpm: float, latency_s: float = 0.3, burst_s: float = 1.0, seed: int = 0
+    *,
+    rpm: float,
+    tpm: float,
+    latency_s: float = 0.3,
+    burst_s: float = 1.0,
+    seed: int = 0,
+    clock: Callable[[], float] = time.monotonic,
 ) -> Iterator[RateLimitedServer]:
-    """Serve on a free port of 127.0.0.1 until the block ends (base URL ends in ``/v1``)."""
+    """Serve on a free port of 127.0.0.1 until the block ends (base URL ends in ``/v1``).
+
+    The buckets refill on `clock` (a test passes its clients' fake clock, so the waits the
+    server asks for pass without real sleeping)."""
     state = RateLimitedServer(url="", rpm=rpm, tpm=tpm)
-    now = time.monotonic()
+    now = clock()
     requests = Bucket(rpm, rpm * burst_s / 60, rpm * burst_s / 60, now)
     tokens = Bucket(tpm, tpm * burst_s / 60, tpm * burst_s / 60, now)
     lock = threading.Lock()
@@ -107,7 +116,7 @@ def rate_limited_server(
             body = json.loads(self.rfile.read(length) or b"{}")
             need = _tokens(body)
             with lock:
-                t = time.monotonic()
+                t = clock()
                 requests.refill(t)
                 tokens.refill(t)
                 wait = max(requests.wait_for(1), tokens.wait_for(need))
@@ -164,7 +173,8 @@ def rate_limited_server(
 
     server = _Server(("127.0.0.1", 0), Handler)
     state.url = f"http://127.0.0.1:{server.server_address[1]}/v1"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # A short poll: shutting down waits for the next one (half a second by default).
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     try:
         yield state

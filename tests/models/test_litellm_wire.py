@@ -215,3 +215,21 @@ async def test_openai_caches_by_itself_so_nothing_is_marked(fake_time):
         completion = await openai_model(server.url, fake_time).complete(LONG)
     assert "cache_control" not in json.dumps(server.requests[0]["body"])
     assert completion.usage.cached_input_tokens == 16  # prompt_tokens_details.cached_tokens
+
+
+async def test_a_429_asking_for_an_hour_ends_within_the_deadline_and_names_the_429(fake_time):
+    # The reproduction: Retry-After 3600 on every answer, backoff_cap_s=1,
+    # deadline_s=10. The call keeps retrying one capped second at a time, gives up inside its
+    # deadline (pool pauses included, on the same fake clock), and says the server refused it
+    # for load, not that it was slow.
+    refusal = (429, {"Retry-After": "3600"}, error_body("slow down", "rate_limit_exceeded"))
+    with wire_server([refusal] * 40) as server:
+        model = openai_model(server.url, fake_time, backoff_cap_s=1, deadline_s=10, max_retries=30)
+        with pytest.raises(RetriesExhaustedError) as info:
+            await model.complete(ASK)
+    assert fake_time.now <= 10.0 and max(fake_time.sleeps) <= 1.0
+    assert len(server.requests) == info.value.attempts > 1
+    message = str(info.value)
+    assert info.value.status == 429 and "HTTP 429 (rate limit)" in message
+    assert "asked to wait up to 3600 s (Retry-After)" in message
+    assert "slow" not in message.split("last error")[0]

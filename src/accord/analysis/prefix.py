@@ -61,10 +61,8 @@ class SeatCache:
         self.calls += other.calls
         self.input_chars += other.input_chars
         self.repeated_chars += other.repeated_chars
-        self.input_tokens += other.input_tokens
-        self.output_tokens += other.output_tokens
+        Usage.of(other).add_to(self)  # input, output and cache-write tokens
         self.cached_tokens += other.cached_tokens
-        self.cache_write_tokens += other.cache_write_tokens
         self.cost_usd = _plus(self.cost_usd, other.cost_usd)
         self.uncached_usd = _plus(self.uncached_usd, other.uncached_usd)
 

@@ -121,6 +121,7 @@ class ModelClient(ABC):
         self._clock: ClockFn = clock if clock is not None else time.monotonic
         self._rng = rng if rng is not None else random.Random()
         self._cooldown = Cooldown()
+        self._stack: Retrying | None = None
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.spec!r})"
@@ -210,27 +211,26 @@ class ModelClient(ABC):
         return completion
 
     def layers(self) -> ChatModel:
-        """This client's call path: retrying around a pool slot around one attempt."""
-        key, limit = self._concurrency()
-        pooled = Pooled(
-            OneAttempt(self),
-            key=key,
-            limit=limit,
-            adaptive=self.adaptive_concurrency,
-            options=self.options,
-            cooldown=self._cooldown,
-            clock=self._clock,
-            sleep=self._sleep,
-        )
-        return Retrying(
-            pooled,
-            self.spec,
-            self.options,
-            sleep=self._sleep,
-            clock=self._clock,
-            rng=self._rng,
-            on_retry=self.on_retry,
-        )
+        """This client's call path: retrying around a pool slot around one attempt (built
+        on the first call, once the provider's own attributes are set)."""
+        stack = self._stack
+        if stack is None:
+            key, limit = self._concurrency()
+            pooled = Pooled(
+                OneAttempt(self),
+                key=key,
+                limit=limit,
+                adaptive=self.adaptive_concurrency,
+                options=self.options,
+                cooldown=self._cooldown,
+                clock=self._clock,
+                sleep=self._sleep,
+            )
+            stack = self._stack = Retrying(
+                pooled, self.spec, self.options, sleep=self._sleep, clock=self._clock, rng=self._rng
+            )
+        stack.on_retry = self.on_retry  # callers may set the hook after building the client
+        return stack
 
 
 class OneAttempt:

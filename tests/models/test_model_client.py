@@ -19,7 +19,7 @@ from accord.models import (
 )
 from accord.models.client import Call, retry_after_seconds
 from accord.models.pricing import cost_usd
-from accord.models.retry import backoff_s
+from accord.models.retry import Retrying, backoff_s
 
 ASK = HELLO = [{"role": "user", "content": "hello"}]
 
@@ -251,3 +251,73 @@ def test_retry_after_header_parsing():
     assert retry_after_seconds("Wed, 21 Oct 2015 07:28:00 GMT") == 0.0  # a past date
     assert retry_after_seconds("inf") == float("inf")  # capped by the client, not here
     assert retry_after_seconds("nan") is None
+
+
+def test_providers_make_one_attempt_and_share_one_call_path():
+    # A provider implements one attempt; none re-declares complete() to add behaviour, and
+    # the layers over a client (cache, recorded replies, a fork's trace-first model) are not
+    # clients at all but wrappers behind the same protocol.
+    from accord.inspectai.model import InspectModel
+    from accord.models.cache import CachedModel
+    from accord.models.litellm_provider import LiteLLMModel
+    from accord.models.local import LocalModel
+    from accord.models.openai_compatible import OpenAICompatibleModel
+    from accord.models.recorded import RecordedModel
+    from accord.runner.fork import TraceFirstModel
+
+    for provider in (MockModel, LocalModel, OpenAICompatibleModel, LiteLLMModel, InspectModel):
+        assert provider.complete is ModelClient.complete, provider
+        assert "_complete_once" in vars(provider), provider
+    for layer in (CachedModel, RecordedModel, TraceFirstModel):
+        assert not issubclass(layer, ModelClient), layer
+
+
+class Flaky:
+    """A `ChatModel` that is not a `ModelClient`: refused with a long Retry-After `refusals`
+    times, then answers."""
+
+    spec = "flaky/x"
+
+    def __init__(self, refusals: int) -> None:
+        self.refusals = refusals
+        self.deadlines: list[float | None] = []
+
+    async def complete(self, messages, **kwargs) -> Completion:
+        self.deadlines.append(kwargs.get("deadline"))
+        if self.refusals:
+            self.refusals -= 1
+            raise TransientModelError("HTTP 429", retry_after_s=3600.0, status=429)
+        return Completion(text="ok")
+
+    async def aclose(self) -> None:
+        pass
+
+
+async def test_the_retrying_layer_wraps_any_chat_model(fake_time):
+    flaky = Flaky(refusals=2)
+    retrying = Retrying(
+        flaky,
+        flaky.spec,
+        ModelOptions(backoff_cap_s=2.0, deadline_s=50.0),
+        sleep=fake_time.sleep,
+        clock=fake_time.clock,
+        rng=random.Random(0),
+    )
+    completion = await retrying.complete(HELLO, deadline=40.0)
+    assert completion.text == "ok" and completion.attempts == 3
+    assert fake_time.sleeps == [2.0, 2.0]  # the hour asked for, capped
+    assert [r["attempt"] for r in completion.raw["retries"]] == [1, 2]
+    assert flaky.deadlines == [40.0, 40.0, 40.0]  # every attempt bounded by the call's deadline
+    # Refused until the deadline: the error names the 429s and the cap, not a slow server.
+    stubborn = Retrying(
+        Flaky(refusals=99),
+        "flaky/x",
+        ModelOptions(backoff_cap_s=2.0, deadline_s=5.0, max_retries=50),
+        sleep=fake_time.sleep,
+        clock=fake_time.clock,
+        rng=random.Random(0),
+    )
+    start = fake_time.now
+    with pytest.raises(RetriesExhaustedError, match=r"HTTP 429 \(rate limit\)") as info:
+        await stubborn.complete(HELLO, deadline=start + 5.0)
+    assert fake_time.now - start <= 5.0 and info.value.status == 429

@@ -11,7 +11,7 @@ from accord.analysis.report import write_table
 from accord.analysis.value import value_of_communication
 from accord.games.negotiation import report_gaps as gaps
 from accord.games.negotiation import report_more as more
-from accord.games.negotiation.report import (
+from accord.games.negotiation.report_tables import (
     _matched,
     _Numbers,
     figure2,

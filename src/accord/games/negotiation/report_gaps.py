@@ -28,7 +28,7 @@ import numpy as np
 
 from accord.analysis.value import bootstrap_ratio
 from accord.games.negotiation.metrics import Rate, deference_events, early_decision_rate
-from accord.games.negotiation.report import Estimate, Game, _by, _Numbers, _ratios, estimate
+from accord.games.negotiation.report_tables import Estimate, Game, _by, _Numbers, _ratios, estimate
 
 PROCESS: tuple[tuple[str, str], ...] = (
     ("early_decision_round", "Early decision (rounds)"),

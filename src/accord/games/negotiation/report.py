@@ -1,5 +1,6 @@
-"""`accord report DIR` for negotiation: writes every table and figure of seed 004 the traces
-support (`report.py`, `report_more.py`) and ``skipped.txt`` with what it left out and why."""
+"""`accord report DIR` for negotiation (the report entry point): writes every table and figure
+of seed 004 the traces support (`report_tables.py`, `report_more.py`, `report_gaps.py`) and
+``skipped.txt`` with what it left out and why."""
 
 from __future__ import annotations
 

@@ -28,6 +28,7 @@ SPEECH_MAX = 400
 """Length cap on a cheap-talk message."""
 REFLECTION_MAX = 600
 
+
 def purchase_schema(
     names: Mapping[str, str], projects: Sequence[Project], market: Market
 ) -> JSONSchema:

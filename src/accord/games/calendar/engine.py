@@ -18,7 +18,7 @@ phases, as Algorithm 1:
    participant wrote it to the same slot and every earlier meeting is still at one common slot
    on all its participants' calendars. A failed round keeps its batches or undoes them as
    `failed_round` says (`rules.keeps_failed_round`). Then the game moves on, after the F.3
-   reflection prompt if the `reflection` option asks for it (`privacy.ReflectionRound`).
+   reflection prompt if the `reflection` option asks for it (`reflection.ReflectionRound`).
 
 Requests of VOLUNTARY and DECISION are pending together (simultaneous moves); CHEAP_TALK is
 sequential. Every event of App. A.6 Table 5 is emitted, plus messages, resolutions and
@@ -33,14 +33,16 @@ from typing import Any, ClassVar
 from accord.core.errors import ActionError
 from accord.core.game import Game, GameResult
 from accord.core.spec import Action, Request
-from accord.games.calendar import actions, privacy, prompts, rules
+from accord.games.calendar import actions, prompts, rules
 from accord.games.calendar.actions import ParseContext, Phase
 from accord.games.calendar.config import CHANNEL_TYPES, CalendarConfig, suite_task_options
 from accord.games.calendar.export import scenario_json
-from accord.games.calendar.metrics import SUMMARY_METRICS, game_result, oracle_gap
+from accord.games.calendar.metrics import SUMMARY_METRICS, oracle_gap
 from accord.games.calendar.oracle import greedy_schedule, optimal_schedule
 from accord.games.calendar.record import BatchPhase, MessageRecord, RoundRecord
+from accord.games.calendar.reflection import ReflectionRound
 from accord.games.calendar.requests import build_request, parse_context, seat_info
+from accord.games.calendar.result import game_result
 from accord.games.calendar.rules import Batch
 from accord.games.calendar.state import World
 from accord.games.calendar.talk import CheapTalk, speaker_order
@@ -67,8 +69,12 @@ class CalendarGame(Game):
         self._phase = "done"
 
     def prompt_templates(self) -> dict[str, dict[str, str]]:
-        """Name, hash and origin (default or override) of every template (App. A.2, A.3)."""
-        return self._templates.record()
+        """Name, hash and origin (default or override) of every template the game sends (App.
+        A.2, A.3; the F.3 ``reflection`` question only when the `reflection` option is on)."""
+        record = self._templates.record()
+        if not self.config.reflection:
+            record.pop("reflection", None)
+        return record
 
     # -- contract --------------------------------------------------------------------------
     @property
@@ -469,7 +475,7 @@ class CalendarGame(Game):
         if self.config.reflection:
             self._phase = "REFLECTION"
             args = (self._round, self._talk.order, self._system, self._guard.check, self.emit)
-            self._reflection = privacy.ReflectionRound(w, *args)
+            self._reflection = ReflectionRound(w, *args, self._templates)
             self._requests = self._reflection.pending
         else:
             self._start_round(self._round + 1)

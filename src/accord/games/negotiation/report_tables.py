@@ -38,7 +38,8 @@ from typing import Any
 from accord.analysis.figures import PAPER_WIDTH, ci_note, legend_below
 from accord.analysis.value import bootstrap_ratio
 from accord.games.negotiation.config import RATIOS
-from accord.games.negotiation.metrics import GameMetrics, Rate, game_metrics
+from accord.games.negotiation.metrics import GameMetrics, game_metrics
+from accord.games.negotiation.rates import Rate
 from accord.games.negotiation.record import RoundRecord
 from accord.traces.schema import Trace
 

@@ -24,7 +24,7 @@ from accord.cli.main import app
 from accord.core import plugins
 from accord.core.errors import ConfigError
 from accord.core.registry import game_ids
-from accord.scaffold import check_name, skeleton_files
+from accord.scaffold import ROLE_FILES, check_name, skeleton_files
 
 runner = CliRunner(env={"COLUMNS": "200"})
 BIN = Path(sys.executable).parent
@@ -92,23 +92,37 @@ def test_the_skeleton_has_every_part(skeleton: Path) -> None:
         "docs/meeting_room.md",
         "scripts/regen_golden.py",
         "src/meeting_room/__init__.py",
-        "src/meeting_room/agents.py",
+        "src/meeting_room/actions.py",
         "src/meeting_room/config.py",
-        "src/meeting_room/game.py",
+        "src/meeting_room/engine.py",
         "src/meeting_room/golden.py",
+        "src/meeting_room/human.py",
+        "src/meeting_room/judge.py",
+        "src/meeting_room/metrics.py",
         "src/meeting_room/prompts.py",
+        "src/meeting_room/protocols/__init__.py",
         "src/meeting_room/py.typed",
         "src/meeting_room/report.py",
+        "src/meeting_room/requests.py",
+        "src/meeting_room/result.py",
         "src/meeting_room/rules.py",
+        "src/meeting_room/state.py",
         "src/meeting_room/templates/system.j2",
         "src/meeting_room/templates/turn.j2",
         "tests/conftest.py",
         "tests/golden/meeting_room-favourite.json",
         "tests/golden/meeting_room-follow.json",
         "tests/test_conformance.py",
+        "tests/test_parts.py",
     }
+    package = skeleton / "src/meeting_room"
+    for role in ROLE_FILES:  # the same role files as the built-in games (tests/games)
+        assert (package / role).is_dir() if role.endswith("/") else (package / role).is_file()
+    notes = [role for role in ROLE_FILES if not role.endswith("/")]
+    assert all("TODO(author)" in (package / role).read_text() for role in notes)
     pyproject = (skeleton / "pyproject.toml").read_text()
-    assert 'meeting_room = "meeting_room.game:MeetingRoomGame"' in pyproject
+    assert 'meeting_room = "meeting_room.engine:MeetingRoomGame"' in pyproject
+    assert 'meeting_room-v1 = "meeting_room.protocols:AGENTS"' in pyproject
     assert "%%" not in "".join(p.read_text() for p in skeleton.rglob("*") if p.is_file())
     golden = json.loads((skeleton / "tests/golden/meeting_room-follow.json").read_text())
     assert golden["status"] == "complete" and golden["game_id"] == "meeting_room-v1"
@@ -138,7 +152,7 @@ def test_the_skeletons_own_tests_pass_before_it_is_installed(skeleton: Path) -> 
         cwd=skeleton, capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    assert "7 passed" in done.stdout
+    assert "10 passed" in done.stdout
 
 
 def test_installed_it_passes_the_conformance_suite(site: Path) -> None:
@@ -213,5 +227,5 @@ def test_an_existing_folder_is_never_overwritten(tmp_path: Path) -> None:
 
 def test_the_scaffold_ships_its_files_as_package_data() -> None:
     names = set(skeleton_files())
-    assert "src/_module_/game.py" in names and "docs/_name_.md" in names
+    assert "src/_module_/engine.py" in names and "docs/_name_.md" in names
     assert all(not n.endswith(".tmpl") for n in names)

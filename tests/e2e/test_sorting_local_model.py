@@ -13,7 +13,7 @@ import importlib.util
 
 import pytest
 
-from accord.games.sorting.commands import parse_fenced
+from accord.games.sorting.actions import parse_fenced
 from accord.games.sorting.usage import call_tokens, trace_metrics
 from accord.runner.play import play_game
 from accord.runner.specs import AgentSpec, GameSpec

@@ -190,7 +190,7 @@ def verdict_schema(case: Case) -> JSONSchema:
 
 def parse_verdict(text: str, case: Case) -> Verdict:
     """Validate a verdict; `ActionError` says exactly what to fix."""
-    from accord.games.negotiation.actions import extract_json_object
+    from accord.core.json_reply import extract_json_object
 
     obj, _ = extract_json_object(text)
     beliefs, leaks = obj.get("beliefs"), obj.get("leaks", [])

@@ -206,7 +206,7 @@ class RoundLabels:
 
 def parse_verdict(text: str, rounds: int) -> list[RoundLabels]:
     """Validate a verdict; `ActionError` says exactly what to fix."""
-    from accord.games.negotiation.actions import extract_json_object
+    from accord.core.json_reply import extract_json_object
 
     obj, _ = extract_json_object(text)
     rows = obj.get("rounds")

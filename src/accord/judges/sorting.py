@@ -100,7 +100,7 @@ def transcript(trace: Trace) -> str:
 
 def parse_verdict(text: str) -> dict[str, Any]:
     """Validate a verdict; `ActionError` says exactly what to fix."""
-    from accord.games.negotiation.actions import extract_json_object
+    from accord.core.json_reply import extract_json_object
 
     obj, _ = extract_json_object(text)
     flag, evidence = obj.get("convention_misalignment"), obj.get("evidence")

@@ -3,8 +3,9 @@
 The skeleton (files under ``game/`` here, each ending in ``.tmpl``) is a complete small game:
 a pyproject declaring its entry points, a `Game` with one seat type and one action, a config
 model, prompts as Jinja2 templates, reference agents, a report, the conformance test, golden
-traces with the script that regenerates them, and a docs page. It passes `accord.testing` as
-written; docs/writing-a-game.md walks through it.
+traces with the script that regenerates them, and a docs page. Its package has the same role
+files as Accord's own games (`ROLE_FILES`), each with the TODO notes an author needs. It passes
+`accord.testing` as written; docs/writing-a-game.md walks through it.
 
 Placeholders in the files (and ``_module_`` / ``_name_`` in their paths) are replaced by the
 names derived from NAME; nothing else is rendered, so the prompt templates' own Jinja2 syntax
@@ -24,6 +25,23 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from accord.core.errors import AccordError, ConfigError
+
+ROLE_FILES: dict[str, str] = {
+    "__init__.py": "the game's declaration",
+    "engine.py": "the Game class only",
+    "state.py": "the game's state",
+    "requests.py": "observations and action specs",
+    "actions.py": "reply parsing",
+    "result.py": "the GameResult",
+    "metrics.py": "the metrics",
+    "report.py": "the `accord report` entry point",
+    "protocols/__init__.py": "the reference agents",
+    "human.py": "a person's seat",
+    "judge.py": "the LLM judge",
+    "templates/": "every prompt the game sends",
+}
+"""The files (relative to the game's package) every game has, Accord's own and the skeleton's,
+by role: one folder shape (docs/writing-a-game.md)."""
 
 SUFFIX = ".tmpl"
 NAME = re.compile(r"^[a-z][a-z0-9]*(?:[_-][a-z0-9]+)*$")

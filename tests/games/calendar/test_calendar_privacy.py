@@ -20,7 +20,8 @@ from accord.core.errors import ActionError
 from accord.core.registry import make
 from accord.games.calendar import write_suite
 from accord.games.calendar.layout import scenario_from_layout
-from accord.games.calendar.privacy import F5_COLUMNS, analyse, leak_audit, leaks
+from accord.games.calendar.privacy import analyse, leak_audit, leaks
+from accord.games.calendar.privacy_report import F5_COLUMNS
 from accord.games.calendar.protocols import ImapAgent
 from accord.games.calendar.protocols import messages as pm
 from accord.games.calendar.rules import render_fields

@@ -17,7 +17,8 @@ from accord.games.calendar.layout import scenario_from_layout
 from accord.games.calendar.protocols import PRIVATE, PROTOCOL_AGENTS, WELFARE, DsmAgent
 from accord.games.calendar.protocols import messages as pm
 from accord.games.calendar.protocols.base import View
-from accord.games.calendar.protocols.dsm import (
+from accord.games.calendar.protocols.dsm import SubRound
+from accord.games.calendar.protocols.dsm_plans import (
     PRIVATE_NOFALLBACK,
     PRIVATE_V1,
     PRIVATE_V2,
@@ -26,7 +27,6 @@ from accord.games.calendar.protocols.dsm import (
     WELFARE_V2,
     D,
     Plan,
-    SubRound,
     level,
     offer_size,
     reward,

@@ -6,7 +6,9 @@ from __future__ import annotations
 import pytest
 
 from accord.games.negotiation import metrics as mx
-from accord.games.negotiation.metrics import Rate
+from accord.games.negotiation import rates, speech
+from accord.games.negotiation import strategies as sx
+from accord.games.negotiation.rates import Rate
 from accord.games.negotiation.record import RoundRecord, Utterance
 
 NAMES = {"r1": "wood", "r2": "stone", "r3": "gold"}
@@ -67,59 +69,59 @@ def test_outcome_metrics() -> None:
 def test_strategy_taxonomy() -> None:
     # App. E's indicator 1[A leads]: F, F, T, F, F over rounds 1-5, so pairs (2,3) and (3,4)
     # flip. The strict variant needs a strict leader on both sides: only (3,4).
-    assert mx.payoff_alternation(GAME_A, rotating=False) == Rate(2, 4)
-    assert mx.payoff_alternation(GAME_A, rotating=False, strict=True) == Rate(1, 4)
-    assert mx.full_alternation(GAME_A, rotating=False) == Rate(0, 1)
+    assert sx.payoff_alternation(GAME_A, rotating=False) == Rate(2, 4)
+    assert sx.payoff_alternation(GAME_A, rotating=False, strict=True) == Rate(1, 4)
+    assert sx.full_alternation(GAME_A, rotating=False) == Rate(0, 1)
     # Win-stay: pairs after non-annulled rounds (1,2), (3,4), (4,5); only (4,5) repeats (the
     # zero r3 and the key order of R5 do not matter).
-    assert mx.win_stay(GAME_A, rotating=False) == Rate(1, 3)
+    assert sx.win_stay(GAME_A, rotating=False) == Rate(1, 3)
     # Lose-shift: pairs after non-optimal rounds (1,2), (2,3); both change.
-    assert mx.lose_shift(GAME_A, rotating=False) == Rate(2, 2)
-    for fn in (mx.payoff_alternation, mx.full_alternation, mx.win_stay, mx.lose_shift):
+    assert sx.lose_shift(GAME_A, rotating=False) == Rate(2, 2)
+    for fn in (sx.payoff_alternation, sx.full_alternation, sx.win_stay, sx.lose_shift):
         assert fn(GAME_A, rotating=True) == Rate()
 
 
 def test_full_alternation_hit_and_tie_rule() -> None:
     game = [rec(i + 1, ({"r1": i}, {}), r) for i, r in enumerate([(10, 5), (5, 10), (10, 5)])]
-    assert mx.payoff_alternation(game, rotating=False) == Rate(2, 2)
-    assert mx.full_alternation(game, rotating=False) == Rate(1, 1)
+    assert sx.payoff_alternation(game, rotating=False) == Rate(2, 2)
+    assert sx.full_alternation(game, rotating=False) == Rate(1, 1)
     # App. E reads a tie as "A does not lead": 5-5 then 10-5 flips; the strict variant not.
     tied = [rec(1, ({}, {}), (5, 5)), rec(2, ({"r1": 1}, {}), (10, 5))]
-    assert mx.payoff_alternation(tied, rotating=False) == Rate(1, 1)
-    assert mx.full_alternation(tied, rotating=False) == Rate(1, 1)
-    assert mx.payoff_alternation(tied, rotating=False, strict=True) == Rate(0, 1)
-    assert mx.full_alternation(tied, rotating=False, strict=True) == Rate(0, 1)
+    assert sx.payoff_alternation(tied, rotating=False) == Rate(1, 1)
+    assert sx.full_alternation(tied, rotating=False) == Rate(1, 1)
+    assert sx.payoff_alternation(tied, rotating=False, strict=True) == Rate(0, 1)
+    assert sx.full_alternation(tied, rotating=False, strict=True) == Rate(0, 1)
     # Seat B leading twice is no flip either way.
     b_leads = [rec(1, ({}, {}), (1, 5)), rec(2, ({"r1": 1}, {}), (2, 5))]
-    assert mx.payoff_alternation(b_leads, rotating=False) == Rate(0, 1)
+    assert sx.payoff_alternation(b_leads, rotating=False) == Rate(0, 1)
 
 
 def test_perfunctory_fairness() -> None:
-    assert mx.equal_split_rate(GAME_A) == Rate(3, 5)  # R1 wood 5/5, R4 and R5 stone 4/4
-    assert mx.perfunctory_fairness(GAME_A) == Rate(1, 5)  # only R1 is also non-optimal
-    assert mx.perfunctory_share(GAME_A) == Rate(1, 3)
+    assert sx.equal_split_rate(GAME_A) == Rate(3, 5)  # R1 wood 5/5, R4 and R5 stone 4/4
+    assert sx.perfunctory_fairness(GAME_A) == Rate(1, 5)  # only R1 is also non-optimal
+    assert sx.perfunctory_share(GAME_A) == Rate(1, 3)
 
 
 def test_equal_split_rules_companion_against_v2() -> None:
     # wood 5/5 but stone 3/4: v2 ("some resource equal") counts it, the companion ("every
     # shared resource equal") does not; 5/5 wood + gold only on one side counts for both.
     mixed = [rec(1, ({"r1": 5, "r2": 3}, {"r1": 5, "r2": 4}), (5, 5))]
-    assert mx.equal_split_rate(mixed) == Rate(0, 1)
-    assert mx.equal_split_rate(mixed, rule="any") == Rate(1, 1)
-    assert mx.perfunctory_fairness(mixed, rule="any") == Rate(1, 1)
+    assert sx.equal_split_rate(mixed) == Rate(0, 1)
+    assert sx.equal_split_rate(mixed, rule="any") == Rate(1, 1)
+    assert sx.perfunctory_fairness(mixed, rule="any") == Rate(1, 1)
     one_sided = [rec(1, ({"r1": 5, "r3": 2}, {"r1": 5}), (5, 5))]
-    assert mx.equal_split_rate(one_sided) == Rate(1, 1)
+    assert sx.equal_split_rate(one_sided) == Rate(1, 1)
     # The companion's failure threshold is efficiency < 0.95: 19/20 is not a failure.
     near = [rec(1, ({"r1": 5}, {"r1": 5}), (10, 9))]
-    assert mx.perfunctory_fairness(near) == Rate(0, 1)
-    assert mx.perfunctory_fairness(near, rule="any") == Rate(1, 1)
+    assert sx.perfunctory_fairness(near) == Rate(0, 1)
+    assert sx.perfunctory_fairness(near, rule="any") == Rate(1, 1)
 
 
 def test_equal_split_of_half_the_supply_is_the_stricter_variant() -> None:
     supply = {"r1": 10, "r2": 10, "r3": 6}
     # R1 wood 5/5 is half the supply; R4 and R5 stone 4/4 are not.
-    assert mx.equal_split_rate(GAME_A, supply) == Rate(1, 5)
-    assert mx.perfunctory_fairness(GAME_A, supply) == Rate(1, 5)
+    assert sx.equal_split_rate(GAME_A, supply) == Rate(1, 5)
+    assert sx.perfunctory_fairness(GAME_A, supply) == Rate(1, 5)
 
 
 def test_headline_figures() -> None:
@@ -140,20 +142,20 @@ def test_no_optimum_when_m_is_zero() -> None:
 
 
 def test_anchoring() -> None:
-    assert mx.repeat_rate(GAME_A) == Rate(1, 4)
-    assert mx.repeat_after_overdraw(GAME_A) == Rate(0, 1)
+    assert sx.repeat_rate(GAME_A) == Rate(1, 4)
+    assert sx.repeat_after_overdraw(GAME_A) == Rate(0, 1)
     # Companion: only pairs whose CURRENT round is suboptimal and not annulled; none in A.
-    assert mx.stubborn_anchoring(GAME_A) == Rate(0, 0)
-    assert mx.stubborn_anchoring_v2(GAME_A) == Rate(0, 1)  # after R1 the dyad changed course
+    assert sx.stubborn_anchoring(GAME_A) == Rate(0, 0)
+    assert sx.stubborn_anchoring_v2(GAME_A) == Rate(0, 1)  # after R1 the dyad changed course
 
 
 def test_joint_allocation_is_combined_totals() -> None:
     # The seats swap 6/4 wood: the same joint allocation for the companion, not for v2.
     swap = [rec(1, ({"r1": 6}, {"r1": 4}), (5, 5)), rec(2, ({"r1": 4}, {"r1": 6}), (5, 5))]
-    assert mx.allocation(swap[0]) == mx.allocation(swap[1]) == (("r1", 10),)
-    assert mx.stubborn_anchoring(swap) == Rate(1, 1)
-    assert mx.stubborn_anchoring_v2(swap) == Rate(0, 1)
-    assert mx.repeat_rate(swap) == Rate(1, 1)
+    assert rates.allocation(swap[0]) == rates.allocation(swap[1]) == (("r1", 10),)
+    assert sx.stubborn_anchoring(swap) == Rate(1, 1)
+    assert sx.stubborn_anchoring_v2(swap) == Rate(0, 1)
+    assert sx.repeat_rate(swap) == Rate(1, 1)
 
 
 def test_early_decision_round_and_seat_rates() -> None:
@@ -224,19 +226,19 @@ GAME_C = [
 
 
 def test_first_proposal_deference() -> None:
-    d = mx.first_proposal_deference(GAME_C, rotating=False)
+    d = sx.first_proposal_deference(GAME_C, rotating=False)
     assert d.proposal == Rate(2, 2)
     assert d.turns == (2, 1)
     assert d.deference == Rate(1, 2)  # round 1: seat 0 bought the 4 stone offered to it
     assert d.deference_optimal == Rate(1, 2) and d.deference_suboptimal == Rate(0, 2)
     assert d.deference_round1 == Rate(1, 1)
-    assert mx.first_proposal_deference(GAME_C, rotating=True).deference_round1 == Rate()
+    assert sx.first_proposal_deference(GAME_C, rotating=True).deference_round1 == Rate()
 
 
 def test_stated_vs_actual() -> None:
     # Round 1: seat 1 said 6 stone (bought 6), seat 0 said 4 stone (bought 4); round 2: seat 0
     # said 10 wood but bought 8.
-    assert mx.stated_vs_actual(GAME_C) == Rate(2, 3)
+    assert sx.stated_vs_actual(GAME_C) == Rate(2, 3)
 
 
 @pytest.mark.parametrize(
@@ -257,14 +259,14 @@ def test_stated_vs_actual() -> None:
     ],
 )
 def test_speech_parsing(text: str, partner: dict[str, int], own: dict[str, int]) -> None:
-    assert mx.proposals_to_partner(text, NAMES) == partner
-    assert mx.self_commitments(text, NAMES) == own
+    assert speech.proposals_to_partner(text, NAMES) == partner
+    assert speech.self_commitments(text, NAMES) == own
 
 
 def test_underscored_theme_names() -> None:
     names = {"r1": "pixie_dust", "r2": "moonstone", "r3": "starlight"}
-    assert mx.proposals_to_partner("you take 4 pixie dust", names) == {"r1": 4}
-    assert mx.self_commitments("I will buy pixie_dust = 6 and nothing else", names) == {"r1": 6}
+    assert speech.proposals_to_partner("you take 4 pixie dust", names) == {"r1": 4}
+    assert speech.self_commitments("I will buy pixie_dust = 6 and nothing else", names) == {"r1": 6}
 
 
 def test_aggregate_pools_counts() -> None:

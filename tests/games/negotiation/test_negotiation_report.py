@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from accord.analysis.report import build_report
-from accord.games.negotiation import metrics as mx
+from accord.games.negotiation import strategies as sx
 from accord.games.negotiation.record import RoundRecord
 from accord.runner.run import run_sync
 from accord.runner.specs import AgentSpec, GameSpec
@@ -146,7 +146,7 @@ def test_process_headline_and_figures_4_and_6(tmp_path: Path) -> None:
         if t.trace_id.split("-")[1:3] == ["equal", "split"]
         for r in t.final_state["rounds"]
     ]
-    expect = sum(mx.is_equal_split(r, {"r1": 10, "r2": 10, "r3": 6}) for r in recs) / len(recs)
+    expect = sum(sx.is_equal_split(r, {"r1": 10, "r2": 10, "r3": 6}) for r in recs) / len(recs)
     assert len(recs) == 12 and process["equal_split_half"]["equal-split"] == f"{100 * expect:.1f}"
     head = {r["games"]: r for r in rows(out / "headline.csv")}
     assert head["all"]["n"] == "8"

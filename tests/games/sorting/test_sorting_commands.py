@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import pytest
 
-from accord.games.sorting.backends import BackendError, DirectStore, KeyValueStore
-from accord.games.sorting.commands import (
-    COMM_VERBS,
+from accord.games.sorting.actions import (
     NO_COMMAND,
     UNCLOSED_FENCE,
-    VERBS,
-    Dispatcher,
-    head,
     no_command_reply,
     parse_blocks,
     parse_fenced,
+)
+from accord.games.sorting.backends import BackendError, DirectStore, KeyValueStore
+from accord.games.sorting.commands import (
+    COMM_VERBS,
+    VERBS,
+    Dispatcher,
+    head,
     parse_int_list,
     render_replies,
 )

@@ -8,9 +8,10 @@ import pytest
 
 from accord.core.errors import ActionError, ConfigError
 from accord.core.registry import make
+from accord.games.sorting.actions import MODEL_FAILED, NO_COMMAND, parse_reply
 from accord.games.sorting.backends import BroadcastStore
-from accord.games.sorting.commands import MODEL_FAILED, NO_COMMAND, format_list
-from accord.games.sorting.engine import ALREADY_SUBMITTED, SortingGame, parse_reply
+from accord.games.sorting.commands import format_list
+from accord.games.sorting.engine import ALREADY_SUBMITTED, SortingGame
 from accord.games.sorting.prompts import FIRST_OBSERVATION
 
 

@@ -14,7 +14,7 @@ from accord.agents.llm import LLMAgent
 from accord.agents.reference import reference_names
 from accord.core.errors import ModelError
 from accord.core.registry import make
-from accord.games.sorting.commands import MODEL_FAILED, NO_COMMAND, UNCLOSED_FENCE
+from accord.games.sorting.actions import MODEL_FAILED, NO_COMMAND, UNCLOSED_FENCE
 from accord.games.sorting.prompts import FIRST_OBSERVATION
 from accord.games.sorting.protocols import answer, list_message, read_lists
 from accord.models.base import Message

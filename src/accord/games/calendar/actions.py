@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from accord.core.errors import ActionError
+from accord.core.json_reply import extract_json_object
 from accord.core.spec import Action, JSONSchema
 from accord.games.calendar.rules import Batch, Move, Place
 
@@ -54,7 +55,11 @@ SCHEMA_MAX_BATCH = 4
 MESSAGE_TYPES = ("dm", "participant_groupchat", "all_groupchat")
 BATCH_TYPES = ("schedule", "reschedule")
 
-_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S)
+EMPTY_REPLY = 'the reply was empty; reply with {"thinking": "...", "actions": [...]}'
+NOT_ONE_OBJECT = (
+    'the reply is not one valid JSON object; reply with exactly {"thinking": "...", '
+    '"actions": [...]} and nothing else'
+)
 _INT_TEXT = re.compile(r"^\s*(?:M|E|#|Errand\s*#|Meeting\s*M)?\s*(\d+)\s*$", re.I)
 
 
@@ -81,29 +86,8 @@ class ParseContext:
 
 
 def extract_object(text: str) -> tuple[dict[str, Any], list[str]]:
-    """The JSON object in `text`, tolerating a code fence or prose around it (with a warning)."""
-    stripped = text.strip()
-    if not stripped:
-        raise ActionError('the reply was empty; reply with {"thinking": "...", "actions": [...]}')
-    candidates = [stripped]
-    fenced = _FENCE.search(stripped)
-    if fenced:
-        candidates.append(fenced.group(1).strip())
-    start, end = stripped.find("{"), stripped.rfind("}")
-    if 0 <= start < end:
-        candidates.append(stripped[start : end + 1])
-    for i, candidate in enumerate(candidates):
-        try:
-            obj = json.loads(candidate)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(obj, dict):
-            warnings = ["reply had text around the JSON object; the object was used"] if i else []
-            return obj, warnings
-    raise ActionError(
-        'the reply is not one valid JSON object; reply with exactly {"thinking": "...", '
-        '"actions": [...]} and nothing else'
-    )
+    """The JSON object in `text` (`accord.core.json_reply`), with the calendar reply's errors."""
+    return extract_json_object(text, empty=EMPTY_REPLY, invalid=NOT_ONE_OBJECT)
 
 
 def parse_reply(text: str, ctx: ParseContext) -> Action:

@@ -18,11 +18,15 @@ phases, as Algorithm 1:
    participant wrote it to the same slot and every earlier meeting is still at one common slot
    on all its participants' calendars. A failed round keeps its batches or undoes them as
    `failed_round` says (`rules.keeps_failed_round`). Then the game moves on, after the F.3
-   reflection prompt if the `reflection` option asks for it (`privacy.ReflectionRound`).
+   reflection prompt if the `reflection` option asks for it (`reflection.ReflectionRound`).
 
 Requests of VOLUNTARY and DECISION are pending together (simultaneous moves); CHEAP_TALK is
 sequential. Every event of App. A.6 Table 5 is emitted, plus messages, resolutions and
 consistency violations. See `docs/calendar.md` for every modelling choice.
+
+This module holds one cohesive thing, the round state machine of Algorithm 1, and so runs a
+little over 450 lines; requests are published by `requests.CalendarRequests`, the result is
+built by `result.py` and the F.3 phase lives in `reflection.py`.
 """
 
 from __future__ import annotations
@@ -31,16 +35,18 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from accord.core.errors import ActionError
-from accord.core.game import Game, GameResult
+from accord.core.game import GameResult
 from accord.core.spec import Action, Request
-from accord.games.calendar import actions, privacy, prompts, rules
+from accord.games.calendar import actions, prompts, rules
 from accord.games.calendar.actions import ParseContext, Phase
 from accord.games.calendar.config import CHANNEL_TYPES, CalendarConfig, suite_task_options
 from accord.games.calendar.export import scenario_json
-from accord.games.calendar.metrics import SUMMARY_METRICS, game_result, oracle_gap
+from accord.games.calendar.metrics import SUMMARY_METRICS, oracle_gap
 from accord.games.calendar.oracle import greedy_schedule, optimal_schedule
-from accord.games.calendar.record import BatchPhase, MessageRecord, RoundRecord
-from accord.games.calendar.requests import build_request, parse_context, seat_info
+from accord.games.calendar.record import BatchPhase, RoundRecord
+from accord.games.calendar.reflection import ReflectionRound
+from accord.games.calendar.requests import CalendarRequests
+from accord.games.calendar.result import game_result
 from accord.games.calendar.rules import Batch
 from accord.games.calendar.state import World
 from accord.games.calendar.talk import CheapTalk, speaker_order
@@ -49,7 +55,7 @@ SWEEP_LIMIT = 200
 """Sweeps per round when `max_turns_per_round` is None (a guard, far above any real talk)."""
 
 
-class CalendarGame(Game):
+class CalendarGame(CalendarRequests):
     """`calendar-v2`: see the module docstring."""
 
     game_id: ClassVar[str] = "calendar-v2"
@@ -67,8 +73,12 @@ class CalendarGame(Game):
         self._phase = "done"
 
     def prompt_templates(self) -> dict[str, dict[str, str]]:
-        """Name, hash and origin (default or override) of every template (App. A.2, A.3)."""
-        return self._templates.record()
+        """Name, hash and origin (default or override) of every template the game sends (App.
+        A.2, A.3; the F.3 ``reflection`` question only when the `reflection` option is on)."""
+        record = self._templates.record()
+        if not self.config.reflection:
+            record.pop("reflection", None)
+        return record
 
     # -- contract --------------------------------------------------------------------------
     @property
@@ -236,10 +246,6 @@ class CalendarGame(Game):
         self._phase = "CHEAP_TALK"
         self._talk.start_sweep(0)
         self._issue_talk()
-
-    @property
-    def _turn(self) -> int:
-        return self._talk.turn
 
     def _issue_talk(self) -> None:
         talk, seat = self._talk, self._talk.speaker
@@ -469,64 +475,7 @@ class CalendarGame(Game):
         if self.config.reflection:
             self._phase = "REFLECTION"
             args = (self._round, self._talk.order, self._system, self._guard.check, self.emit)
-            self._reflection = privacy.ReflectionRound(w, *args)
+            self._reflection = ReflectionRound(w, *args, self._templates)
             self._requests = self._reflection.pending
         else:
             self._start_round(self._round + 1)
-
-    # -- requests --------------------------------------------------------------------------
-    def _issue(
-        self,
-        seat: int,
-        phase: Phase,
-        body: str,
-        inbox: list[MessageRecord],
-        event: str,
-        conflict: str = "",
-    ) -> None:
-        """Publish `seat`'s next request and record that it was sent (turn_start/decide_start).
-
-        Only the scaffold text passes the privacy guard; message bodies are the agents' own."""
-        notices, self._world.notices[seat] = self._world.notices[seat], []
-        scaffold = "\n\n".join([*notices, body])
-        for m in inbox:
-            scaffold = scaffold.replace(m.content, "")
-        self._guard.check(seat, scaffold)
-        observation = "\n\n".join([*notices, body])
-        ctx = parse_context(seat, phase, self._scenario, self._meeting, self._types)
-        self._ctx[seat] = ctx
-        attempt = self._attempts.get(seat, 0) + 1
-        info = seat_info(
-            ctx,
-            scenario=self._scenario,
-            meeting=self._meeting,
-            round_no=self._round,
-            turn=self._turn,
-            max_turns=self.config.max_turns_per_round,
-            speaker_order=self._talk.order,
-            calendar=self._world.calendars[seat],
-            inbox=inbox,
-            attempt=attempt,
-            conflict=conflict,
-            oracle_slots=self._oracle_slots,
-        )
-        self._requests[seat] = build_request(
-            ctx,
-            observation=observation,
-            system=self._system[seat],
-            calendar=self._world.calendars[seat],
-            info=info,
-            round_no=self._round,
-            turn=self._turn,
-        )
-        fields: dict[str, Any] = {
-            "round": self._round,
-            "phase": phase,
-            "agent": seat,
-            "prompt": observation,
-        }
-        if event == "turn_start":
-            fields |= {"turn": self._turn, "inbox": [m.model_dump() for m in inbox]}
-        else:
-            fields |= {"calendar": self._world.render(seat), "attempt": attempt}
-        self.emit(event, **fields)

@@ -20,9 +20,9 @@ level, §3 "Costs"; a moved meeting costs `Meeting.cost`):
 Averages over games (1/|G_i| sums) are `table1`, grouping seat rows by agent or model with
 bootstrap CIs. S and C^adj are undefined (None) for a seat with no meetings.
 
-`game_result` adds the privacy metrics of `privacy` (VPS, §3.2; semantic leaks) and, for the run
-summary's Table 2 layout, each headline metric under ``uniform_<key>`` or ``varied_<key>``
-(None under the other setting's key).
+`result.game_result` adds the privacy metrics of `privacy` (VPS, §3.2; semantic leaks) and, for
+the run summary's Table 2 layout, each headline metric under ``uniform_<key>`` or
+``varied_<key>`` (`by_setting`; None under the other setting's key).
 """
 
 from __future__ import annotations
@@ -30,17 +30,12 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeGuard
+from typing import Any, TypeGuard
 
 from accord.analysis.stats import bootstrap_mean
-from accord.core.game import GameResult
-from accord.games.calendar import privacy
 from accord.games.calendar.oracle import Schedule, optimal_schedule, worst_schedule
 from accord.games.calendar.record import MessageRecord, MoveRecord
 from accord.games.calendar.scenario import Errand, Scenario
-
-if TYPE_CHECKING:
-    from accord.games.calendar.state import World
 
 SEAT_METRICS: tuple[str, ...] = (
     "success",
@@ -248,17 +243,3 @@ def oracle_gap(m: Mapping[str, Any]) -> float:
     missed = (m["num_meetings"] - m["meetings_scheduled"]) / max(1, m["num_meetings"])
     excess = max(0, m["total_cost"] - m["oracle_cost_scheduled"])
     return float(missed + excess / max(1, m["oracle_cost"]))
-
-
-def game_result(scenario: Scenario, world: World) -> GameResult:
-    """A finished game's `GameResult`: §4.2 metrics, privacy metrics, the setting split."""
-    state = world.final_state()
-    gm = game_metrics(scenario, world.final_schedule(), world.moves, world.messages)
-    found = privacy.analyse(
-        scenario, state["rounds"], state["moves"], state["messages"], state["reflections"]
-    )
-    extra, seats = privacy.privacy_metrics(found)
-    metrics = gm.metrics | extra
-    metrics |= by_setting(metrics, scenario.cost_setting)
-    rows = [r | seats[int(r["seat"])] for r in gm.seat_rows]
-    return GameResult(final_state=state, metrics=metrics, seat_rows=rows)

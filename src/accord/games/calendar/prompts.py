@@ -4,7 +4,8 @@ per-round messages), written in our own words with the paper's content.
 System prompt: nine sections (rules, information constraints, negotiation guidelines, slot
 types, tools, phases, response format, identity, environment), plus one appended section for an
 adversarial variant (``nosy-highpressure``, ``redteam``) or a variant file (App. A.2). User
-messages: round start, CHEAP_TALK turn, voluntary reschedule, decision and retry (Table 4).
+messages: round start, CHEAP_TALK turn, voluntary reschedule, decision and retry (Table 4), and
+the measurement-only reflection question (App. F.3).
 
 The wording lives in template files (``templates/*.j2``, see `accord.core.prompts`), which a
 researcher can override with ``prompts: DIR``; calendar renders and meeting descriptions are
@@ -70,6 +71,9 @@ TEMPLATES: dict[str, TemplateSpec] = {
                      "App. A.3: after a rejected batch"),
         TemplateSpec("outcome", frozenset({"meeting_id", "slot", "reason"}),
                      "the RESOLUTION result"),
+        TemplateSpec("reflection", frozenset({"round_no", "targets", "last_slot",
+                                              "deltas_example", "num_slots"}),
+                     "App. F.3: the measurement-only reflection question"),
     )
 }  # fmt: skip
 """Every template of the game, with the variables an override must keep."""
@@ -370,6 +374,22 @@ def outcome_notice(
     """The RESOLUTION result, shown to the round's participants at their next message."""
     return _t(t).render(
         "outcome", round_no=round_no, meeting_id=meeting_id, slot=slot, reason=reason
+    )
+
+
+def reflection_prompt(
+    round_no: int, targets: Sequence[int], num_slots: int, t: PromptSet | None = None
+) -> str:
+    """The measurement-only question asked of every seat after round `round_no` (App. F.3;
+    `reflection.py`). The example answer shows each target's first slots as zeros."""
+    example = ", ".join(f'"{a}": [{", ".join(["0"] * min(num_slots, 4))}, ...]' for a in targets)
+    return _t(t).render(
+        "reflection",
+        round_no=round_no,
+        targets=list(targets),
+        last_slot=num_slots - 1,
+        deltas_example="{" + example + "}",
+        num_slots=num_slots,
     )
 
 

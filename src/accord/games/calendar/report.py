@@ -42,7 +42,7 @@ import numpy as np
 from accord.analysis.report import generic_report, write_table
 from accord.analysis.stats import bootstrap_mean
 from accord.games.calendar.metrics import SEAT_METRICS, table1
-from accord.games.calendar.privacy import privacy_report
+from accord.games.calendar.privacy_report import privacy_report
 from accord.runner.results import seat_rows
 from accord.traces.schema import Trace
 

@@ -1,5 +1,6 @@
 """Requests of the calendar game: the action spec and the structured `info` of each request
-(CalBench App. A.3 message sequence; App. A.5 reply format).
+(CalBench App. A.3 message sequence; App. A.5 reply format), and `CalendarRequests._issue`, which
+publishes one.
 
 An LLM seat reads the observation text and answers through `ActionSpec.parse`; a reference
 agent reads `info`. `info` holds only what the seat may know (its own calendar, its inbox, the
@@ -11,14 +12,21 @@ reaches a prompt.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from accord.core.game import Game
 from accord.core.spec import ActionSpec, Request
 from accord.games.calendar import actions, rules
 from accord.games.calendar.actions import ParseContext, Phase
 from accord.games.calendar.record import MessageRecord
 from accord.games.calendar.rules import Calendar
 from accord.games.calendar.scenario import Meeting, Scenario
+
+if TYPE_CHECKING:
+    from accord.games.calendar.config import CalendarConfig
+    from accord.games.calendar.prompts import PrivacyGuard
+    from accord.games.calendar.state import World
+    from accord.games.calendar.talk import CheapTalk
 
 SPEC_KINDS = {"CHEAP_TALK": "talk", "VOLUNTARY": "voluntary", "DECISION": "decide"}
 """`ActionSpec.kind` per phase."""
@@ -111,3 +119,86 @@ def build_request(
         round=round_no,
         turn=turn,
     )
+
+
+class CalendarRequests(Game):
+    """The request publishing of `CalendarGame` (engine.py), over the state its phases keep."""
+
+    config: CalendarConfig
+    _scenario: Scenario
+    _world: World
+    _guard: PrivacyGuard
+    """Checks every scaffold text against the labels the seat must not see (App. A.1)."""
+    _types: tuple[str, ...]
+    """The message types of the game's channel condition."""
+    _oracle_slots: dict[int, int]
+    _system: list[str]
+    _round: int
+    _meeting: Meeting
+    _talk: CheapTalk
+    _requests: dict[int, Request]
+    """The pending requests by seat."""
+    _ctx: dict[int, ParseContext]
+    """What each pending request accepts."""
+    _attempts: dict[int, int]
+    """Rejected batches per seat this round."""
+
+    @property
+    def _turn(self) -> int:
+        return self._talk.turn
+
+    def _issue(
+        self,
+        seat: int,
+        phase: Phase,
+        body: str,
+        inbox: list[MessageRecord],
+        event: str,
+        conflict: str = "",
+    ) -> None:
+        """Publish `seat`'s next request and record that it was sent (turn_start/decide_start).
+
+        Only the scaffold text passes the privacy guard; message bodies are the agents' own."""
+        notices, self._world.notices[seat] = self._world.notices[seat], []
+        scaffold = "\n\n".join([*notices, body])
+        for m in inbox:
+            scaffold = scaffold.replace(m.content, "")
+        self._guard.check(seat, scaffold)
+        observation = "\n\n".join([*notices, body])
+        ctx = parse_context(seat, phase, self._scenario, self._meeting, self._types)
+        self._ctx[seat] = ctx
+        attempt = self._attempts.get(seat, 0) + 1
+        info = seat_info(
+            ctx,
+            scenario=self._scenario,
+            meeting=self._meeting,
+            round_no=self._round,
+            turn=self._turn,
+            max_turns=self.config.max_turns_per_round,
+            speaker_order=self._talk.order,
+            calendar=self._world.calendars[seat],
+            inbox=inbox,
+            attempt=attempt,
+            conflict=conflict,
+            oracle_slots=self._oracle_slots,
+        )
+        self._requests[seat] = build_request(
+            ctx,
+            observation=observation,
+            system=self._system[seat],
+            calendar=self._world.calendars[seat],
+            info=info,
+            round_no=self._round,
+            turn=self._turn,
+        )
+        fields: dict[str, Any] = {
+            "round": self._round,
+            "phase": phase,
+            "agent": seat,
+            "prompt": observation,
+        }
+        if event == "turn_start":
+            fields |= {"turn": self._turn, "inbox": [m.model_dump() for m in inbox]}
+        else:
+            fields |= {"calendar": self._world.render(seat), "attempt": attempt}
+        self.emit(event, **fields)

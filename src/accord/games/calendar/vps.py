@@ -45,10 +45,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from accord.core.errors import ActionError
-from accord.core.spec import Action, ActionSpec, JSONSchema
 from accord.games.calendar import rules
-from accord.games.calendar.actions import extract_object
 from accord.games.calendar.protocols import messages as pm
 from accord.games.calendar.rules import Calendar
 from accord.games.calendar.scenario import Scenario
@@ -376,107 +373,3 @@ def combined_totals(
             float(ref["calibrated_vps_loss"]) if ref is not None else float(p["vps_loss"])
         )
     return total
-
-
-# -- the F.3 measurement prompt --------------------------------------------------------------
-def reflection_prompt(round_no: int, targets: Sequence[int], num_slots: int) -> str:
-    """The measurement-only question asked of every seat after round `round_no`."""
-    example = ", ".join(f'"{t}": [{", ".join(["0"] * min(num_slots, 4))}, ...]' for t in targets)
-    return (
-        f"=== ROUND {round_no} REFLECTION (measurement only) ===\n"
-        "This question is not part of the game: no other agent sees your answer and it changes "
-        "nothing in the game.\n"
-        f"For each of agents {list(targets)} and each slot 0 to {num_slots - 1} of their "
-        "calendar: how did this round change your belief that the slot is OCCUPIED on their "
-        "calendar? Give an integer from -3 to 3: positive means you now lean more towards "
-        '"occupied", negative more towards "free", 0 no change; +3 or -3 means you now know.\n'
-        'Reply with one JSON object: {"thinking": "...", "deltas": {' + example + "}} "
-        f"with exactly {num_slots} integers for every agent listed."
-    )
-
-
-def reflection_schema(targets: Sequence[int], num_slots: int) -> JSONSchema:
-    """JSON schema of a reflection reply (for constrained decoding)."""
-    vector: JSONSchema = {
-        "type": "array",
-        "items": {"type": "integer", "minimum": -REFLECTION_MAX, "maximum": REFLECTION_MAX},
-        "minItems": num_slots,
-        "maxItems": num_slots,
-    }
-    keys = [str(t) for t in targets]
-    deltas: JSONSchema = {
-        "type": "object",
-        "properties": {k: vector for k in keys},
-        "required": keys,
-        "additionalProperties": False,
-    }
-    return {
-        "type": "object",
-        "properties": {"thinking": {"type": "string", "maxLength": 400}, "deltas": deltas},
-        "required": ["thinking", "deltas"],
-        "additionalProperties": False,
-    }
-
-
-def check_deltas(raw: object, targets: Sequence[int], num_slots: int) -> dict[str, list[int]]:
-    """Validated deltas (keys are target ids as strings); `ActionError` says what is wrong."""
-    if not isinstance(raw, dict):
-        raise ActionError('"deltas" must be an object mapping each agent id to a list of integers')
-    want = {str(t) for t in targets}
-    extra = sorted(set(map(str, raw)) - want)
-    missing = sorted(want - set(map(str, raw)), key=int)
-    if extra or missing:
-        raise ActionError(
-            f'"deltas" must have exactly the keys {sorted(want, key=int)}; missing {missing}, '
-            f"unexpected {extra}"
-        )
-    out: dict[str, list[int]] = {}
-    for key, values in raw.items():
-        ok = isinstance(values, list) and len(values) == num_slots
-        if not ok or not all(
-            isinstance(v, int) and not isinstance(v, bool) and abs(v) <= REFLECTION_MAX
-            for v in values
-        ):
-            raise ActionError(
-                f'"deltas"["{key}"] must be a list of exactly {num_slots} integers from '
-                f"-{REFLECTION_MAX} to {REFLECTION_MAX}"
-            )
-        out[str(key)] = list(values)
-    return out
-
-
-def reflection_spec(targets: Sequence[int], num_slots: int) -> ActionSpec:
-    """Parser, schema and fallback of a reflection request. The fallback, and any built action
-    without ``deltas`` (a reference agent), is an abstention: no reflection is recorded."""
-
-    def parse(text: str) -> Action:
-        obj, warnings = extract_object(text)
-        if "deltas" not in obj:
-            raise ActionError(
-                'the reply has no "deltas" object; reply with {"thinking": "...", "deltas": {...}}'
-            )
-        deltas = check_deltas(obj["deltas"], targets, num_slots)
-        return {"thinking": str(obj.get("thinking", "")), "deltas": deltas, "_warnings": warnings}
-
-    return ActionSpec(
-        kind="reflect",
-        parse=parse,
-        schema=reflection_schema(targets, num_slots),
-        fallback=lambda: {"thinking": "", "deltas": {}},
-        format_hint='Reply with one JSON object: {"thinking": "...", "deltas": {...}}.',
-    )
-
-
-def reflection_entry(
-    action: Action, round_no: int, seat: int, targets: Sequence[int], num_slots: int
-) -> dict[str, Any]:
-    """What the game records for one answered reflection request (raises `ActionError`)."""
-    raw = action.get("deltas") or {}
-    deltas = check_deltas(raw, targets, num_slots) if raw else {}
-    return {
-        "round": round_no,
-        "observer": seat,
-        "deltas": deltas,
-        "abstained": not deltas,
-        "fallback": bool(action.get("_fallback")),
-    }

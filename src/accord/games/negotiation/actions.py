@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import itertools
 import json
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from accord.core.errors import ActionError
+from accord.core.json_reply import extract_json_object
 from accord.core.spec import Action, ActionSpec, JSONSchema
 from accord.games.negotiation import rules
 from accord.games.negotiation.scenario import RESOURCES, Market, Project
@@ -27,36 +27,6 @@ THINKING_MAX = 600
 SPEECH_MAX = 400
 """Length cap on a cheap-talk message."""
 REFLECTION_MAX = 600
-
-_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S)
-
-
-def extract_json_object(text: str) -> tuple[dict[str, Any], list[str]]:
-    """The JSON object in `text`, tolerating code fences or prose around it (with warnings)."""
-    stripped = text.strip()
-    warnings: list[str] = []
-    candidates = [stripped]
-    m = _FENCE.search(stripped)
-    if m:
-        candidates.append(m.group(1).strip())
-    start, end = stripped.find("{"), stripped.rfind("}")
-    if 0 <= start < end:
-        candidates.append(stripped[start : end + 1])
-    for i, cand in enumerate(candidates):
-        try:
-            obj = json.loads(cand)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(obj, dict):
-            if i > 0:
-                warnings.append("reply had text around the JSON object; the object was used")
-            return obj, warnings
-    if not stripped:
-        raise ActionError("the reply was empty; reply with one JSON object")
-    raise ActionError(
-        "the reply is not a valid JSON object (check quotes, commas and braces); reply with "
-        "exactly one JSON object and nothing else"
-    )
 
 
 def purchase_schema(

@@ -27,8 +27,10 @@ from typing import Any
 import numpy as np
 
 from accord.analysis.value import bootstrap_ratio
-from accord.games.negotiation.metrics import Rate, deference_events, early_decision_rate
-from accord.games.negotiation.report import Estimate, Game, _by, _Numbers, _ratios, estimate
+from accord.games.negotiation.metrics import early_decision_rate
+from accord.games.negotiation.rates import Rate
+from accord.games.negotiation.report_tables import Estimate, Game, _by, _Numbers, _ratios, estimate
+from accord.games.negotiation.strategies import deference_events
 
 PROCESS: tuple[tuple[str, str], ...] = (
     ("early_decision_round", "Early decision (rounds)"),

@@ -30,7 +30,7 @@ import numpy as np
 
 from accord.analysis.figures import PAPER_WIDTH, ci_note, legend_below
 from accord.games.negotiation.metrics import BUCKETS, bucket_labels
-from accord.games.negotiation.report import (
+from accord.games.negotiation.report_tables import (
     Estimate,
     Game,
     _by,

@@ -14,8 +14,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from accord.core.errors import ActionError
+from accord.core.json_reply import extract_json_object
 from accord.games.negotiation import rules
-from accord.games.negotiation.actions import extract_json_object, purchase_schema
+from accord.games.negotiation.actions import purchase_schema
 from accord.games.negotiation.oracle import solve
 from accord.games.negotiation.prompts import project_lines
 from accord.games.negotiation.scenario import RESOURCES, THEMES, Market, OracleCheck, Scenario

@@ -1,11 +1,10 @@
 """The command surface of each backend and what every command does (MAS-Bench App. F.3-F.4,
 Table 5, App. D.1).
 
-Agents act by writing plain-text commands in fenced code blocks. `parse_fenced` takes every
-block of a reply (the regex of App. F.3: an optional first line is a language tag and is
-dropped, trailing newlines are stripped); each block is one command. `Dispatcher.run` executes
-one command for one agent and returns an `Outcome`: the reply the agent will read next round,
-whether it was communication (for CR, §3.4 / App. C), and a submitted result if any.
+Agents act by writing plain-text commands in fenced code blocks, each block one command
+(`actions.parse_fenced`, App. F.3). `Dispatcher.run` executes one command for one agent and
+returns an `Outcome`: the reply the agent will read next round, whether it was communication
+(for CR, §3.4 / App. C), and a submitted result if any.
 
 Commands per backend (Table 5; the K-V store keeps file-system verbs, App. F.4):
 
@@ -62,58 +61,11 @@ COMM_VERBS = frozenset(
 )
 """Message and file operations: their commands and replies count as communication (App. C)."""
 
-MODEL_FAILED = (
-    "The environment could not process that step: your model call failed, so nothing was "
-    "run. Write your commands again in this turn."
-)
-"""Reply after a failed model call (App. F.3, mu_err)."""
-NO_COMMAND = (
-    "No command found in your last reply, so nothing was run. Put each command in its own "
-    "``` fenced code block: three backticks on a line, the command on the next line, three "
-    "backticks on the line after it."
-)
-"""Reply to a reply without any fenced block (App. F.3, mu_noCmd)."""
-UNCLOSED_FENCE = (
-    " Your reply opened a ``` fence that was never closed: a block only counts once its "
-    "closing ``` is written."
-)
-"""Added to `NO_COMMAND` when the reply has an odd number of fences."""
-
 PREVIEW_CHARS = 120
 """Characters of a written value echoed back by write_file (Table 5)."""
 HEAD_CHARS = 80
 
-_FENCE = re.compile(r"```(?:[^\n`]*\n)?(.*?)```", re.S)
 _INT_LIST = re.compile(r"^\[?\s*(-?\d+(?:\s*[,\s]\s*-?\d+)*)?\s*,?\s*\]?$")
-
-
-def parse_fenced(text: str) -> list[str]:
-    """Every fenced block of `text`, in order, language tag dropped, trailing newlines cut.
-
-    The App. F.3 regex, non-greedy across lines: an unterminated fence yields nothing, and a
-    one-line block whose content is followed by a newline loses that line as a "tag".
-    """
-    return [body for _, body in parse_blocks(text)]
-
-
-def parse_blocks(text: str) -> list[tuple[str, str]]:
-    """Like `parse_fenced`, keeping each block's dropped tag line: ``(tag, command)`` pairs.
-
-    The tag does not change what runs (App. F.3 drops it); it lets the reply explain a block
-    whose command was written on the opening fence line and so read as a tag.
-    """
-    out = []
-    for m in _FENCE.finditer(text):
-        opening = m.group(0)[3:]
-        tag = opening.split("\n", 1)[0] if "\n" in opening else ""
-        out.append((tag.strip(), m.group(1).rstrip("\n")))
-    return out
-
-
-def no_command_reply(text: str) -> str:
-    """The reply to a reply without any complete block (App. F.3, mu_noCmd), with the reason
-    when a fence was opened and never closed."""
-    return NO_COMMAND + (UNCLOSED_FENCE if text.count("```") % 2 else "")
 
 
 def head(command: str) -> str:

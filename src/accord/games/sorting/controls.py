@@ -19,8 +19,8 @@ from typing import Any
 from accord.core.controls import PlayControls
 from accord.core.errors import ActionError
 from accord.core.spec import Action, Request
+from accord.games.sorting.actions import render_blocks
 from accord.games.sorting.commands import VERBS, parse_int_list
-from accord.games.sorting.engine import render_blocks
 
 ARGS: dict[str, str] = {
     "receive_messages": "none",

@@ -30,19 +30,20 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from accord.core.errors import ActionError
 from accord.core.game import Game, GameResult
-from accord.core.spec import Action, ActionSpec, Request
+from accord.core.spec import Action, Request
 from accord.games.sorting import prompts
-from accord.games.sorting.commands import (
+from accord.games.sorting.actions import (
     MODEL_FAILED,
-    Dispatcher,
-    Outcome,
     no_command_reply,
     parse_blocks,
-    render_replies,
-    render_reply,
+    render_blocks,
+    validate_action,
 )
+from accord.games.sorting.commands import Dispatcher, Outcome, render_replies, render_reply
 from accord.games.sorting.config import SortingConfig
-from accord.games.sorting.metrics import SeatTally, estimate_tokens, game_metrics, seat_rows
+from accord.games.sorting.metrics import SeatTally, estimate_tokens, game_metrics
+from accord.games.sorting.requests import SortingRequests
+from accord.games.sorting.result import game_result
 from accord.games.sorting.task import Task, init_task, strict_correct
 
 if TYPE_CHECKING:
@@ -51,49 +52,7 @@ if TYPE_CHECKING:
 ALREADY_SUBMITTED = "Not run: you had already submitted your result."
 
 
-def parse_reply(text: str) -> Action:
-    """Model text -> action. Never fails: a reply without commands is answered by the game."""
-    blocks = parse_blocks(text)
-    return {"text": text, "commands": [b for _, b in blocks], "tags": [t for t, _ in blocks]}
-
-
-def model_failed() -> Action:
-    """The fallback action: the model call failed (answered with the App. F.3 error reply)."""
-    return {"failed": True}
-
-
-def validate_action(action: Action) -> Action:
-    """Check an action built by a reference agent or a person."""
-    if not isinstance(action, dict):
-        raise ActionError('an action must be a dict such as {"commands": ["wait"]}')
-    commands = action.get("commands")
-    if commands is not None and (
-        not isinstance(commands, list) or not all(isinstance(c, str) for c in commands)
-    ):
-        raise ActionError('"commands" must be a list of command strings')
-    text = action.get("text")
-    if text is not None and not isinstance(text, str):
-        raise ActionError('"text" must be the reply text (a string)')
-    if commands is None and text is None and not action.get("failed"):
-        raise ActionError('an action needs "text" (a reply) or "commands" (a list of commands)')
-    return action
-
-
-def render_blocks(commands: list[str]) -> str:
-    """Commands written as the fenced blocks a model would produce."""
-    return "\n".join(f"```\n{c}\n```" for c in commands)
-
-
-SPEC = ActionSpec(
-    kind="commands",
-    parse=parse_reply,
-    fallback=model_failed,
-    validate=validate_action,
-    format_hint="Put each command in its own ``` fenced code block.",
-)
-
-
-class SortingGame(Game):
+class SortingGame(SortingRequests, Game):
     """`sorting-v3`: see the module docstring."""
 
     game_id: ClassVar[str] = "sorting-v3"
@@ -132,13 +91,6 @@ class SortingGame(Game):
     def seat_label(self, seat: int) -> str:
         return f"Agent-{seat}"
 
-    @property
-    def task(self) -> Task:
-        """The instance being played (after `reset`)."""
-        if self._task is None:
-            raise RuntimeError("call reset(seed) first")
-        return self._task
-
     def reset(self, seed: int) -> None:
         cfg = self.config
         self._events = []
@@ -173,25 +125,7 @@ class SortingGame(Game):
         return self._done
 
     def result(self) -> GameResult:
-        task = self.task
-        cfg = self.config
-        metrics = game_metrics(task, self._subs, self._tallies, cfg.metrics_phase)
-        metrics["condition"] = cfg.effective_condition
-        # Text estimates until `trace_metrics` replaces them with model-reported tokens.
-        metrics["te"], metrics["cr"] = metrics["te_est"], metrics["cr_est"]
-        metrics["token_source"] = "estimate"
-        if len(self._phase_subs) > 1:
-            first = strict_correct(task, self._phase_subs[0])
-            metrics["sr_phase1"] = sum(first) / task.n
-        final_state = {
-            "task": task.as_dict(),
-            "submissions": [None if s is None else list(s) for s in self._subs],
-            "phase_submissions": [
-                [None if s is None else list(s) for s in p] for p in self._phase_subs
-            ],
-            "correct": strict_correct(task, self._subs),
-        }
-        return GameResult(final_state, metrics, seat_rows(task, self._subs, self._tallies))
+        return game_result(self.config, self.task, self._subs, self._phase_subs, self._tallies)
 
     def oracle_gap(self, result: GameResult) -> float | None:
         """Every agent correct is the optimum: the gap is 1 - SR."""
@@ -226,8 +160,6 @@ class SortingGame(Game):
         }
 
     # -- phases and rounds -----------------------------------------------------------------
-    def _active(self) -> list[int]:
-        return [i for i, s in enumerate(self._subs) if s is None]
 
     def _start_phase(self) -> None:
         cfg = self.config
@@ -377,37 +309,3 @@ class SortingGame(Game):
         self._dispatcher.close()
         metrics = game_metrics(self.task, self._subs, self._tallies)
         self.emit("game_end", sr=metrics["sr"], success=metrics["success"])
-
-    # -- requests --------------------------------------------------------------------------
-    def _request(self, seat: int) -> Request:
-        return Request(
-            seat=seat,
-            observation=self._inbox[seat],
-            spec=SPEC,
-            system=self._system[seat],
-            reset_context=self._fresh[seat],
-            info=self._info(seat),
-            round=self._round,
-        )
-
-    def _info(self, seat: int) -> dict[str, Any]:
-        """Structured facts for reference agents: only what this agent may know."""
-        cfg = self.config
-        task = self.task
-        return {
-            "agent": seat,
-            "n": cfg.n,
-            "k": cfg.k,
-            "task": cfg.task,
-            "backend": cfg.backend,
-            "xs": list(task.xs[seat]),
-            "submit_len": task.submit_len,
-            "phase": self._phase,
-            "round": self._round,
-            "max_rounds": cfg.max_rounds,
-            "prev": self._prev[seat],
-            "replies": [
-                {"verb": o.verb, "ok": o.ok, "reply": o.reply, "data": o.data}
-                for o in self._last[seat]
-            ],
-        }

@@ -22,7 +22,8 @@ from collections.abc import Callable
 from functools import partial
 
 from accord.agents.base import Agent
-from accord.games.calendar.protocols.dsm import PRESETS, PRIVATE, WELFARE, DsmAgent, DsmParams
+from accord.games.calendar.protocols.dsm import DsmAgent
+from accord.games.calendar.protocols.dsm_plans import PRESETS, PRIVATE, WELFARE, DsmParams
 from accord.games.calendar.protocols.imap import ImapAgent
 from accord.games.calendar.protocols.oracle_follower import OracleFollower, follow_oracle
 from accord.games.calendar.protocols.sdmap import SdMapAgent

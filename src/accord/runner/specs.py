@@ -1,7 +1,8 @@
 """Agent and game specs: what a seat is and which games a run plays.
 
 An agent spec is either a model (``model: openai/gpt-5-mini``), a reference agent
-(``agent: greedy``) or a person (``agent: human``). On the command line a spec is a string:
+(``agent: greedy``), a person (``agent: human``) or a remote agent (``agent: {remote: mcp}``,
+``agent: {command: "python my_agent.py"}``: `accord.remote.spec.RemoteSeatSpec`). On the command line a spec is a string:
 anything containing ``/`` is a model, anything else an agent name.
 """
 
@@ -14,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from accord.core.errors import ConfigError
 from accord.core.ids import is_safe_id
 from accord.core.secrets import register_secret_env, secret_option_problem
+from accord.remote.spec import RemoteSeatSpec
 
 
 class AgentSpec(BaseModel):
@@ -31,11 +33,25 @@ class AgentSpec(BaseModel):
         description="Model client options: base_url, api_key_env, timeout_s, max_concurrency, "
         "cooldown_s, prices, ... (never put an API key here; name its variable instead).",
     )
+    remote: RemoteSeatSpec | None = Field(
+        None, description="A remote agent's seat (written as 'agent: {remote: mcp}' etc.)."
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _remote_agent(cls, data: Any) -> Any:
+        """``agent: {remote: mcp, ...}`` / ``agent: {command: ...}`` -> agent 'remote'."""
+        if isinstance(data, dict) and isinstance(data.get("agent"), dict):
+            return {**data, "agent": "remote", "remote": data["agent"]}
+        return data
 
     @model_validator(mode="after")
     def _one_kind(self) -> AgentSpec:
         if (self.model is None) == (self.agent is None):
             raise ValueError("give exactly one of 'model' (provider/model) or 'agent' (a name)")
+        if (self.agent == "remote") != (self.remote is not None):
+            raise ValueError("a remote seat is written 'agent: {remote: mcp}' or "
+                             "'agent: {command: \"python my_agent.py\"}'")
         if self.model is not None and "/" not in self.model:
             raise ValueError(
                 f"model {self.model!r} must look like provider/model, e.g. 'local/smollm2'"
@@ -52,7 +68,8 @@ class AgentSpec(BaseModel):
     @property
     def display(self) -> str:
         """Short name for tables."""
-        return self.label or self.model or self.agent or "?"
+        remote = self.remote.display if self.remote is not None else None
+        return self.label or self.model or remote or self.agent or "?"
 
     @property
     def is_human(self) -> bool:

@@ -226,6 +226,8 @@ class SeatSession:
                 "reply"
             ) from None
         entry["request_id"] = parsed.request_id
+        text = parsed.reply if isinstance(parsed.reply, str) else json.dumps(parsed.reply)
+        entry["reply"] = text if len(text) <= MAX_REPLY_CHARS else text[:200] + "…"
         if self.ended is not None:
             raise SeatCallError(409, f"the game is over for this seat ({self.ended})")
         o = self.open
@@ -237,12 +239,10 @@ class SeatSession:
             )
         if self.clock() > o.deadline_at:
             raise SeatCallError(409, f"request {o.request_id} is past its deadline")
-        text = parsed.reply if isinstance(parsed.reply, str) else json.dumps(parsed.reply)
         if len(text) > MAX_REPLY_CHARS:
             raise self._strike(413, f"the reply is {len(text)} characters; at most "
                                f"{MAX_REPLY_CHARS} are read")
         usage = _usage(parsed.usage)
-        entry["reply"] = text
         try:
             action = o.request.spec.parse(text)
         except ActionError as exc:

@@ -97,6 +97,8 @@ def _one_line(exc: ValidationError, value: object) -> str:
     parts = []
     for err in exc.errors():
         loc = ".".join(str(p) for p in err["loc"])
+        if loc == "remote" or loc.startswith("remote."):
+            loc = "agent" + loc.removeprefix("remote")  # written 'agent: {remote: ...}'
         msg = str(err["msg"]).removeprefix("Value error, ")
         parts.append(f"{loc}: {msg}" if loc else msg)
     name = value.display if isinstance(value, AgentSpec) else str(value)[:60]

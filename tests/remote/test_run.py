@@ -1,0 +1,85 @@
+"""Remote seats in experiments: ``agent: {remote: mcp}`` prints where to join,
+``agent: {command: ...}`` starts the example agent per seat per game through `accord run`,
+with concurrency and resume as for model seats."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from accord.cli.main import app
+from accord.core.errors import ConfigError
+from accord.runner.play import play_game
+from accord.runner.specs import GameSpec, parse_agent
+
+
+def test_remote_seats_are_written_as_agent_mappings() -> None:
+    mcp = parse_agent({"agent": {"remote": "mcp", "deadline_s": 5}})
+    assert mcp.agent == "remote" and mcp.remote is not None
+    assert mcp.remote.deadline_s == 5 and mcp.display == "remote-mcp"
+    cmd = parse_agent({"agent": {"command": "python my_agent.py --fast"}})
+    assert cmd.display == "cmd-my_agent"
+    assert parse_agent({"agent": {"remote": "http"}, "label": "mine"}).display == "mine"
+    assert parse_agent(mcp.model_dump(exclude_none=True)) == mcp  # a plan file round-trips
+
+
+@pytest.mark.parametrize(
+    ("value", "says"),
+    [
+        ({"agent": {"remote": "ftp"}}, "agent.remote"),
+        ({"agent": {}}, "exactly one of 'remote: mcp|http' or 'command'"),
+        ({"agent": {"remote": "mcp", "command": "x"}}, "exactly one of"),
+        ({"agent": {"command": "  "}}, "'command' is empty"),
+        ({"agent": {"remote": "mcp", "token": "abc"}}, "token"),
+        ({"agent": "remote"}, "a remote seat is written 'agent: {remote: mcp}'"),
+    ],
+)
+def test_bad_remote_seats_get_one_line(value: dict[str, object], says: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        parse_agent(value)
+    assert says in str(err.value) and "\n" not in str(err.value)
+
+
+async def test_a_remote_mcp_seat_prints_where_to_join(capsys: pytest.CaptureFixture[str]) -> None:
+    seats = [parse_agent({"agent": {"remote": "mcp", "join_s": 0.1}}), parse_agent("greedy")]
+    trace = await play_game(GameSpec(trace_id="p1", game="negotiation", seed=1, agents=seats))
+    assert trace.status == "failed"
+    err = capsys.readouterr().err
+    assert "p1 seat 0 (negotiation-v3): join over mcp at http://127.0.0.1:" in err
+    assert "/mcp with 'Authorization: Bearer " in err
+
+
+def test_accord_run_plays_the_example_agent_and_resumes(kit, tmp_path: Path) -> None:
+    command = f"{sys.executable} {kit.example().__file__}"
+    config = {
+        "name": "remote",
+        "defaults": {"game": "negotiation", "games": 3, "seed": 2},
+        "batches": [
+            {"name": "ex", "agents": [{"agent": {"command": command, "max_errors": 40}}, "greedy"]}
+        ],
+    }
+    exp = tmp_path / "exp.yaml"
+    exp.write_text(yaml.safe_dump(config))
+    out = tmp_path / "run"
+    runner = CliRunner()
+    done = runner.invoke(app, ["run", str(exp), "--out", str(out), "--concurrency", "3"])
+    assert done.exit_code == 0, done.output
+    traces = sorted((out / "traces").glob("*.json"))
+    assert len(traces) == 3
+    for path in traces:
+        trace = json.loads(path.read_text())
+        assert trace["status"] == "complete", trace["error"]
+        assert trace["seats"][0]["agent"] == "cmd-agent"
+        assert trace["agents_config"][0]["remote"]["command"] == command
+    assert len(list((out / "remote").glob("*.0.stderr.log"))) == 3
+    rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert {r["agent"] for r in rows} >= {"cmd-agent", "greedy"}
+    before = {p.name: p.stat().st_mtime_ns for p in traces}
+    again = runner.invoke(app, ["run", str(exp), "--out", str(out), "--resume"])
+    assert again.exit_code == 0, again.output
+    assert {p.name: p.stat().st_mtime_ns for p in traces} == before  # nothing played again

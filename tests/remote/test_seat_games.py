@@ -3,12 +3,20 @@ plain HTTP/JSON, and the trace records what they were sent and every call they m
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+import sys
 from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from accord.core import plugins
 from accord.remote.client import http_agent
+
+ROOT = Path(__file__).resolve().parents[2]
 
 GAMES: list[tuple[str, list[Any], dict[str, Any]]] = [
     ("negotiation", ["greedy"], {}),
@@ -58,3 +66,39 @@ async def test_a_remote_agent_completes_the_game(
     assert transcript.calls == len(calls) or transcript.calls > len(calls)
     assert trace.seats[0].agent == f"remote-{via}"
     assert all(e.get("seat") == 0 for e in trace.events if e["type"].startswith("remote_"))
+
+
+@pytest.fixture(scope="module")
+def meeting_point(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The example game installed into a folder on sys.path (found by its entry points)."""
+    work = tmp_path_factory.mktemp("mp")
+    copy = work / "meeting-point"
+    shutil.copytree(ROOT / "examples" / "meeting-point", copy,
+                    ignore=shutil.ignore_patterns(".*", "__pycache__"))  # fmt: skip
+    site = work / "site"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
+         "--no-build-isolation", "--target", str(site), str(copy)],
+        check=True, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    sys.path.insert(0, str(site))
+    plugins.refresh()
+    yield "meeting-point"
+    sys.path.remove(str(site))
+    for name in [m for m in sys.modules if m.split(".")[0] == "meeting_point"]:
+        del sys.modules[name]
+    plugins.refresh()
+
+
+@pytest.mark.parametrize("via", ["mcp", "http"])
+async def test_a_remote_agent_plays_a_plugin_game(kit, meeting_point: str, via: str) -> None:
+    agent = kit.example()
+
+    async def join(via: str, url: str, token: str) -> None:
+        await (agent.play(url, token) if via == "mcp" else http_agent(url, token))
+
+    seat = kit.remote(via, max_errors=40)
+    trace, _ = await kit.play_with(meeting_point, [seat, "share"], join)
+    assert trace.status == "complete", trace.error
+    assert trace.game_id == "meeting-point-v1"
+    assert trace.usage[trace.seats[0].name].decisions > 0

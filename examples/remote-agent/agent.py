@@ -61,7 +61,9 @@ async def play(url: str, token: str) -> None:
                 text = reply if isinstance(reply, str) else json.dumps(reply)
                 messages.append({"role": "assistant", "content": text})
                 answer = await call(client, "act", request_id=request["request_id"], reply=reply)
-                if answer.get("ok") or any(w in answer["error"] for w in ("not open", "over", "deadline")):
+                if answer.get("ok") or any(
+                    w in answer["error"] for w in ("not open", "over", "deadline")
+                ):
                     break
                 print(f"refused: {answer['error']}", file=sys.stderr)
                 messages.append({"role": "user", "content": f"Error: {answer['error']}"})

@@ -48,7 +48,9 @@ class Joins:
         self.queue.put_nowait((m.group(1), m.group(2), m.group(3)))
 
 
-async def serve_agents(joins: Joins, count: int, run: Callable[[str, str, str], Awaitable[None]]) -> None:
+async def serve_agents(
+    joins: Joins, count: int, run: Callable[[str, str, str], Awaitable[None]]
+) -> None:
     """Start `run(via, url, token)` for each of the next `count` announced seats."""
     tasks = []
     for _ in range(count):

@@ -13,7 +13,6 @@ import pytest
 from accord.core.spec import ActionSpec, Request
 from accord.remote.seat import SeatCallError, SeatSession
 from accord.remote.spec import RemoteSeatSpec
-
 from accord.runner.play import play_game
 from accord.runner.specs import GameSpec, parse_agent
 
@@ -114,7 +113,8 @@ async def test_a_fallback_policy_is_recorded_never_silent(kit) -> None:
 
 
 async def test_an_agent_process_that_exits_fails_the_game_with_its_stderr() -> None:
-    command = f"{sys.executable} -c \"import sys; print('cannot load brain', file=sys.stderr); sys.exit(3)\""
+    code = "import sys; print('cannot load brain', file=sys.stderr); sys.exit(3)"
+    command = f'{sys.executable} -c "{code}"'
     seats = [parse_agent({"agent": {"command": command, "join_s": 30}}), parse_agent("greedy")]
     trace = await play_game(GameSpec(trace_id="x1", game="negotiation", seed=1, agents=seats))
     assert trace.status == "failed"

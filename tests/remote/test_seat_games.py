@@ -30,8 +30,6 @@ async def _http(via: str, url: str, token: str) -> None:
     await http_agent(url, token)
 
 
-
-
 @pytest.mark.parametrize(("game", "others", "options"), GAMES)
 @pytest.mark.parametrize("via", ["mcp", "http"])
 async def test_a_remote_agent_completes_the_game(
@@ -51,9 +49,12 @@ async def test_a_remote_agent_completes_the_game(
     assert len(joins.lines) == 1
     kinds = Counter(e["type"] for e in trace.events)
     assert kinds["remote_join"] == 1
-    assert kinds["remote_request"] == kinds["remote_action"] == trace.usage[
-        trace.seats[0].name
-    ].decisions > 0
+    assert (
+        kinds["remote_request"]
+        == kinds["remote_action"]
+        == trace.usage[trace.seats[0].name].decisions
+        > 0
+    )
     calls = [e for e in trace.events if e["type"] == "remote_call"]
     assert {c["via"] for c in calls} == {via}
     accepted = [c for c in calls if c["tool"] == "act" and c["ok"]]

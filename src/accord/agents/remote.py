@@ -190,8 +190,7 @@ class RemoteAgent(Agent):
 
         if self._process is not None and self._process.exited is not None:
             raise RemoteSeatError(
-                f"the agent process exited with code {self._process.exited} before the game "
-                "ended"
+                f"the agent process exited with code {self._process.exited} before the game ended"
             )
 
     async def _reason(self, reason: str) -> str:

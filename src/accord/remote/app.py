@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -50,7 +50,9 @@ class _Gate:
             await self.app(scope, receive, send)
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        length = headers.get("content-length", "0" if scope["method"] in ("GET", "HEAD", "DELETE", "OPTIONS") else "")
+        length = headers.get(
+            "content-length", "0" if scope["method"] in ("GET", "HEAD", "DELETE", "OPTIONS") else ""
+        )
         if not length.isdigit():
             await _refused(411, "send the body with a Content-Length header")(scope, receive, send)
             return
@@ -62,10 +64,14 @@ class _Gate:
                 scope, receive, send
             )
             return
-        if scope["path"] != "/v1/schema" and self.hub.seat_for(headers.get("authorization")) is None:
+        if (
+            scope["path"] != "/v1/schema"
+            and self.hub.seat_for(headers.get("authorization")) is None
+        ):
             await _refused(
-                401, "missing or unknown seat token: send 'Authorization: Bearer <token>' with "
-                "the token printed for your seat"
+                401,
+                "missing or unknown seat token: send 'Authorization: Bearer <token>' with "
+                "the token printed for your seat",
             )(scope, receive, send)
             return
         await self.app(scope, receive, send)
@@ -146,6 +152,14 @@ def _mcp(hub: Hub) -> MCPServer[Any]:
     return server
 
 
+Handler = Callable[[HTTPRequest], Awaitable[Response]]
+
+
+def _route(server: MCPServer[Any], path: str, method: str) -> Callable[[Handler], Handler]:
+    """`MCPServer.custom_route`, typed."""
+    return cast("Callable[[Handler], Handler]", server.custom_route(path, methods=[method]))
+
+
 def _http_routes(server: MCPServer[Any], hub: Hub) -> None:
     async def run(request: HTTPRequest, tool: str, post: bool) -> Response:
         session = hub.seat_for(request.headers.get("authorization"))
@@ -169,23 +183,23 @@ def _http_routes(server: MCPServer[Any], hub: Hub) -> None:
         except SeatCallError as exc:
             return JSONResponse(exc.body or {"error": exc.message}, status_code=exc.status)
 
-    @server.custom_route("/v1/seat", methods=["GET"])
+    @_route(server, "/v1/seat", "GET")
     async def seat(request: HTTPRequest) -> Response:
         return await run(request, "seat_info", False)
 
-    @server.custom_route("/v1/observe", methods=["GET"])
+    @_route(server, "/v1/observe", "GET")
     async def observe(request: HTTPRequest) -> Response:
         return await run(request, "observe", False)
 
-    @server.custom_route("/v1/wait", methods=["POST"])
+    @_route(server, "/v1/wait", "POST")
     async def wait(request: HTTPRequest) -> Response:
         return await run(request, "wait_for_request", True)
 
-    @server.custom_route("/v1/act", methods=["POST"])
+    @_route(server, "/v1/act", "POST")
     async def act(request: HTTPRequest) -> Response:
         return await run(request, "act", True)
 
-    @server.custom_route("/v1/schema", methods=["GET"])
+    @_route(server, "/v1/schema", "GET")
     async def schema(request: HTTPRequest) -> Response:
         del request
         return JSONResponse(message_schemas())

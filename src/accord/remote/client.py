@@ -15,11 +15,12 @@ from typing import Any
 import httpx
 
 from accord.models import get_model
+from accord.models.base import Message
 
-Policy = Callable[[dict[str, Any], list[dict[str, str]]], Awaitable[Any]]
+Policy = Callable[[dict[str, Any], list[Message]], Awaitable[Any]]
 
 
-async def mock_policy(request: dict[str, Any], messages: list[dict[str, str]]) -> Any:
+async def mock_policy(request: dict[str, Any], messages: list[Message]) -> Any:
     """A reply valid against the request's schema (Accord's mock model)."""
     completion = await get_model("mock/schema").complete(
         messages, response_schema=request["reply_schema"], seed=3
@@ -35,7 +36,7 @@ async def http_agent(
 ) -> None:
     """Play one seat over HTTP/JSON until it ends (errors are fed back, as for models)."""
     headers = {"Authorization": f"Bearer {token}"}
-    messages: list[dict[str, str]] = []
+    messages: list[Message] = []
     async with httpx.AsyncClient(base_url=url, headers=headers, timeout=60) as client:
         while True:
             r = await client.post("/wait", json={"timeout_s": 10})

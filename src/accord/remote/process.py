@@ -42,9 +42,7 @@ class AgentProcess:
         self.keep = keep
 
     @classmethod
-    async def start(
-        cls, command: str, *, env: dict[str, str], name: str
-    ) -> AgentProcess:
+    async def start(cls, command: str, *, env: dict[str, str], name: str) -> AgentProcess:
         """Start `command` with `env` added to this process's environment."""
         run_dir = RUN_DIR.get()
         if run_dir is not None:

@@ -152,8 +152,9 @@ class SeatSession:
             elif tool == "act":
                 result = self._act(args, entry)
             else:
-                raise self._strike(404, f"unknown call {tool[:40]!r}; the calls are "
-                                   + ", ".join(TOOLS))
+                raise self._strike(
+                    404, f"unknown call {tool[:40]!r}; the calls are " + ", ".join(TOOLS)
+                )
         except SeatCallError as exc:
             entry.update(ok=False, error=exc.message)
             raise
@@ -201,7 +202,7 @@ class SeatSession:
 
     async def _wait(self, args: dict[str, Any]) -> dict[str, Any]:
         raw = args.get("timeout_s", MAX_WAIT_S)
-        if isinstance(raw, bool) or not isinstance(raw, int | float) or not 0 <= raw:
+        if isinstance(raw, bool) or not isinstance(raw, int | float) or not raw >= 0:
             raise self._strike(400, "timeout_s must be a number of seconds, 0 or more")
         end = self.clock() + min(float(raw), MAX_WAIT_S)
         while self.open is None and self.ended is None:
@@ -222,8 +223,7 @@ class SeatSession:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"]) or "arguments"
             raise self._strike(
-                400, f"malformed act arguments ({where}: {first['msg']}); send request_id and "
-                "reply"
+                400, f"malformed act arguments ({where}: {first['msg']}); send request_id and reply"
             ) from None
         entry["request_id"] = parsed.request_id
         text = parsed.reply if isinstance(parsed.reply, str) else json.dumps(parsed.reply)
@@ -234,14 +234,16 @@ class SeatSession:
         if o is None or o.request_id != parsed.request_id:
             open_id = "none is open" if o is None else f"request {o.request_id} is open"
             raise self._strike(
-                409, f"request {parsed.request_id} is not open ({open_id}); call "
-                "wait_for_request and answer the request it returns"
+                409,
+                f"request {parsed.request_id} is not open ({open_id}); call "
+                "wait_for_request and answer the request it returns",
             )
         if self.clock() > o.deadline_at:
             raise SeatCallError(409, f"request {o.request_id} is past its deadline")
         if len(text) > MAX_REPLY_CHARS:
-            raise self._strike(413, f"the reply is {len(text)} characters; at most "
-                               f"{MAX_REPLY_CHARS} are read")
+            raise self._strike(
+                413, f"the reply is {len(text)} characters; at most {MAX_REPLY_CHARS} are read"
+            )
         usage = _usage(parsed.usage)
         try:
             action = o.request.spec.parse(text)
@@ -264,8 +266,7 @@ class SeatSession:
         left = self.spec.max_errors - self.errors_in_row
         if left < 0 and self.failure is None:
             self.failure = (
-                f"protocol violation: {self.errors_in_row} bad calls in a row "
-                f"(the last: {message})"
+                f"protocol violation: {self.errors_in_row} bad calls in a row (the last: {message})"
             )
             if self.open is not None and not self.open.future.done():
                 self.open.future.set_exception(RemoteSeatError(self.failure))

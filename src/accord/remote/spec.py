@@ -62,8 +62,9 @@ class RemoteSeatSpec(BaseModel):
             except ValueError as exc:
                 raise ValueError(f"command {self.command!r} cannot be split: {exc}") from exc
             if not argv:
-                raise ValueError("'command' is empty: give the program to start, e.g. "
-                                 "'python my_agent.py'")
+                raise ValueError(
+                    "'command' is empty: give the program to start, e.g. 'python my_agent.py'"
+                )
         return self
 
     @property

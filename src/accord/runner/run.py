@@ -44,8 +44,8 @@ from accord.core.errors import ConfigError
 from accord.core.ids import check_id
 from accord.core.registry import resolve
 from accord.models.cache import CacheStats, scrub_secrets
-from accord.remote.process import RUN_DIR as REMOTE_RUN_DIR
 from accord.models.telemetry import observe
+from accord.remote.process import RUN_DIR as REMOTE_RUN_DIR
 from accord.runner.choose_executor import make_executor
 from accord.runner.executors import Executor
 from accord.runner.live import LiveRun, playing_into

@@ -2,8 +2,9 @@
 
 An agent spec is either a model (``model: openai/gpt-5-mini``), a reference agent
 (``agent: greedy``), a person (``agent: human``) or a remote agent (``agent: {remote: mcp}``,
-``agent: {command: "python my_agent.py"}``: `accord.remote.spec.RemoteSeatSpec`). On the command line a spec is a string:
-anything containing ``/`` is a model, anything else an agent name.
+``agent: {command: "python my_agent.py"}``: `accord.remote.spec.RemoteSeatSpec`). On the
+command line a spec is a string: anything containing ``/`` is a model, anything else an agent
+name.
 """
 
 from __future__ import annotations
@@ -50,8 +51,10 @@ class AgentSpec(BaseModel):
         if (self.model is None) == (self.agent is None):
             raise ValueError("give exactly one of 'model' (provider/model) or 'agent' (a name)")
         if (self.agent == "remote") != (self.remote is not None):
-            raise ValueError("a remote seat is written 'agent: {remote: mcp}' or "
-                             "'agent: {command: \"python my_agent.py\"}'")
+            raise ValueError(
+                "a remote seat is written 'agent: {remote: mcp}' or "
+                "'agent: {command: \"python my_agent.py\"}'"
+            )
         if self.model is not None and "/" not in self.model:
             raise ValueError(
                 f"model {self.model!r} must look like provider/model, e.g. 'local/smollm2'"

@@ -64,6 +64,8 @@ class RemoteAgent(Agent):
         self._replaced: str | None = None
         self._messages: list[dict[str, Any]] = []
         self._shown_system: str | None = None
+        self.refuse_first_reply: str | None = None
+        """See `accord.remote.seat.SeatSession.refuse_first_reply` (``accord agent check``)."""
 
     def describe(self) -> dict[str, Any]:
         return {"agent": self.spec, "model": None, "remote": self.remote.remote or "command"}
@@ -87,6 +89,7 @@ class RemoteAgent(Agent):
             )
 
         self._hub, self._seat = await hub.acquire(self.remote, session_of)
+        self._seat.refuse_first_reply = self.refuse_first_reply
         base = self._hub.base_url
         where = f"{self.trace_id} seat {request.seat}"
         if self.remote.command is not None:

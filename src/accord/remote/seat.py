@@ -97,6 +97,9 @@ class SeatSession:
         self.ended: str | None = None
         self.failure: str | None = None
         self.errors_in_row = 0
+        self.refuse_first_reply: str | None = None
+        """Set by ``accord agent check``: refuse the first valid reply once with this error, to
+        see that the agent reads error replies and answers again (not a strike)."""
         self._next_id = 0
         self._changed = asyncio.Event()
 
@@ -249,6 +252,10 @@ class SeatSession:
             action = o.request.spec.parse(text)
         except ActionError as exc:
             raise self._strike(422, str(exc), reply=True) from None
+        if self.refuse_first_reply is not None:
+            message, self.refuse_first_reply = self.refuse_first_reply, None
+            body = ActReply(ok=False, error=message, errors_left=self.spec.max_errors)
+            raise SeatCallError(422, message, body.model_dump(mode="json"))
         if usage:
             entry["self_reported_usage"] = usage
         self.errors_in_row = 0

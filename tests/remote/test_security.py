@@ -254,3 +254,13 @@ def test_no_token_reaches_any_file_of_the_run(
         for token in recorded_tokens:
             for form in _forms(token):
                 assert form not in text, f"{path.name} holds a seat token"
+
+
+async def test_a_non_loopback_host_header_is_refused() -> None:
+    hub = hub_module.Hub("127.0.0.1", 0)
+    transport = httpx.ASGITransport(app=build_app(hub))
+    async with httpx.AsyncClient(transport=transport, base_url="http://evil.example") as c:
+        r = await c.get("/v1/schema")
+    assert r.status_code == 421 and "loopback" in r.json()["error"]
+    async with httpx.AsyncClient(transport=transport, base_url="http://localhost:9") as c:
+        assert (await c.get("/v1/schema")).status_code == 200

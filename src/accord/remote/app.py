@@ -34,6 +34,16 @@ _INSTRUCTIONS = (
 )
 
 
+_LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
+
+
+def _host_name(host: str) -> str:
+    """``127.0.0.1:8765`` -> ``127.0.0.1``; ``[::1]:8765`` -> ``::1``."""
+    if host.startswith("["):
+        return host[1:].split("]", 1)[0]
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
 def _refused(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
@@ -50,6 +60,11 @@ class _Gate:
             await self.app(scope, receive, send)
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        if self.hub.host in _LOOPBACK and _host_name(headers.get("host", "")) not in _LOOPBACK:
+            await _refused(421, "this server answers loopback names only (127.0.0.1, localhost)")(
+                scope, receive, send
+            )
+            return
         length = headers.get(
             "content-length", "0" if scope["method"] in ("GET", "HEAD", "DELETE", "OPTIONS") else ""
         )

@@ -12,6 +12,7 @@ each message is `message_schemas()` (``accord agent schema`` prints it).
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -119,8 +120,9 @@ def payload(request: Request, request_id: int, deadline_s: float) -> RequestPayl
     )
 
 
+@functools.cache
 def message_schemas() -> dict[str, Any]:
-    """JSON schemas of every protocol message, by name."""
+    """JSON schemas of every protocol message, by name (computed once; do not modify)."""
     models: list[type[BaseModel]] = [
         SeatInfoReply, WaitReply, ActArgs, ActReply, ErrorReply,
     ]  # fmt: skip

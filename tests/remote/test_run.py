@@ -55,14 +55,12 @@ async def test_a_remote_mcp_seat_prints_where_to_join(capsys: pytest.CaptureFixt
 
 
 def test_accord_run_plays_the_example_agent_and_resumes(kit, tmp_path: Path) -> None:
-    command = f"{sys.executable} {kit.example().__file__}"
-    config = {
-        "name": "remote",
-        "defaults": {"game": "negotiation", "games": 3, "seed": 2},
-        "batches": [
-            {"name": "ex", "agents": [{"agent": {"command": command, "max_errors": 40}}, "greedy"]}
-        ],
-    }
+    example = Path(kit.example().__file__)
+    config = yaml.safe_load((example.parent / "experiment.yaml").read_text())
+    (seat, other) = config["batches"][0]["agents"]
+    assert seat["agent"]["command"] == "python examples/remote-agent/agent.py"
+    command = f"{sys.executable} {example}"  # this test's interpreter, from any folder
+    seat["agent"]["command"] = command
     exp = tmp_path / "exp.yaml"
     exp.write_text(yaml.safe_dump(config))
     out = tmp_path / "run"
@@ -70,7 +68,7 @@ def test_accord_run_plays_the_example_agent_and_resumes(kit, tmp_path: Path) -> 
     done = runner.invoke(app, ["run", str(exp), "--out", str(out), "--concurrency", "3"])
     assert done.exit_code == 0, done.output
     traces = sorted((out / "traces").glob("*.json"))
-    assert len(traces) == 3
+    assert len(traces) == config["defaults"]["games"] == 3
     for path in traces:
         trace = json.loads(path.read_text())
         assert trace["status"] == "complete", trace["error"]
@@ -78,8 +76,18 @@ def test_accord_run_plays_the_example_agent_and_resumes(kit, tmp_path: Path) -> 
         assert trace["agents_config"][0]["remote"]["command"] == command
     assert len(list((out / "remote").glob("*.0.stderr.log"))) == 3
     rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
-    assert {r["agent"] for r in rows} >= {"cmd-agent", "greedy"}
+    assert {r["agent"] for r in rows} >= {"cmd-agent", other}
     before = {p.name: p.stat().st_mtime_ns for p in traces}
     again = runner.invoke(app, ["run", str(exp), "--out", str(out), "--resume"])
     assert again.exit_code == 0, again.output
     assert {p.name: p.stat().st_mtime_ns for p in traces} == before  # nothing played again
+
+
+def test_remote_seats_need_the_local_executor(tmp_path: Path) -> None:
+    from accord.runner.run import run_sync
+
+    seats = [parse_agent({"agent": {"remote": "mcp"}}), parse_agent("greedy")]
+    spec = GameSpec(trace_id="r1", game="negotiation", seed=1, agents=seats)
+    with pytest.raises(ConfigError, match="use the local executor"):
+        run_sync([spec], tmp_path / "run", executor="ray")
+    assert not (tmp_path / "run").exists()

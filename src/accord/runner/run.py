@@ -269,6 +269,8 @@ async def run_specs(
     runner = make_executor(
         executor, address=address, cache_dir=cache, num_cpus=num_cpus, cpus_per_game=cpus_per_game
     )
+    if runner.name != "local" and any(a.remote is not None for s in specs for a in s.agents):
+        raise ConfigError("remote agent seats are served by this process: use the local executor")
     if any(a.is_human for s in specs for a in s.agents):
         if runner.name != "local":
             raise ConfigError("a person plays at this terminal: use the local executor")

@@ -11,7 +11,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 from accord.core.errors import ConfigError
 from accord.core.ids import is_safe_id
@@ -37,6 +46,15 @@ class AgentSpec(BaseModel):
     remote: RemoteSeatSpec | None = Field(
         None, description="A remote agent's seat (written as 'agent: {remote: mcp}' etc.)."
     )
+
+    @model_serializer(mode="wrap")
+    def _without_unused_remote(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Other seats serialize as before remote seats existed (plan files of older runs
+        still match on --resume)."""
+        data: dict[str, Any] = handler(self)
+        if self.remote is None:
+            data.pop("remote", None)
+        return data
 
     @model_validator(mode="before")
     @classmethod

@@ -91,3 +91,8 @@ def test_remote_seats_need_the_local_executor(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="use the local executor"):
         run_sync([spec], tmp_path / "run", executor="ray")
     assert not (tmp_path / "run").exists()
+
+
+def test_other_seats_serialize_as_before() -> None:
+    assert "remote" not in parse_agent("greedy").model_dump(mode="json")
+    assert "remote" not in parse_agent("mock/schema").model_dump_json()

@@ -102,6 +102,8 @@ async def test_bad_calls_get_one_clear_error_and_are_recorded(kit) -> None:
     assert statuses["malformed"][0] == 400 and "request_id" in statuses["malformed"][1]
     assert statuses["not json"] == (400, "the body must be a JSON object")
     assert statuses["unknown path"][0] == 404
+    (unauthenticated,) = [e for e in trace.events if e["type"] == "remote_unauthenticated"]
+    assert unauthenticated["calls"] == 2 and "401" in unauthenticated["note"]
     refused = [c for c in trace.events if c["type"] == "remote_call" and not c["ok"]]
     errors = [c["error"] for c in refused]
     assert errors[0] == "request body too large"

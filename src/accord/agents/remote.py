@@ -34,6 +34,11 @@ POLL_S = 0.2
 END_GRACE_S = 1.0
 """Seconds a joined agent has, once its game is over, to hear so before its token expires."""
 
+UNAUTHENTICATED = (
+    "calls without a valid token reached the seat server while this seat was open (refused "
+    "with 401; they name no seat)"
+)
+
 Announce = Callable[[str], None]
 
 
@@ -61,6 +66,7 @@ class RemoteAgent(Agent):
         self._seat: Any = None
         self._process: Any = None
         self._flushed = 0
+        self._refused_seen = 0
         self._replaced: str | None = None
         self._messages: list[dict[str, Any]] = []
         self._shown_system: str | None = None
@@ -89,6 +95,7 @@ class RemoteAgent(Agent):
             )
 
         self._hub, self._seat = await hub.acquire(self.remote, session_of)
+        self._refused_seen = self._hub.refused
         self._seat.refuse_first_reply = self.refuse_first_reply
         base = self._hub.base_url
         where = f"{self.trace_id} seat {request.seat}"
@@ -222,6 +229,12 @@ class RemoteAgent(Agent):
                     message["note"] = f"rejected: {entry.get('error', '')}"
                 self._messages.append(message)
         self._flushed = len(calls)
+        refused = self._hub.refused - self._refused_seen
+        if refused > 0:
+            # A call without a valid token names no seat: every seat open at the time
+            # records it, saying so.
+            record("remote_unauthenticated", calls=refused, note=UNAUTHENTICATED)
+            self._refused_seen += refused
 
     def _fallback(self, request: Request, record: Recorder, reason: str) -> Action:
         from accord.remote.seat import RemoteSeatError

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import Field
 from starlette.requests import Request as HTTPRequest
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -127,6 +128,35 @@ class _UnknownTools:
         return await call_next(ctx)
 
 
+# The tools' arguments are validated by `SeatSession.call`, so that a malformed call is
+# recorded on its seat and counted; the schemas below only tell agents what to send.
+_Seconds = Annotated[
+    Any,
+    Field(
+        description=f"Seconds to wait, at most {MAX_WAIT_S:g}.",
+        json_schema_extra={"type": "number", "minimum": 0, "maximum": MAX_WAIT_S},
+    ),
+]
+_RequestId = Annotated[
+    Any, Field(description="The open request's id.", json_schema_extra={"type": "integer"})
+]
+_Reply = Annotated[
+    Any,
+    Field(
+        description="A JSON object valid against the request's reply_schema, or text when it "
+        "has none.",
+        json_schema_extra={"anyOf": [{"type": "object"}, {"type": "string"}]},
+    ),
+]
+_Usage = Annotated[
+    Any,
+    Field(
+        description="Optional self-reported usage: input_tokens, output_tokens, cost_usd.",
+        json_schema_extra={"type": "object"},
+    ),
+]
+
+
 def _mcp(hub: Hub) -> MCPServer[Any]:
     server: MCPServer[Any] = MCPServer(
         "accord-seat",
@@ -148,7 +178,7 @@ def _mcp(hub: Hub) -> MCPServer[Any]:
         description=f"Wait up to timeout_s seconds (at most {MAX_WAIT_S:g}) for your next "
         "request; returns it (status 'request'), or status 'waiting' or 'ended'."
     )
-    async def wait_for_request(ctx: Context, timeout_s: Any = MAX_WAIT_S) -> dict[str, Any]:
+    async def wait_for_request(ctx: Context, timeout_s: _Seconds = MAX_WAIT_S) -> dict[str, Any]:
         return await _tool(hub, ctx, "wait_for_request", {"timeout_s": timeout_s})
 
     @server.tool(
@@ -157,7 +187,7 @@ def _mcp(hub: Hub) -> MCPServer[Any]:
         "{input_tokens, output_tokens, cost_usd} you want recorded as self-reported."
     )
     async def act(
-        ctx: Context, request_id: Any = None, reply: Any = None, usage: Any = None
+        ctx: Context, request_id: _RequestId = None, reply: _Reply = None, usage: _Usage = None
     ) -> dict[str, Any]:
         args: dict[str, Any] = {"request_id": request_id, "reply": reply}
         if usage is not None:

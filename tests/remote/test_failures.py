@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -139,3 +140,61 @@ async def test_acting_when_not_asked_is_refused_and_counted(kit) -> None:
     assert replies[0].json()["errors_left"] == 4
     first = _events(trace, "remote_call")[0]
     assert first["tool"] == "act" and not first["ok"] and "request 7 is not open" in first["error"]
+
+
+async def test_self_reported_usage_is_recorded_as_such(kit) -> None:
+    async def reporting(via: str, url: str, token: str) -> None:
+        del via
+        headers = {"Authorization": f"Bearer {token}"}
+        messages: list[dict[str, str]] = []
+        async with httpx.AsyncClient(base_url=url, headers=headers) as c:
+            while True:
+                state = (await c.post("/wait", json={"timeout_s": 10})).json()
+                if state["status"] == "ended":
+                    return
+                if state["status"] != "request":
+                    continue
+                request = state["request"]
+                messages = [{"role": "user", "content": request["observation"]}]
+                while True:
+                    reply = await kit_policy(request, messages)
+                    usage = {"input_tokens": 100, "output_tokens": 7, "cost_usd": 0.5, "x": 1}
+                    r = await c.post(
+                        "/act",
+                        json={"request_id": request["request_id"], "reply": reply, "usage": usage},
+                    )
+                    if r.json().get("ok"):
+                        break
+                    messages.append({"role": "user", "content": r.json()["error"]})
+
+    from accord.remote.client import mock_policy as kit_policy
+
+    trace, _ = await kit.play_with("negotiation", [kit.remote(max_errors=40), "greedy"], reporting)
+    assert trace.status == "complete", trace.error
+    actions = _events(trace, "remote_action")
+    assert actions and all(
+        a["self_reported_usage"] == {"input_tokens": 100, "output_tokens": 7, "cost_usd": 0.5}
+        for a in actions
+    )
+    usage = trace.usage[trace.seats[0].name]
+    assert usage.input_tokens == usage.output_tokens == 0 and usage.cost_usd == 0
+
+
+async def test_an_agent_log_keeps_its_last_mebibyte(tmp_path: Path) -> None:
+    from accord.remote import process
+
+    token = "s3cret-token-value-0123456789"
+    code = (
+        f"import sys; sys.stderr.write('x' * {process.MAX_LOG_BYTES} + ' {token} end'); "
+        "sys.stderr.flush()"
+    )
+    run_dir = process.RUN_DIR.set(tmp_path)
+    try:
+        proc = await process.AgentProcess.start(f'{sys.executable} -c "{code}"', env={}, name="g.0")
+        tail = await proc.stop([token])
+    finally:
+        process.RUN_DIR.reset(run_dir)
+    text = (tmp_path / "remote" / "g.0.stderr.log").read_text()
+    assert text.startswith("[") and "earlier bytes cut]" in text.splitlines()[0]
+    assert text.endswith("[redacted:seat-token] end") and token not in text
+    assert tail.endswith("[redacted:seat-token] end")

@@ -3,8 +3,8 @@
 The process gets the seat's join details in its environment (``ACCORD_SEAT_URL``: the HTTP/JSON
 base, ``ACCORD_SEAT_MCP_URL``: the MCP endpoint, ``ACCORD_SEAT_TOKEN``), its stdin closed and
 its stdout discarded. Its stderr is kept in the run directory as
-``remote/<trace_id>.<seat>.stderr.log`` (with the seat's token redacted, in every encoding
-Accord scrubs, should the agent print it). When the game ends the process is given a moment
+``remote/<trace_id>.<seat>.stderr.log`` (its last MiB, with the seat's token redacted in every
+encoding Accord scrubs, should the agent print it). When the game ends the process is given a moment
 to see status 'ended' and exit, then terminated, then killed.
 """
 
@@ -28,6 +28,9 @@ RUN_DIR: contextvars.ContextVar[Path | None] = contextvars.ContextVar(
 
 EXIT_GRACE_S = 3.0
 """Seconds an agent process has to exit by itself once its game is over."""
+
+MAX_LOG_BYTES = 1024 * 1024
+"""An agent's stderr log keeps at most its last MiB (a note says how much was cut)."""
 
 STDERR_TAIL = 600
 """Characters of an agent's stderr quoted in a failure reason."""
@@ -87,11 +90,10 @@ class AgentProcess:
                 with contextlib.suppress(ProcessLookupError):
                     self.proc.kill()
                 await self.proc.wait()
-        text = self.log.read_text(errors="replace") if self.log.exists() else ""
+        text = _read_capped(self.log)
         clean = redact(text, tokens)
         if self.keep:
-            if clean != text:
-                self.log.write_text(clean)
+            self.log.write_text(clean)
         else:
             self.log.unlink(missing_ok=True)
         return clean[-STDERR_TAIL:]
@@ -102,4 +104,19 @@ def redact(text: str, tokens: list[str]) -> str:
     for token in tokens:
         for form in encoded_forms(token):
             text = text.replace(form, "[redacted:seat-token]")
+    return text
+
+
+def _read_capped(path: Path) -> str:
+    """The log's text, cut to its last `MAX_LOG_BYTES` (with a note) when longer."""
+    if not path.exists():
+        return ""
+    size = path.stat().st_size
+    with path.open("rb") as fh:
+        if size > MAX_LOG_BYTES:
+            fh.seek(size - MAX_LOG_BYTES)
+        data = fh.read(MAX_LOG_BYTES)
+    text = data.decode(errors="replace")
+    if size > MAX_LOG_BYTES:
+        text = f"[{size - MAX_LOG_BYTES} earlier bytes cut]\n" + text
     return text

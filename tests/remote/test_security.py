@@ -266,3 +266,15 @@ async def test_a_non_loopback_host_header_is_refused() -> None:
     assert r.status_code == 421 and "loopback" in r.json()["error"]
     async with httpx.AsyncClient(transport=transport, base_url="http://localhost:9") as c:
         assert (await c.get("/v1/schema")).status_code == 200
+
+
+async def test_the_seat_server_leaves_signal_handling_to_the_run() -> None:
+    import signal
+
+    before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+    hub = hub_module.Hub("127.0.0.1", 0)
+    await hub.start()
+    try:
+        assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
+    finally:
+        await hub.stop()

@@ -14,6 +14,7 @@ import hmac
 import secrets
 import socket
 import weakref
+from collections.abc import Iterator
 from typing import Any
 
 from accord.core.errors import ConfigError
@@ -100,8 +101,7 @@ class Hub:
         config = uvicorn.Config(
             build_app(self), log_level="warning", access_log=False, lifespan="on"
         )
-        self._server = uvicorn.Server(config)
-        self._server.install_signal_handlers = lambda: None  # the run's own handlers stay
+        self._server = _server_class()(config)
         self._task = asyncio.ensure_future(self._server.serve(sockets=[sock]))
         while not self._server.started:
             if self._task.done():
@@ -117,6 +117,20 @@ class Hub:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._task
         self._server = self._task = None
+
+
+def _server_class() -> type:
+    import uvicorn
+
+    class QuietServer(uvicorn.Server):
+        """A uvicorn server that leaves signal handling to the run (Ctrl-C and SIGTERM stop
+        the run, which then closes its seats), instead of taking SIGINT/SIGTERM over."""
+
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            yield
+
+    return QuietServer
 
 
 _LOCKS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (

@@ -96,3 +96,17 @@ def test_remote_seats_need_the_local_executor(tmp_path: Path) -> None:
 def test_other_seats_serialize_as_before() -> None:
     assert "remote" not in parse_agent("greedy").model_dump(mode="json")
     assert "remote" not in parse_agent("mock/schema").model_dump_json()
+
+
+def test_the_docs_experiment_is_valid(tmp_path: Path) -> None:
+    import re
+
+    from accord.runner.config import expand, load_experiment
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "agents.md").read_text()
+    (block,) = re.findall(r"```yaml\n(.*?)```", doc, re.S)
+    (tmp_path / "exp.yaml").write_text(block)
+    specs = expand(load_experiment(tmp_path / "exp.yaml"))
+    assert len(specs) == 20
+    kinds = {s.agents[0].display for s in specs}
+    assert kinds == {"cmd-my_agent", "remote-mcp"}

@@ -34,7 +34,11 @@ class RemoteSeatSpec(BaseModel):
         60.0, gt=0, le=86_400, description="Seconds the agent has to answer each request."
     )
     join_s: float = Field(
-        30.0, gt=0, le=86_400, description="Seconds the agent has to make its first call."
+        120.0,
+        gt=0,
+        le=86_400,
+        description="Seconds the agent has to make its first call (time to start it by hand; "
+        "an agent process that exits is noticed at once).",
     )
     max_errors: int = Field(
         3,

@@ -54,8 +54,10 @@ def test_bad_input_gets_one_line_and_exit_2() -> None:
     for args, says in (
         (["agent", "check"], "give the URL to serve on, or --command"),
         (["agent", "check", "ftp://x"], "is not an address to serve on"),
-        (["agent", "check", "--command", "x", "--game", "chess"], "unknown check game 'chess'"),
-        (["agent", "check", "--command", "x", "--deadline", "0"], "deadline_s"),
+        (["agent", "check", "--command", "true", "--game", "chess"], "unknown check game"),
+        (["agent", "check", "--command", "true", "--deadline", "0"], "deadline_s"),
+        (["agent", "check", "--command", "no-such-agent-program x"], "cannot find the program"),
+        (["agent", "check", "--command", "a 'b"], "cannot be split"),
     ):
         done = runner.invoke(app, args)
         assert done.exit_code == 2, done.output

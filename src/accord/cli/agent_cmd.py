@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shlex
+import shutil
 from typing import Annotated
 from urllib.parse import urlsplit
 
@@ -87,6 +89,14 @@ def check_cmd(
         fields: dict[str, object] = {"deadline_s": deadline, "join_s": join}
         fields["max_errors"] = max_errors
         if command is not None:
+            try:
+                program = shlex.split(command)[:1]
+            except ValueError as exc:
+                raise ConfigError(f"--command {command!r} cannot be split: {exc}") from exc
+            if program and shutil.which(program[0]) is None:
+                raise ConfigError(
+                    f"cannot find the program {program[0]!r} of --command; give its path"
+                )
             fields["command"] = command
         else:
             assert url is not None

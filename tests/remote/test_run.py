@@ -110,3 +110,13 @@ def test_the_docs_experiment_is_valid(tmp_path: Path) -> None:
     assert len(specs) == 20
     kinds = {s.agents[0].display for s in specs}
     assert kinds == {"cmd-my_agent", "remote-mcp"}
+
+
+async def test_without_the_remote_extra_a_seat_says_what_to_install(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "accord.remote.app", None)  # as if mcp were missing
+    seats = [parse_agent({"agent": {"remote": "mcp"}}), parse_agent("greedy")]
+    trace = await play_game(GameSpec(trace_id="p2", game="negotiation", seed=1, agents=seats))
+    assert trace.status == "failed"
+    assert "pip install 'accord[remote]'" in (trace.error or "")

@@ -80,9 +80,14 @@ class Hub:
 
     async def start(self) -> None:
         """Bind and serve (the port is known when this returns)."""
-        import uvicorn
-
-        from accord.remote.app import build_app
+        try:
+            from accord.remote.app import build_app
+        except ImportError as exc:
+            raise ConfigError(
+                f"remote agent seats need the 'remote' extra ({exc.name or 'mcp'} is missing): "
+                "pip install 'accord[remote]'"
+            ) from exc
+        import uvicorn  # a dependency of the MCP SDK
 
         sock = socket.socket(socket.AF_INET6 if ":" in self.host else socket.AF_INET)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

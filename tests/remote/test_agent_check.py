@@ -98,3 +98,42 @@ async def test_an_agent_started_by_hand_is_checked_through_the_printed_details(k
     assert [r.game for r in results] == ["negotiation", "sorting"]
     assert all(r.passed for r in results), [r.points for r in results]
     assert len(joins.lines) == 2
+
+
+def test_agent_check_serves_on_the_url_it_is_given(kit) -> None:
+    import asyncio
+    import queue
+    import re
+    import socket
+    import threading
+
+    from accord.agents import remote as remote_agent
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    lines: queue.Queue[str] = queue.Queue()
+    remote_agent.ANNOUNCE[:] = [lines.put]
+    seen: list[str] = []
+
+    def agent() -> None:
+        line = lines.get(timeout=60)
+        seen.append(line)
+        m = re.search(r"at (\S+) with 'Authorization: Bearer (\S+)'", line)
+        assert m is not None
+        asyncio.run(kit.http_agent(m.group(1), m.group(2)))
+
+    thread = threading.Thread(target=agent, daemon=True)
+    thread.start()
+    try:
+        done = CliRunner().invoke(
+            app,
+            ["agent", "check", f"http://127.0.0.1:{port}/v1", "--game", "negotiation",
+             "--max-errors", "40"],
+        )  # fmt: skip
+    finally:
+        remote_agent.ANNOUNCE[:] = [remote_agent._print_to_terminal]
+    thread.join(30)
+    assert done.exit_code == 0, done.output
+    assert "1 of 1 games passed every point" in done.output
+    assert f"join over http at http://127.0.0.1:{port}/v1 with" in seen[0]

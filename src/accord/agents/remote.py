@@ -22,11 +22,16 @@ import contextlib
 import sys
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from accord.agents.base import Agent, Recorder, _no_record
 from accord.core.spec import Action, Request
 from accord.remote.spec import RemoteSeatSpec
+
+if TYPE_CHECKING:
+    from accord.remote.hub import Hub
+    from accord.remote.process import AgentProcess
+    from accord.remote.seat import SeatSession
 
 POLL_S = 0.2
 """How often a waiting seat checks that its agent process is still alive."""
@@ -62,9 +67,9 @@ class RemoteAgent(Agent):
         self.spec = label or remote.display
         self.game_id = game_id
         self.trace_id = session
-        self._hub: Any = None
-        self._seat: Any = None
-        self._process: Any = None
+        self._hub: Hub | None = None
+        self._seat: SeatSession | None = None
+        self._process: AgentProcess | None = None
         self._flushed = 0
         self._refused_seen = 0
         self._replaced: str | None = None
@@ -94,10 +99,11 @@ class RemoteAgent(Agent):
                 spec=self.remote,
             )
 
-        self._hub, self._seat = await hub.acquire(self.remote, session_of)
-        self._refused_seen = self._hub.refused
-        self._seat.refuse_first_reply = self.refuse_first_reply
-        base = self._hub.base_url
+        served, seat = await hub.acquire(self.remote, session_of)
+        self._hub, self._seat = served, seat
+        self._refused_seen = served.refused
+        seat.refuse_first_reply = self.refuse_first_reply
+        base = served.base_url
         where = f"{self.trace_id} seat {request.seat}"
         if self.remote.command is not None:
             from accord.remote.process import AgentProcess
@@ -107,7 +113,7 @@ class RemoteAgent(Agent):
                 env={
                     "ACCORD_SEAT_URL": f"{base}/v1",
                     "ACCORD_SEAT_MCP_URL": f"{base}/mcp",
-                    "ACCORD_SEAT_TOKEN": self._seat.token,
+                    "ACCORD_SEAT_TOKEN": seat.token,
                 },
                 name=f"{self.trace_id}.{request.seat}",
             )
@@ -116,7 +122,7 @@ class RemoteAgent(Agent):
             for say in ANNOUNCE:
                 say(
                     f"{where} ({self.game_id}): join over {self.remote.remote} at {url} with "
-                    f"'Authorization: Bearer {self._seat.token}' within {self.remote.join_s:g} s"
+                    f"'Authorization: Bearer {seat.token}' within {self.remote.join_s:g} s"
                 )
         record("remote_join", via=self.remote.remote or "command", url=base)
 
@@ -128,7 +134,7 @@ class RemoteAgent(Agent):
             return self._fallback(request, record, self._replaced)
         if self._seat is None:
             await self._join(request, record)
-        seat = self._seat
+        seat = self._joined()
         rid = seat.open_request(request)
         sent = payload(request, rid, self.remote.deadline_s)
         record(
@@ -141,7 +147,7 @@ class RemoteAgent(Agent):
         self._remember_sent(request)
         asked = time.monotonic()
         try:
-            action, usage = await self._answer(rid)
+            action, usage = await self._answer(seat, rid)
         except RemoteSeatError as exc:
             reason = await self._reason(str(exc))
             record("remote_failed", request_id=rid, kind=request.spec.kind, error=reason)
@@ -163,11 +169,10 @@ class RemoteAgent(Agent):
         self.usage.latency_s += response_s
         return action
 
-    async def _answer(self, rid: int) -> tuple[Action, dict[str, float]]:
+    async def _answer(self, seat: SeatSession, rid: int) -> tuple[Action, dict[str, float]]:
         """The accepted reply to request `rid`, or `RemoteSeatError` saying why there is none."""
         from accord.remote.seat import RemoteSeatError
 
-        seat = self._seat
         if seat.failure is not None:
             raise RemoteSeatError(seat.failure)
         joined_by = time.monotonic() + self.remote.join_s
@@ -182,11 +187,13 @@ class RemoteAgent(Agent):
                 await asyncio.wait_for(seat.joined.wait(), min(left, POLL_S))
             except TimeoutError:
                 continue
-        future = seat.open.future
+        request = seat.open
+        assert request is not None and request.request_id == rid
+        future = request.future
         while True:
             if future.done():
-                return future.result()  # type: ignore[no-any-return]
-            left = seat.open.deadline_at - seat.clock()
+                return future.result()
+            left = request.deadline_at - seat.clock()
             if left <= 0:
                 raise RemoteSeatError(
                     f"missed deadline: request {rid} was not answered within "
@@ -194,6 +201,12 @@ class RemoteAgent(Agent):
                 )
             self._check_process()
             await asyncio.wait({future}, timeout=min(left, POLL_S))
+
+    def _joined(self) -> SeatSession:
+        """The seat's session (only once `_join` has run)."""
+        if self._seat is None:
+            raise AssertionError("the remote seat has not joined yet")
+        return self._seat
 
     def _check_process(self) -> None:
         from accord.remote.seat import RemoteSeatError
@@ -206,7 +219,7 @@ class RemoteAgent(Agent):
     async def _reason(self, reason: str) -> str:
         """`reason`, with the tail of the agent process's stderr when it has exited."""
         if self._process is not None and self._process.exited is not None:
-            tail = (await self._process.stop([self._seat.token])).strip()
+            tail = (await self._process.stop([self._joined().token])).strip()
             if tail:
                 return f"{reason}; its stderr ends: {tail[-300:]}"
         return reason
@@ -219,7 +232,8 @@ class RemoteAgent(Agent):
 
     def _flush_calls(self, record: Recorder) -> None:
         """Record the calls made since the last flush (the replies go to the transcript)."""
-        calls = self._seat.calls
+        seat = self._joined()
+        calls = seat.calls
         for entry in calls[self._flushed :]:
             fields = {k: v for k, v in entry.items() if k != "reply"}
             record("remote_call", **fields)
@@ -229,6 +243,7 @@ class RemoteAgent(Agent):
                     message["note"] = f"rejected: {entry.get('error', '')}"
                 self._messages.append(message)
         self._flushed = len(calls)
+        assert self._hub is not None
         refused = self._hub.refused - self._refused_seen
         if refused > 0:
             # A call without a valid token names no seat: every seat open at the time
@@ -254,8 +269,8 @@ class RemoteAgent(Agent):
     async def close(self) -> None:
         from accord.remote import hub
 
-        seat = self._seat
-        if seat is None:
+        seat, served = self._seat, self._hub
+        if seat is None or served is None:
             return
         if seat.ended is None:
             seat.end("the game is over")
@@ -265,4 +280,4 @@ class RemoteAgent(Agent):
             # A moment for the agent to hear 'ended' before its token is refused.
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(seat.saw_end.wait(), END_GRACE_S)
-        await hub.release(self._hub, seat)
+        await hub.release(served, seat)

@@ -90,6 +90,10 @@ def build_agent(
             session=session,
         )
     assert spec.agent is not None
+    if spec.remote is not None:
+        from accord.agents.remote import RemoteAgent
+
+        return RemoteAgent(spec.remote, game_id, session=session, label=spec.label)
     if spec.agent == "human":
         from accord.agents.human import HumanAgent
 

@@ -45,6 +45,7 @@ from accord.core.ids import check_id
 from accord.core.registry import resolve
 from accord.models.cache import CacheStats, scrub_secrets
 from accord.models.telemetry import observe
+from accord.remote.process import RUN_DIR as REMOTE_RUN_DIR
 from accord.runner.choose_executor import make_executor
 from accord.runner.executors import Executor
 from accord.runner.live import LiveRun, playing_into
@@ -180,7 +181,7 @@ def check_seats(specs: Sequence[GameSpec], *, models: bool = True) -> None:
             if ident in seen:
                 continue
             seen.add(ident)
-            if agent.agent is not None and not agent.is_human:
+            if agent.agent is not None and not agent.is_human and agent.remote is None:
                 make_reference(game_id, agent.agent)
             elif agent.model is not None and not agent.model.startswith("local/"):
                 try:
@@ -268,6 +269,8 @@ async def run_specs(
     runner = make_executor(
         executor, address=address, cache_dir=cache, num_cpus=num_cpus, cpus_per_game=cpus_per_game
     )
+    if runner.name != "local" and any(a.remote is not None for s in specs for a in s.agents):
+        raise ConfigError("remote agent seats are served by this process: use the local executor")
     if any(a.is_human for s in specs for a in s.agents):
         if runner.name != "local":
             raise ConfigError("a person plays at this terminal: use the local executor")
@@ -302,6 +305,7 @@ async def run_specs(
             if monitor is not None:
                 monitor.game_started(spec.trace_id, _kind(spec))
             log = live_run.game(spec, _seats(spec)) if live_run is not None else None
+            REMOTE_RUN_DIR.set(out)  # agent processes keep their stderr here (this task only)
             try:
                 with playing_into(log):
                     trace = await runner.play(spec)

@@ -1,19 +1,31 @@
 """Agent and game specs: what a seat is and which games a run plays.
 
 An agent spec is either a model (``model: openai/gpt-5-mini``), a reference agent
-(``agent: greedy``) or a person (``agent: human``). On the command line a spec is a string:
-anything containing ``/`` is a model, anything else an agent name.
+(``agent: greedy``), a person (``agent: human``) or a remote agent (``agent: {remote: mcp}``,
+``agent: {command: "python my_agent.py"}``: `accord.remote.spec.RemoteSeatSpec`). On the
+command line a spec is a string: anything containing ``/`` is a model, anything else an agent
+name.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 from accord.core.errors import ConfigError
 from accord.core.ids import is_safe_id
 from accord.core.secrets import register_secret_env, secret_option_problem
+from accord.remote.spec import RemoteSeatSpec
 
 
 class AgentSpec(BaseModel):
@@ -31,11 +43,36 @@ class AgentSpec(BaseModel):
         description="Model client options: base_url, api_key_env, timeout_s, max_concurrency, "
         "cooldown_s, prices, ... (never put an API key here; name its variable instead).",
     )
+    remote: RemoteSeatSpec | None = Field(
+        None, description="A remote agent's seat (written as 'agent: {remote: mcp}' etc.)."
+    )
+
+    @model_serializer(mode="wrap")
+    def _without_unused_remote(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Other seats serialize as before remote seats existed (plan files of older runs
+        still match on --resume)."""
+        data: dict[str, Any] = handler(self)
+        if self.remote is None:
+            data.pop("remote", None)
+        return data
+
+    @model_validator(mode="before")
+    @classmethod
+    def _remote_agent(cls, data: Any) -> Any:
+        """``agent: {remote: mcp, ...}`` / ``agent: {command: ...}`` -> agent 'remote'."""
+        if isinstance(data, dict) and isinstance(data.get("agent"), dict):
+            return {**data, "agent": "remote", "remote": data["agent"]}
+        return data
 
     @model_validator(mode="after")
     def _one_kind(self) -> AgentSpec:
         if (self.model is None) == (self.agent is None):
             raise ValueError("give exactly one of 'model' (provider/model) or 'agent' (a name)")
+        if (self.agent == "remote") != (self.remote is not None):
+            raise ValueError(
+                "a remote seat is written 'agent: {remote: mcp}' or "
+                "'agent: {command: \"python my_agent.py\"}'"
+            )
         if self.model is not None and "/" not in self.model:
             raise ValueError(
                 f"model {self.model!r} must look like provider/model, e.g. 'local/smollm2'"
@@ -52,7 +89,8 @@ class AgentSpec(BaseModel):
     @property
     def display(self) -> str:
         """Short name for tables."""
-        return self.label or self.model or self.agent or "?"
+        remote = self.remote.display if self.remote is not None else None
+        return self.label or self.model or remote or self.agent or "?"
 
     @property
     def is_human(self) -> bool:
@@ -80,6 +118,8 @@ def _one_line(exc: ValidationError, value: object) -> str:
     parts = []
     for err in exc.errors():
         loc = ".".join(str(p) for p in err["loc"])
+        if loc == "remote" or loc.startswith("remote."):
+            loc = "agent" + loc.removeprefix("remote")  # written 'agent: {remote: ...}'
         msg = str(err["msg"]).removeprefix("Value error, ")
         parts.append(f"{loc}: {msg}" if loc else msg)
     name = value.display if isinstance(value, AgentSpec) else str(value)[:60]

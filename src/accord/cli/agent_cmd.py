@@ -1,0 +1,137 @@
+"""`accord agent check` and `accord agent schema`: remote agents (``docs/agents.md``)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shlex
+import shutil
+from typing import Annotated
+from urllib.parse import urlsplit
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from accord.cli.main import _fail, app, console
+from accord.core.errors import AccordError, ConfigError
+
+agent_app = typer.Typer(
+    help="Remote agents that hold a seat over MCP or HTTP/JSON.\n\n"
+    "Example: accord agent check --command 'python my_agent.py'",
+    no_args_is_help=True,
+)
+app.add_typer(agent_app, name="agent")
+
+
+def _served_at(url: str) -> tuple[str, str, int]:
+    """``http://HOST:PORT/mcp`` (or ``/v1``) -> transport, host, port."""
+    parts = urlsplit(url)
+    if parts.scheme != "http" or not parts.hostname:
+        raise ConfigError(
+            f"{url!r} is not an address to serve on: give e.g. http://127.0.0.1:8765/mcp "
+            "(or .../v1 for HTTP/JSON)"
+        )
+    try:
+        port = parts.port or 0
+    except ValueError as exc:
+        raise ConfigError(f"{url!r} has a bad port: give a number from 0 to 65535") from exc
+    via = "http" if parts.path.rstrip("/").endswith("/v1") else "mcp"
+    return via, parts.hostname, port
+
+
+@agent_app.command("check")
+def check_cmd(
+    url: Annotated[
+        str | None,
+        typer.Argument(
+            help="Serve on this address (http://127.0.0.1:PORT/mcp, or .../v1 for HTTP/JSON) "
+            "and print each game's join details for an agent you start yourself."
+        ),
+    ] = None,
+    command: Annotated[
+        str | None,
+        typer.Option(
+            "--command", help="Start this agent once per game instead (URL and token in its env)."
+        ),
+    ] = None,
+    game: Annotated[
+        list[str] | None, typer.Option("--game", help="Only this game (repeatable).")
+    ] = None,
+    deadline: Annotated[float, typer.Option(help="Seconds per request.")] = 30.0,
+    join: Annotated[float, typer.Option(help="Seconds to make the first call.")] = 60.0,
+    max_errors: Annotated[int, typer.Option(help="Bad calls tolerated in a row.")] = 3,
+    seed: Annotated[int, typer.Option(help="Seed of the check games.")] = 1,
+) -> None:
+    """Play a small game of each built-in game against an agent (seat 0; reference agents hold
+    the other seats) and report point by point: joins, reads its observation, acts only when
+    asked, respects deadlines, valid actions, handles an error reply, game complete. Exits 1
+    when a point fails.
+
+    Examples:
+
+      accord agent check --command "python examples/remote-agent/agent.py"
+
+      accord agent check http://127.0.0.1:8765/mcp --game negotiation
+    """
+    from pydantic import ValidationError
+
+    from accord.remote.check import CHECK_GAMES, check_agent
+    from accord.remote.spec import RemoteSeatSpec
+
+    try:
+        if (url is None) == (command is None):
+            raise ConfigError("give the URL to serve on, or --command to start the agent")
+        known = [g for g, _, _ in CHECK_GAMES]
+        for g in game or []:
+            if g not in known:
+                raise ConfigError(f"unknown check game {g!r}; choose from {', '.join(known)}")
+        fields: dict[str, object] = {"deadline_s": deadline, "join_s": join}
+        fields["max_errors"] = max_errors
+        if command is not None:
+            try:
+                program = shlex.split(command)[:1]
+            except ValueError as exc:
+                raise ConfigError(f"--command {command!r} cannot be split: {exc}") from exc
+            if program and shutil.which(program[0]) is None:
+                raise ConfigError(
+                    f"cannot find the program {program[0]!r} of --command; give its path"
+                )
+            fields["command"] = command
+        else:
+            assert url is not None
+            fields["remote"], fields["host"], fields["port"] = _served_at(url)
+        try:
+            remote = RemoteSeatSpec.model_validate(fields)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            raise ConfigError(f"{where}: {first['msg']}".removeprefix(": ")) from exc
+        results = asyncio.run(check_agent(remote, games=tuple(game) if game else None, seed=seed))
+    except AccordError as exc:
+        raise _fail(exc) from exc
+    for result in results:
+        table = Table(title=escape(f"{result.game}"), show_lines=False)
+        table.add_column("point")
+        table.add_column("ok")
+        table.add_column("detail")
+        for point, (ok, why) in result.points.items():
+            table.add_row(point, "[green]yes[/green]" if ok else "[red]NO[/red]", escape(why))
+        console.print(table)
+    passed = sum(r.passed for r in results)
+    console.print(f"{passed} of {len(results)} games passed every point")
+    if passed < len(results):
+        raise typer.Exit(1)
+
+
+@agent_app.command("schema")
+def schema_cmd() -> None:
+    """Print the JSON schemas of the seat protocol's messages (accord-seat/1).
+
+    Example:
+
+      accord agent schema > accord-seat-1.json
+    """
+    from accord.remote.protocol import message_schemas
+
+    typer.echo(json.dumps(message_schemas(), indent=2))

@@ -1,0 +1,263 @@
+"""The seat server's web app: the MCP endpoint and the HTTP/JSON API, over one `SeatSession`.
+
+* ``POST /mcp``: MCP Streamable HTTP (stateless, JSON responses) with the tools of
+  `accord.remote.seat.TOOLS`;
+* ``GET /v1/seat``, ``GET /v1/observe``, ``POST /v1/wait``, ``POST /v1/act``: the same calls
+  as plain HTTP/JSON; ``GET /v1/schema``: their JSON schemas (no token needed).
+
+A call without a valid ``Authorization: Bearer <token>`` is refused with 401 before it reaches
+any seat; a body over `MAX_BODY_BYTES` with 413. Neither ever names a seat or a token.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Annotated, Any, cast
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import Field
+from starlette.requests import Request as HTTPRequest
+from starlette.responses import JSONResponse, Response
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from accord.remote.protocol import MAX_BODY_BYTES, MAX_WAIT_S, PROTOCOL, message_schemas
+from accord.remote.seat import TOOLS, SeatCallError, SeatSession
+
+if TYPE_CHECKING:
+    from accord.remote.hub import Hub
+
+_INSTRUCTIONS = (
+    "You hold one seat of an Accord game. Call wait_for_request until it returns a request, "
+    "answer it with act (request_id and a reply valid against reply_schema) before its "
+    "deadline, and repeat until the status is 'ended'. observe shows the open request again."
+)
+
+
+_LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
+
+
+def _host_name(host: str) -> str:
+    """``127.0.0.1:8765`` -> ``127.0.0.1``; ``[::1]:8765`` -> ``::1``."""
+    if host.startswith("["):
+        return host[1:].split("]", 1)[0]
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+def _refused(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+class _Gate:
+    """Refuses oversize bodies and calls without a valid token before the app sees them."""
+
+    def __init__(self, app: ASGIApp, hub: Hub) -> None:
+        self.app = app
+        self.hub = hub
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        if self.hub.host in _LOOPBACK and _host_name(headers.get("host", "")) not in _LOOPBACK:
+            await _refused(421, "this server answers loopback names only (127.0.0.1, localhost)")(
+                scope, receive, send
+            )
+            return
+        length = headers.get(
+            "content-length", "0" if scope["method"] in ("GET", "HEAD", "DELETE", "OPTIONS") else ""
+        )
+        if not length.isdigit():
+            await _refused(411, "send the body with a Content-Length header")(scope, receive, send)
+            return
+        if int(length) > MAX_BODY_BYTES:
+            seat = self.hub.seat_for(headers.get("authorization"))
+            if seat is not None:
+                seat.log_refusal("http", scope["path"], "request body too large")
+            await _refused(413, f"the body is over {MAX_BODY_BYTES} bytes; send less")(
+                scope, receive, send
+            )
+            return
+        if (
+            scope["path"] != "/v1/schema"
+            and self.hub.seat_for(headers.get("authorization")) is None
+        ):
+            await _refused(
+                401,
+                "missing or unknown seat token: send 'Authorization: Bearer <token>' with "
+                "the token printed for your seat",
+            )(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+
+def _seat(hub: Hub, headers: Any) -> SeatSession:
+    session = hub.seat_for(headers.get("authorization") if headers is not None else None)
+    if session is None:
+        raise ToolError("missing or unknown seat token")
+    return session
+
+
+async def _tool(hub: Hub, ctx: Context, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    session = _seat(hub, ctx.headers)
+    try:
+        return await session.call("mcp", tool, args)
+    except SeatCallError as exc:
+        extra = ""
+        if exc.body and exc.body.get("errors_left") is not None:
+            extra = f" (bad calls left before a protocol violation: {exc.body['errors_left']})"
+        raise ToolError(exc.message + extra) from None
+
+
+class _UnknownTools:
+    """Records calls of tools that do not exist on the seat that made them."""
+
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+
+    async def __call__(self, ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
+        if ctx.method == "tools/call":
+            name = str((ctx.params or {}).get("name", ""))
+            if name not in TOOLS:
+                headers = getattr(ctx.request, "headers", None)
+                session = self.hub.seat_for(headers.get("authorization") if headers else None)
+                if session is not None:
+                    session.log_refusal("mcp", name, f"unknown tool {name[:40]!r}")
+        return await call_next(ctx)
+
+
+# The tools' arguments are validated by `SeatSession.call`, so that a malformed call is
+# recorded on its seat and counted; the schemas below only tell agents what to send.
+_Seconds = Annotated[
+    Any,
+    Field(
+        description=f"Seconds to wait, at most {MAX_WAIT_S:g}.",
+        json_schema_extra={"type": "number", "minimum": 0, "maximum": MAX_WAIT_S},
+    ),
+]
+_RequestId = Annotated[
+    Any, Field(description="The open request's id.", json_schema_extra={"type": "integer"})
+]
+_Reply = Annotated[
+    Any,
+    Field(
+        description="A JSON object valid against the request's reply_schema, or text when it "
+        "has none.",
+        json_schema_extra={"anyOf": [{"type": "object"}, {"type": "string"}]},
+    ),
+]
+_Usage = Annotated[
+    Any,
+    Field(
+        description="Optional self-reported usage: input_tokens, output_tokens, cost_usd.",
+        json_schema_extra={"type": "object"},
+    ),
+]
+
+
+def _mcp(hub: Hub) -> MCPServer[Any]:
+    server: MCPServer[Any] = MCPServer(
+        "accord-seat",
+        instructions=_INSTRUCTIONS,
+        version=PROTOCOL,
+        middleware=[_UnknownTools(hub)],
+        log_level="WARNING",
+    )
+
+    @server.tool(description="Which game and seat your token holds, and its status.")
+    async def seat_info(ctx: Context) -> dict[str, Any]:
+        return await _tool(hub, ctx, "seat_info", {})
+
+    @server.tool(description="Your open request (status 'request'), or 'waiting' / 'ended'.")
+    async def observe(ctx: Context) -> dict[str, Any]:
+        return await _tool(hub, ctx, "observe", {})
+
+    @server.tool(
+        description=f"Wait up to timeout_s seconds (at most {MAX_WAIT_S:g}) for your next "
+        "request; returns it (status 'request'), or status 'waiting' or 'ended'."
+    )
+    async def wait_for_request(ctx: Context, timeout_s: _Seconds = MAX_WAIT_S) -> dict[str, Any]:
+        return await _tool(hub, ctx, "wait_for_request", {"timeout_s": timeout_s})
+
+    @server.tool(
+        description="Answer your open request: request_id (integer) and reply (a JSON object "
+        "valid against the request's reply_schema, or text when it has none); optional usage "
+        "{input_tokens, output_tokens, cost_usd} you want recorded as self-reported."
+    )
+    async def act(
+        ctx: Context, request_id: _RequestId = None, reply: _Reply = None, usage: _Usage = None
+    ) -> dict[str, Any]:
+        args: dict[str, Any] = {"request_id": request_id, "reply": reply}
+        if usage is not None:
+            args["usage"] = usage
+        return await _tool(hub, ctx, "act", args)
+
+    return server
+
+
+Handler = Callable[[HTTPRequest], Awaitable[Response]]
+
+
+def _route(server: MCPServer[Any], path: str, method: str) -> Callable[[Handler], Handler]:
+    """`MCPServer.custom_route`, typed."""
+    return cast("Callable[[Handler], Handler]", server.custom_route(path, methods=[method]))
+
+
+def _http_routes(server: MCPServer[Any], hub: Hub) -> None:
+    async def run(request: HTTPRequest, tool: str, post: bool) -> Response:
+        session = hub.seat_for(request.headers.get("authorization"))
+        if session is None:  # the gate already refused it; kept for direct app use
+            return _refused(401, "missing or unknown seat token")
+        args: dict[str, Any] = {}
+        if post:
+            body = await request.body()
+            if len(body) > MAX_BODY_BYTES:
+                session.log_refusal("http", tool, "request body too large")
+                return _refused(413, f"the body is over {MAX_BODY_BYTES} bytes; send less")
+            try:
+                args = json.loads(body or b"{}")
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                args = None  # type: ignore[assignment]
+            if not isinstance(args, dict):
+                session.log_refusal("http", tool, "the body is not a JSON object")
+                return _refused(400, "the body must be a JSON object")
+        try:
+            return JSONResponse(await session.call("http", tool, args))
+        except SeatCallError as exc:
+            return JSONResponse(exc.body or {"error": exc.message}, status_code=exc.status)
+
+    @_route(server, "/v1/seat", "GET")
+    async def seat(request: HTTPRequest) -> Response:
+        return await run(request, "seat_info", False)
+
+    @_route(server, "/v1/observe", "GET")
+    async def observe(request: HTTPRequest) -> Response:
+        return await run(request, "observe", False)
+
+    @_route(server, "/v1/wait", "POST")
+    async def wait(request: HTTPRequest) -> Response:
+        return await run(request, "wait_for_request", True)
+
+    @_route(server, "/v1/act", "POST")
+    async def act(request: HTTPRequest) -> Response:
+        return await run(request, "act", True)
+
+    @_route(server, "/v1/schema", "GET")
+    async def schema(request: HTTPRequest) -> Response:
+        del request
+        return JSONResponse(message_schemas())
+
+
+def build_app(hub: Hub) -> ASGIApp:
+    """The ASGI app serving `hub`'s seats."""
+    server = _mcp(hub)
+    _http_routes(server, hub)
+    app = server.streamable_http_app(
+        json_response=True,
+        stateless_http=True,
+        max_request_body_size=MAX_BODY_BYTES,
+        host=hub.host,
+    )
+    return _Gate(app, hub)

@@ -1,0 +1,132 @@
+"""The seat protocol, version 1: what a remote agent is sent and what it may call.
+
+One protocol, two transports served by the same code (`accord.remote.app`):
+
+* MCP (Streamable HTTP) at ``/mcp``: tools ``seat_info``, ``observe``, ``wait_for_request``
+  and ``act``;
+* HTTP/JSON at ``/v1/seat``, ``/v1/observe``, ``/v1/wait`` and ``/v1/act``.
+
+Every call carries the seat's token as ``Authorization: Bearer <token>``. The JSON schema of
+each message is `message_schemas()` (``accord agent schema`` prints it).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from accord.core.spec import Request
+
+PROTOCOL = "accord-seat/1"
+"""Name and version of the protocol; a change an agent could notice bumps the number."""
+
+MAX_BODY_BYTES = 64 * 1024
+"""Largest request body the server reads; a larger one is refused (HTTP 413)."""
+
+MAX_REPLY_CHARS = 16 * 1024
+"""Longest reply (as JSON text) an agent may send for one request."""
+
+MAX_WAIT_S = 30.0
+"""Longest a single ``wait`` call blocks; call it again to keep waiting."""
+
+TOKEN_BYTES = 24
+"""Random bytes in a seat token (192 bits; the issue asks for at least 128)."""
+
+
+class SeatInfoReply(BaseModel):
+    """Answer to ``seat_info``: which seat the token holds."""
+
+    protocol: str = Field(description="Protocol name and version, 'accord-seat/1'.")
+    game_id: str = Field(description="Versioned game id, e.g. 'negotiation-v3'.")
+    trace_id: str = Field(description="The game's trace id.")
+    seat: int = Field(description="0-based seat index.")
+    deadline_s: float = Field(description="Seconds allowed per request.")
+    status: str = Field(description="'waiting', 'request' or 'ended'.")
+
+
+class RequestPayload(BaseModel):
+    """One decision the seat must make now: exactly what a model seat would be sent."""
+
+    request_id: int = Field(description="Echo it in ``act``.")
+    kind: str = Field(description="Decision type, e.g. 'talk', 'decide'.")
+    round: int = Field(description="Round index (1-based) of the request.")
+    turn: int = Field(description="Turn index inside the round.")
+    system: str | None = Field(description="The seat's briefing (its system prompt).")
+    reset_context: bool = Field(description="Forget the conversation so far before answering.")
+    observation: str = Field(description="What the seat observes now (the next user message).")
+    reply_schema: dict[str, Any] | None = Field(
+        description="JSON schema of a valid reply (null: free text, see format_hint)."
+    )
+    format_hint: str = Field(description="One line on the expected reply format.")
+    deadline_s: float = Field(description="Seconds left to answer.")
+
+
+class WaitReply(BaseModel):
+    """Answer to ``wait`` / ``wait_for_request`` and ``observe``."""
+
+    status: str = Field(description="'request' (see request), 'waiting' or 'ended'.")
+    request: RequestPayload | None = Field(None, description="The open request, if any.")
+    reason: str | None = Field(None, description="Why the seat ended, when it did.")
+
+
+class ActArgs(BaseModel):
+    """Arguments of ``act``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    request_id: int = Field(description="The open request's id.")
+    reply: dict[str, Any] | str = Field(
+        description="The reply: a JSON object valid against reply_schema, or text."
+    )
+    usage: dict[str, float] | None = Field(
+        None,
+        description="Optional usage the agent reports for this decision (input_tokens, "
+        "output_tokens, cost_usd); recorded as self-reported, never added to Accord's own.",
+    )
+
+
+class ActReply(BaseModel):
+    """Answer to ``act``."""
+
+    ok: bool = Field(description="True: the reply was accepted.")
+    error: str | None = Field(None, description="What was wrong, word for word as for models.")
+    errors_left: int | None = Field(None, description="Bad calls left before a violation.")
+
+
+class ErrorReply(BaseModel):
+    """Any refused HTTP call."""
+
+    error: str = Field(description="One line: what was wrong and what to do.")
+
+
+USAGE_KEYS = ("input_tokens", "output_tokens", "cost_usd")
+
+
+def payload(request: Request, request_id: int, deadline_s: float) -> RequestPayload:
+    """What the agent is sent for `request` (the same text and schema a model seat gets)."""
+    return RequestPayload(
+        request_id=request_id,
+        kind=request.spec.kind,
+        round=request.round,
+        turn=request.turn,
+        system=request.system,
+        reset_context=request.reset_context,
+        observation=request.observation,
+        reply_schema=request.spec.schema,
+        format_hint=request.spec.format_hint,
+        deadline_s=round(max(0.0, deadline_s), 3),
+    )
+
+
+@functools.cache
+def message_schemas() -> dict[str, Any]:
+    """JSON schemas of every protocol message, by name (computed once; do not modify)."""
+    models: list[type[BaseModel]] = [
+        SeatInfoReply, WaitReply, ActArgs, ActReply, ErrorReply,
+    ]  # fmt: skip
+    return {
+        "protocol": PROTOCOL,
+        "messages": {m.__name__: m.model_json_schema() for m in models},
+    }

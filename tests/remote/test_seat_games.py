@@ -1,0 +1,105 @@
+"""Remote agents complete games of every built-in game, over MCP (the example agent) and over
+plain HTTP/JSON, and the trace records what they were sent and every call they made."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from accord.core import plugins
+from accord.remote.client import http_agent
+
+ROOT = Path(__file__).resolve().parents[2]
+
+GAMES: list[tuple[str, list[Any], dict[str, Any]]] = [
+    ("negotiation", ["greedy"], {}),
+    ("sorting", ["share-all", "share-all"], {"max_rounds": 4}),
+    ("calendar", ["oracle-follower", "oracle-follower"], {}),
+]
+
+
+async def _http(via: str, url: str, token: str) -> None:
+    assert via == "http"
+    await http_agent(url, token)
+
+
+@pytest.mark.parametrize(("game", "others", "options"), GAMES)
+@pytest.mark.parametrize("via", ["mcp", "http"])
+async def test_a_remote_agent_completes_the_game(
+    kit, via: str, game: str, others: list[Any], options: dict[str, Any]
+) -> None:
+    agent = kit.example()
+
+    async def _mcp(via: str, url: str, token: str) -> None:
+        assert via == "mcp" and url.endswith("/mcp")
+        await agent.play(url, token)
+
+    seat = kit.remote(via, max_errors=40, deadline_s=30)
+    trace, joins = await kit.play_with(
+        game, [seat, *others], _mcp if via == "mcp" else _http, options=options
+    )
+    assert trace.status == "complete", trace.error
+    assert len(joins.lines) == 1
+    kinds = Counter(e["type"] for e in trace.events)
+    assert kinds["remote_join"] == 1
+    assert (
+        kinds["remote_request"]
+        == kinds["remote_action"]
+        == trace.usage[trace.seats[0].name].decisions
+        > 0
+    )
+    calls = [e for e in trace.events if e["type"] == "remote_call"]
+    assert {c["via"] for c in calls} == {via}
+    accepted = [c for c in calls if c["tool"] == "act" and c["ok"]]
+    assert len(accepted) == kinds["remote_action"]
+    # What the agent was sent, and what it answered, is the seat's transcript.
+    transcript = trace.transcripts[trace.seats[0].name]
+    roles = Counter(m["role"] for m in transcript.messages)
+    assert roles["user"] == kinds["remote_request"]
+    assert roles["assistant"] >= kinds["remote_action"]
+    assert transcript.calls == len(calls) or transcript.calls > len(calls)
+    assert trace.seats[0].agent == f"remote-{via}"
+    assert all(e.get("seat") == 0 for e in trace.events if e["type"].startswith("remote_"))
+
+
+@pytest.fixture(scope="module")
+def meeting_point(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The example game installed into a folder on sys.path (found by its entry points)."""
+    work = tmp_path_factory.mktemp("mp")
+    copy = work / "meeting-point"
+    shutil.copytree(ROOT / "examples" / "meeting-point", copy,
+                    ignore=shutil.ignore_patterns(".*", "__pycache__"))  # fmt: skip
+    site = work / "site"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
+         "--no-build-isolation", "--target", str(site), str(copy)],
+        check=True, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    sys.path.insert(0, str(site))
+    plugins.refresh()
+    yield "meeting-point"
+    sys.path.remove(str(site))
+    for name in [m for m in sys.modules if m.split(".")[0] == "meeting_point"]:
+        del sys.modules[name]
+    plugins.refresh()
+
+
+@pytest.mark.parametrize("via", ["mcp", "http"])
+async def test_a_remote_agent_plays_a_plugin_game(kit, meeting_point: str, via: str) -> None:
+    agent = kit.example()
+
+    async def join(via: str, url: str, token: str) -> None:
+        await (agent.play(url, token) if via == "mcp" else http_agent(url, token))
+
+    seat = kit.remote(via, max_errors=40)
+    trace, _ = await kit.play_with(meeting_point, [seat, "share"], join)
+    assert trace.status == "complete", trace.error
+    assert trace.game_id == "meeting-point-v1"
+    assert trace.usage[trace.seats[0].name].decisions > 0

@@ -1,4 +1,6 @@
-"""Reference agents solve every backend; LLM seats through the mock model (conformance: tests/test_conformance.py)."""
+"""Reference agents solve every backend; LLM seats through the mock model.
+
+The conformance suite runs over every game in tests/test_conformance.py."""
 
 from __future__ import annotations
 

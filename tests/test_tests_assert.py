@@ -11,6 +11,7 @@ mismatch). A test that really has nothing to assert belongs in `ALLOWED`, with i
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -26,6 +27,11 @@ ALLOWED: dict[str, str] = {}
 """``path::test name`` -> why it needs no assertion (none so far)."""
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+@functools.cache
+def _tree(path: Path) -> ast.Module:
+    return ast.parse(path.read_text(encoding="utf-8"))
 
 
 def _calls(fn: ast.AST) -> set[str]:
@@ -56,7 +62,7 @@ def functions(paths: Iterable[Path]) -> dict[str, list[Function]]:
     """Name -> every function of that name defined in `paths` (nested ones included)."""
     out: dict[str, list[Function]] = {}
     for path in paths:
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(_tree(path)):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 out.setdefault(node.name, []).append(node)
     return out
@@ -65,11 +71,12 @@ def functions(paths: Iterable[Path]) -> dict[str, list[Function]]:
 def asserting_helpers(defs: dict[str, list[Function]], known: set[str]) -> set[str]:
     """The names in `defs` that assert, directly or through a helper (`known` or found)."""
     found = set(known) | {name for name, fns in defs.items() if any(map(asserts_directly, fns))}
+    calls = {name: set().union(*map(_calls, fns)) for name, fns in defs.items()}
     grew = True
     while grew:
         grew = False
-        for name, fns in defs.items():
-            if name not in found and any(_calls(fn) & found for fn in fns):
+        for name, called in calls.items():
+            if name not in found and called & found:
                 found.add(name)
                 grew = True
     return found
@@ -81,7 +88,7 @@ def silent_tests(test_files: Iterable[Path], shared: set[str], root: Path = ROOT
     out = []
     for path in test_files:
         helpers = asserting_helpers(functions([path]), shared)
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(_tree(path)):
             if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 continue
             if node.name.startswith("test") and not (

@@ -226,6 +226,12 @@ def _odd_actions(spec: ActionSpec) -> list[Action]:
     return [{}] + [{**base, key: wrong} for key in base for wrong in _WRONG_VALUES]
 
 
+def _short(action: Action) -> str:
+    """An action as it appears in a failure message (long values cut)."""
+    text = repr(action)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
 def _spec_refuses(spec: ActionSpec, action: Action) -> bool:
     """True when the spec's own ``validate`` refuses `action` (False without one: then
     nothing says the action is outside the spec)."""
@@ -256,16 +262,16 @@ def check_rejects_outside_spec(game_id: str, seed: int = 13) -> None:
             except ActionError:
                 after = [_snapshot(r) for r in game.pending()]
                 assert after == before, (
-                    f"{game_id}: refusing {action!r} changed the pending requests"
+                    f"{game_id}: refusing {_short(action)} changed the pending requests"
                 )
                 continue
             except Exception as exc:
                 raise AssertionError(
-                    f"{game_id}: submit of {action!r} for a {req.spec.kind!r} request raised "
+                    f"{game_id}: submit of {_short(action)} for a {req.spec.kind!r} request raised "
                     f"{type(exc).__name__}: {exc} (raise ActionError for a bad action)"
                 ) from exc
             assert not _spec_refuses(req.spec, action), (
-                f"{game_id}: submit accepted {action!r} for a {req.spec.kind!r} request, "
+                f"{game_id}: submit accepted {_short(action)} for a {req.spec.kind!r} request, "
                 "which the request's own spec refuses"
             )
 

@@ -1,4 +1,6 @@
-"""Every test asserts something: a test function whose body has no ``assert``, no
+"""Tests honest about content and time.
+
+Every test asserts something: a test function whose body has no ``assert``, no
 ``pytest.raises`` (or ``warns``, ``fail``), no ``raise AssertionError`` and calls no helper
 that does is a test that cannot fail, and is refused here.
 
@@ -6,6 +8,10 @@ Helpers count when they are defined in the same test file, in a ``conftest.py``,
 `accord.testing` (the conformance suite raises `AssertionError`), and assert themselves or
 call such a helper in turn. ``jsonschema.validate`` counts as an assertion (it raises on a
 mismatch). A test that really has nothing to assert belongs in `ALLOWED`, with its reason.
+
+No test waits by sleeping: a ``time.sleep`` or ``asyncio.sleep`` of half a second or more
+outside a polling loop (a ``while`` or ``for`` that checks for something real, such as a server
+starting) is refused; wait for the event itself, or use a fake clock.
 """
 
 from __future__ import annotations
@@ -158,3 +164,53 @@ class TestGroup:
         "test_sample.py::test_silent_async",
         "test_sample.py::test_in_a_class",
     ]
+
+
+SLEEPS = {("time", "sleep"), ("asyncio", "sleep")}
+LONG_S = 0.5
+
+
+def fixed_sleeps(path: Path, root: Path = ROOT) -> list[str]:
+    """``path:line`` of each sleep of `LONG_S` or more (a literal) outside any loop."""
+    found = []
+
+    def visit(node: ast.AST, in_loop: bool) -> None:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            owner = node.func.value
+            if (
+                isinstance(owner, ast.Name)
+                and (owner.id, node.func.attr) in SLEEPS
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+                and isinstance(node.args[0].value, int | float)
+                and node.args[0].value >= LONG_S
+                and not in_loop
+            ):
+                found.append(f"{path.relative_to(root).as_posix()}:{node.lineno}")
+        looping = in_loop or isinstance(node, ast.While | ast.For | ast.AsyncFor)
+        for child in ast.iter_child_nodes(node):
+            visit(child, looping)
+
+    visit(_tree(path), False)
+    return found
+
+
+def test_no_test_waits_by_sleeping() -> None:
+    found = [hit for path in sorted(TESTS.rglob("*.py")) for hit in fixed_sleeps(path)]
+    assert found == [], f"wait for the event, or use a fake clock, instead of sleeping: {found}"
+
+
+def test_the_sleep_scan_tells_a_wait_from_a_poll(tmp_path: Path) -> None:
+    path = tmp_path / "test_waits.py"
+    path.write_text(
+        "import asyncio, time\n"
+        "def test_waits():\n"
+        "    time.sleep(0.8)\n"  # line 3: a fixed wait
+        "    time.sleep(0.01)\n"
+        "    while not ready():\n"
+        "        time.sleep(0.5)\n"  # polling: allowed
+        "async def test_async_wait():\n"
+        "    await asyncio.sleep(1)\n",  # line 8
+        encoding="utf-8",
+    )
+    assert fixed_sleeps(path, root=tmp_path) == ["test_waits.py:3", "test_waits.py:8"]

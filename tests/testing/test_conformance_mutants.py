@@ -232,10 +232,10 @@ def registered(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 
 def test_the_sound_game_passes_every_check() -> None:
-    testing.check_game(Pick.game_id)
-    seen = testing.check_bombardment(Pick.game_id, seeds=range(10))
-    assert seen.games == 10
-    assert seen.events["pick"] == 10 * 2 * ROUNDS
+    testing.check_game(Pick.game_id)  # every check, so each mutant below fails for its bug
+    seen = testing.check_bombardment(Pick.game_id, seeds=range(3))
+    assert seen.games == 3
+    assert seen.events["pick"] == 3 * 2 * ROUNDS
     assert seen.invalid == 0  # every schema-valid reply is a valid move here
 
 
@@ -267,15 +267,6 @@ def test_the_suite_catches_the_mutant(mutant: type[Game], check: Check, message:
         check(mutant.game_id)
     with pytest.raises(AssertionError, match=message):
         testing.check_game(mutant.game_id)  # the whole suite catches it too
-
-
-@pytest.mark.parametrize(
-    ("mutant", "check", "message"), CAUGHT, ids=[m.__name__ for m, _, _ in CAUGHT]
-)
-def test_each_check_passes_the_sound_game(mutant: type[Game], check: Check, message: str) -> None:
-    del mutant, message
-    outcome = check(Pick.game_id)  # raises AssertionError on a failure
-    assert outcome is None or outcome.games > 0
 
 
 def test_an_odd_move_passes_fallback_play_and_only_bombardment_finds_it() -> None:

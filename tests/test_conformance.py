@@ -33,5 +33,22 @@ def test_replay(game_id: str) -> None:
     testing.check_replay(game_id)
 
 
+@pytest.mark.parametrize("game_id", game_ids())
+def test_requests_unchanged(game_id: str) -> None:
+    testing.check_requests_unchanged(game_id)
+
+
+@pytest.mark.parametrize("game_id", game_ids())
+def test_rejects_outside_spec(game_id: str) -> None:
+    testing.check_rejects_outside_spec(game_id)
+
+
+@pytest.mark.parametrize("game_id", game_ids())
+def test_bombardment(game_id: str) -> None:
+    seen = testing.check_bombardment(game_id)
+    assert seen.games == 20
+    assert seen.events["model_call"] > 0  # the random model did play every game
+
+
 def test_registry_lists_negotiation() -> None:
     assert "negotiation-v3" in game_ids()

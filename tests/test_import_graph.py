@@ -6,17 +6,24 @@ never run. Importing ``a.b.c`` also runs the ``__init__`` of ``a.b`` (unless the
 inside ``a.b`` already, where it is running or done), so that counts as an import of ``a.b``.
 Games reach the harness through entry points (`accord.core.plugins`), so neither the contracts
 (`accord.core`) nor the analyses (`accord.analysis`) may name a game package.
+
+What each package may import is the table in ``docs/architecture.md``, read from there (so the
+page and this test cannot disagree), as is the list of `core` modules that touch files or the
+environment.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src"
+DOC = Path(__file__).resolve().parents[1] / "docs" / "architecture.md"
 Graph = dict[str, set[str]]
 
 FORBIDDEN = [
@@ -159,6 +166,160 @@ def test_no_import_cycles(graph: Graph) -> None:
     assert cycles(graph) == []
 
 
+# -- the documented layers ---------------------------------------------------------------------
+@dataclass(frozen=True)
+class Row:
+    """One package of the layer table: its layer number and what it may import."""
+
+    layer: int
+    allowed: frozenset[str]
+
+
+def _section(text: str, name: str) -> list[list[str]]:
+    """The body rows of the Markdown table between ``<!-- NAME: begin/end -->``, as cells."""
+    match = re.search(rf"<!-- {name}: begin -->(.*?)<!-- {name}: end -->", text, re.S)
+    assert match, f"docs/architecture.md has no {name} table"
+    lines = [ln.strip() for ln in match.group(1).strip().splitlines()]
+    return [[c.strip() for c in ln.strip("|").split("|")] for ln in lines[2:] if ln]
+
+
+def _names(cell: str) -> list[str]:
+    return re.findall(r"`([^`]+)`", cell)
+
+
+def parse_layers(text: str) -> dict[str, Row]:
+    """Package -> its row, from the ``import-table`` of the page."""
+    rows = {}
+    for cells in _section(text, "import-table"):
+        (package,) = _names(cells[0])
+        layer = int(cells[1].split()[0])
+        rows[package] = Row(layer, frozenset(_names(cells[3])))
+    return rows
+
+
+def parse_debts(text: str) -> set[tuple[str, str]]:
+    """(importer, imported) pairs from the ``import-debts`` table of the page."""
+    return {(_names(c[0])[0], _names(c[1])[0]) for c in _section(text, "import-debts")}
+
+
+def package_of(module: str) -> str:
+    """The table name of a module: ``accord.runner.play`` -> ``runner``; ``accord`` ->
+    ``accord``; a module at the top (``accord.api``) is its own package (``api``)."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def _allows(row: Row, module: str) -> bool:
+    """True when `module` is an allowed package or module, inside one, or the package of an
+    allowed module (importing ``analysis.stats`` runs ``analysis/__init__.py``)."""
+    inner = module.split(".", 1)[1] if "." in module else module
+    return any(
+        inner == a or inner.startswith(a + ".") or a.startswith(inner + ".") for a in row.allowed
+    )
+
+
+def layer_breaches(graph: Graph, rows: dict[str, Row], debts: set[tuple[str, str]]) -> list[str]:
+    """Each import its row does not allow (nor an import debt), as ``importer -> imported``."""
+    out = []
+    for src, targets in sorted(graph.items()):
+        mine = package_of(src)
+        for dst in sorted(targets):
+            theirs = package_of(dst)
+            if theirs == mine or mine not in rows or (mine, theirs) in debts:
+                continue
+            if not _allows(rows[mine], dst):
+                out.append(f"{src} -> {dst}")
+    return out
+
+
+def unused_debts(graph: Graph, debts: set[tuple[str, str]]) -> list[tuple[str, str]]:
+    used = {(package_of(s), package_of(d)) for s, ts in graph.items() for d in ts}
+    return sorted(debts - used)
+
+
+def upward_rows(rows: dict[str, Row]) -> list[str]:
+    """Allowed packages of a higher layer than their importer (a dotted name allows one
+    module, an exception the page explains, and is left out)."""
+    return sorted(
+        f"{name} (layer {row.layer}) may import {dep} (layer {rows[dep].layer})"
+        for name, row in rows.items()
+        for dep in row.allowed
+        if "." not in dep and dep in rows and rows[dep].layer > row.layer
+    )
+
+
+@pytest.fixture(scope="module")
+def doc() -> str:
+    return DOC.read_text(encoding="utf-8")
+
+
+def test_every_package_has_a_row(graph: Graph, doc: str) -> None:
+    rows = parse_layers(doc)
+    missing = sorted({package_of(m) for m in graph} - set(rows))
+    assert missing == [], f"add a row to docs/architecture.md for: {missing}"
+    named = {n.split(".")[0] for row in rows.values() for n in row.allowed}
+    assert named <= set(rows), f"the table allows packages without a row: {named - set(rows)}"
+
+
+def test_every_import_is_allowed_by_the_table(graph: Graph, doc: str) -> None:
+    breaches = layer_breaches(graph, parse_layers(doc), parse_debts(doc))
+    assert breaches == [], (
+        "imports that docs/architecture.md does not allow (drop the import, or change the "
+        f"table and say why): {breaches}"
+    )
+
+
+def test_the_table_points_down(doc: str) -> None:
+    assert upward_rows(parse_layers(doc)) == []
+
+
+def test_every_import_debt_is_still_owed(graph: Graph, doc: str) -> None:
+    stale = unused_debts(graph, parse_debts(doc))
+    assert stale == [], f"no module needs these any more: delete them from the page: {stale}"
+
+
+_FILE_CALLS = {
+    "open", "read_text", "write_text", "read_bytes", "write_bytes", "mkdir", "iterdir", "glob",
+    "rglob", "exists", "is_file", "is_dir", "unlink", "rmdir", "touch", "access", "fsync",
+    "getenv", "walk", "listdir", "scandir", "remove", "makedirs",
+}  # fmt: skip
+_PACKAGE_DATA = {"metadata", "resources"}
+"""``metadata.entry_points(...)``, ``resources.files(...)``: installed packages' data."""
+
+
+def touches_the_outside(path: Path) -> bool:
+    """True when a module calls a file-system or environment function (the names in
+    `_FILE_CALLS`, as a function or a method), reads ``os.environ``, or reads installed
+    packages' data (a call on `importlib.metadata` or `importlib.resources`)."""
+    for node in _statements(ast.parse(path.read_text(encoding="utf-8")).body):
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Attribute) and sub.attr == "environ":
+                return True
+            if isinstance(sub, ast.Call):
+                f = sub.func
+                name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+                if name in _FILE_CALLS:
+                    return True
+                owner = f.value if isinstance(f, ast.Attribute) else None
+                if isinstance(owner, ast.Name) and owner.id in _PACKAGE_DATA:
+                    return True
+    return False
+
+
+def test_the_core_modules_that_touch_files_are_the_documented_ones(doc: str) -> None:
+    documented = {_names(c[0])[0] for c in _section(doc, "core-io")}
+    files = module_files(SRC)
+    found = {
+        m.removeprefix("accord.")
+        for m, path in files.items()
+        if _within(m, "accord.core") and touches_the_outside(path)
+    }
+    assert found == documented, (
+        f"not documented: {sorted(found - documented)}; "
+        f"documented but pure: {sorted(documented - found)}"
+    )
+
+
 # -- the checker itself ------------------------------------------------------------------------
 def _write(root: Path, files: dict[str, str]) -> None:
     for rel, text in files.items():
@@ -201,3 +362,48 @@ def test_the_checker_finds_a_lazy_cycle_and_a_layer_breach(tmp_path: Path) -> No
             "accord.plugins",
         ]
     ]
+
+
+def test_the_table_checks_catch_a_breach_a_stale_debt_and_an_upward_row() -> None:
+    text = """
+<!-- import-table: begin -->
+| Package | Layer | What | May import |
+|---|---|---|---|
+| `core` | 0 contracts | x | — |
+| `runner` | 4 runs | x | `core`, `analysis.stats` |
+| `analysis` | 5 analysis | x | `core`, `runner` |
+| `ratings` | 3 oops | x | `analysis` |
+<!-- import-table: end -->
+<!-- import-debts: begin -->
+| Importer | Imports | Why |
+|---|---|---|
+| `runner` | `games` | x |
+| `core` | `games` | x |
+<!-- import-debts: end -->
+"""
+    rows, debts = parse_layers(text), parse_debts(text)
+    assert rows["runner"] == Row(4, frozenset({"core", "analysis.stats"}))
+    g: Graph = {
+        "accord.runner.results": {"accord.analysis.stats", "accord.core.errors"},
+        "accord.runner.play": {"accord.analysis.value", "accord.games.sorting"},
+        "accord.analysis.value": {"accord.runner.play"},
+        "accord.core.errors": set(),
+    }
+    assert layer_breaches(g, rows, debts) == ["accord.runner.play -> accord.analysis.value"]
+    assert unused_debts(g, debts) == [("core", "games")]
+    assert upward_rows(rows) == ["ratings (layer 3) may import analysis (layer 5)"]
+
+
+def test_the_io_scan_sees_files_and_the_environment(tmp_path: Path) -> None:
+    cases = {
+        "pure.py": "import math\nx = math.sqrt(2)\n",
+        "reads.py": "from pathlib import Path\ndef f(p: Path) -> str:\n    return p.read_text()\n",
+        "env.py": "import os\nKEY = os.environ.get('X')\n",
+        "meta.py": "from importlib import metadata\neps = metadata.entry_points(group='g')\n",
+        "calls_a_wrapper.py": "from accord.core import plugins\neps = plugins.entry_points('g')\n",
+        "typing_only.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    open('x')\n",
+    }
+    for name, text in cases.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    seen = {name for name in cases if touches_the_outside(tmp_path / name)}
+    assert seen == {"reads.py", "env.py", "meta.py"}

@@ -307,9 +307,3 @@ def test_export_parquet(run_dir: Path, tmp_path: Path) -> None:
     plain = runner.invoke(app, ["export", str(run_dir), "--out", str(tmp_path / "d")])
     assert plain.exit_code == 0, plain.output
     assert (tmp_path / "d" / "games.parquet").exists()
-
-
-@pytest.mark.parametrize("command", ["query", "export", "leaderboard", "value"])
-def test_analysis_commands_have_help_with_an_example(command: str) -> None:
-    res = runner.invoke(app, [command, "--help"])
-    assert res.exit_code == 0 and "Example: accord " + command in res.output

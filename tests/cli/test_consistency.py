@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -145,8 +146,10 @@ def test_scenario_takes_format_json_and_keeps_json() -> None:
     assert bad.exit_code == 2
 
 
-def test_fork_takes_model_options_as_M_and_o_only_with_a_note(tmp_path: Path) -> None:
-    shown = invoke("fork", "--help").output
+def test_fork_takes_model_options_as_M_and_o_only_with_a_note(
+    tmp_path: Path, cli_help: Callable[..., str]
+) -> None:
+    shown = cli_help("fork")
     assert "-M" in shown and "--option" not in shown
     golden = Path(__file__).parents[1] / "golden" / "negotiation-coop-0.5.json"
     result = invoke(
@@ -191,7 +194,7 @@ def test_reproduce_negotiation_plans_the_grounding_paper(tmp_path: Path) -> None
     refused(invoke("reproduce", "chess", *args), "unknown paper 'chess'", "negotiation")
 
 
-def test_the_transcript_example_names_a_trace_make_run_writes() -> None:
+def test_the_transcript_example_names_a_trace_make_run_writes(cli_help: Callable[..., str]) -> None:
     from accord.runner.config import expand, load_experiment
 
     root = Path(__file__).parents[2]
@@ -199,7 +202,7 @@ def test_the_transcript_example_names_a_trace_make_run_writes() -> None:
     demo = re.search(r"accord run (\S+\.yaml) --out (\S+)", make)
     assert demo is not None
     ids = {s.trace_id for s in expand(load_experiment(root / demo.group(1)))}
-    shown = invoke("transcript", "--help").output
+    shown = cli_help("transcript")
     named = re.findall(r"accord transcript (\S+)/traces/(\S+)\.json", shown)
     assert named
     for folder, trace_id in named:

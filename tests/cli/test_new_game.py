@@ -155,9 +155,18 @@ def test_the_skeletons_own_tests_pass_before_it_is_installed(skeleton: Path) -> 
     assert "10 passed" in done.stdout
 
 
-def test_installed_it_passes_the_conformance_suite(site: Path) -> None:
+def test_installed_it_passes_the_rest_of_the_conformance_suite(skeleton: Path, site: Path) -> None:
     assert "meeting_room-v1" in game_ids()
-    testing.check_game("meeting_room-v1")
+    testing.check_api("meeting_room-v1")  # the installed game, found through its entry point
+    # The checks the skeleton's own tests run (above, on the same game) are not run twice.
+    own = re.findall(
+        r"testing\.(check_\w+)\(", (skeleton / "tests/test_conformance.py").read_text()
+    )
+    assert "check_determinism" in own
+    rest = [n for n in testing.__all__ if n.startswith("check_") and n not in {*own, "check_game"}]
+    assert "check_bombardment" in rest
+    for name in rest:
+        getattr(testing, name)("meeting_room-v1")
     assert plugins.problems() == []
 
 
@@ -177,16 +186,28 @@ def test_installed_it_runs_and_reports_through_the_command(site: Path, tmp_path:
     assert "| follow vs follow | 3 |" in table
 
 
-@pytest.mark.parametrize(
-    "name",
-    ["../evil", "/abs/path", "a/b", "Bad", "1st", "x" * 41, "", "x-", "a--b", "a_", ".hidden"],
-)
-def test_a_bad_name_is_refused_in_one_line(name: str, tmp_path: Path) -> None:
-    result = accord(["new", "game", name], tmp_path)
+def test_a_bad_name_is_refused_in_one_line_on_stderr(tmp_path: Path) -> None:
+    # One real process, for what a terminal shows; the other names run in this one (below).
+    result = accord(["new", "game", "../evil"], tmp_path)
     assert result.returncode == 2
     assert result.stderr.startswith("error: ") and "is not a valid game name" in result.stderr
     assert len(result.stderr.strip().splitlines()) <= 2  # one line, however the terminal wraps
     assert "Traceback" not in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "name", ["/abs/path", "a/b", "Bad", "1st", "x" * 41, "", "x-", "a--b", "a_", ".hidden"]
+)
+def test_every_bad_name_is_refused_in_one_line(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["new", "game", name])
+    assert result.exit_code == 2, result.output
+    errors = [ln for ln in result.output.splitlines() if ln.startswith("error: ")]
+    assert len(errors) == 1 and "is not a valid game name" in errors[0], result.output
+    assert "Traceback" not in result.output
     assert list(tmp_path.iterdir()) == []
 
 

@@ -189,13 +189,3 @@ def test_a_failed_game_replays_its_failure_from_the_trace(tmp_path: Path) -> Non
     assert result.exit_code == 0, result.output
     fresh = read_trace(tmp_path / "run" / "replays" / path.name)
     assert fresh.status == "failed" and comparable(fresh) == comparable(original)
-
-
-@pytest.mark.parametrize("command", ["replay", "fork"])
-def test_help_has_an_example(command: str) -> None:
-    result = runner.invoke(app, [command, "--help"])
-    assert (
-        result.exit_code == 0
-        and "Example" in result.output
-        and f"accord {command}" in result.output
-    )

@@ -37,6 +37,9 @@ SKIP = [
     ),
 ]
 PLAN_ONLY = ["paper-grid.yaml"]  # thousands of games: planned (--dry-run), not played
+SHORTER = {"cooldown_s=1": "cooldown_s=0.01"}
+"""Waits a command makes for real, cut short: the flag is kept and works the same, but a test
+does not sleep a second per model call (the cooldown itself is tested on a fake clock)."""
 
 EXPERIMENT = """name: docs
 defaults:
@@ -147,7 +150,7 @@ def test_the_docs_show_commands_and_skip_only_what_needs_outside_things() -> Non
 def test_a_documented_command_works(workdir: Path, doc: str, command: str) -> None:
     words = shlex.split(command)
     assert words[0] in ("accord", ".venv/bin/accord"), (doc, command)
-    args = words[1:]
+    args = [SHORTER.get(w, w) for w in words[1:]]
     if args[0] == "serve":
         serve_until_it_answers(args, workdir)
         return

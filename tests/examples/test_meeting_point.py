@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -103,8 +104,15 @@ def test_it_is_found_through_its_entry_points_only(site: Path) -> None:
     assert {"calendar-v2", "negotiation-v3", "sorting-v3"} <= set(game_ids())
 
 
-def test_it_passes_the_conformance_suite(site: Path) -> None:
-    testing.check_game(GAME)
+def test_it_passes_the_rest_of_the_conformance_suite(site: Path) -> None:
+    testing.check_api(GAME)  # the installed game, found through its entry point
+    # The checks its own tests run (`test_its_own_tests_lint_and_types_pass`) are not run twice.
+    own = re.findall(r"testing\.(check_\w+)\(", (EXAMPLE / "tests/test_conformance.py").read_text())
+    assert "check_determinism" in own
+    rest = [n for n in testing.__all__ if n.startswith("check_") and n not in {*own, "check_game"}]
+    assert "check_bombardment" in rest
+    for name in rest:
+        getattr(testing, name)(GAME)
 
 
 def test_it_passes_pettingzoos_api_test(site: Path) -> None:

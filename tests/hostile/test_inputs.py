@@ -6,7 +6,6 @@ plans) is refused before any game is built, so memory never grows without output
 
 from __future__ import annotations
 
-import contextlib
 import json
 from pathlib import Path
 
@@ -132,8 +131,12 @@ def test_any_yaml_value_in_an_experiment_loads_or_fails_cleanly(value) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "exp.yaml"
         path.write_text(yaml.safe_dump({"defaults": {"game": "negotiation", "games": value}}))
-        with contextlib.suppress(ConfigError):
-            load_experiment(path)
+        try:
+            experiment = load_experiment(path)
+        except ConfigError as exc:
+            assert str(exc).strip(), "a refusal says what is wrong"
+        else:
+            assert experiment.defaults.games == value  # loaded only when the value is usable
 
 
 # -- traces ---------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ import json
 import math
 import shutil
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -150,6 +151,5 @@ def test_missing_inspect_says_how_to_install(monkeypatch: pytest.MonkeyPatch) ->
         require_inspect()
 
 
-def test_help_has_an_example() -> None:
-    result = runner.invoke(app, ["export", "--help"])
-    assert result.exit_code == 0 and "accord export --inspect" in result.output
+def test_export_help_shows_the_inspect_example(cli_help: Callable[..., str]) -> None:
+    assert "accord export --inspect" in cli_help("export")

@@ -150,7 +150,10 @@ def test_secrets_never_reach_a_live_log(tmp_path: Path, monkeypatch) -> None:
 
 
 def test_a_log_that_cannot_be_written_never_stops_the_game(tmp_path: Path) -> None:
-    log = LiveGame(tmp_path / "missing-dir" / "g.jsonl", {"live_format": 1, "seats": []})
+    folder = tmp_path / "missing-dir"
+    log = LiveGame(folder / "g.jsonl", {"live_format": 1, "seats": []})  # the write fails
     log.begin("negotiation-v3", ["A", "B"])
-    log.events([{"type": "x", "t": 1}])  # no file, no exception
-    log.close()
+    folder.mkdir()  # writable now, but the log has stopped for good
+    log.events([{"type": "x", "t": 1}])  # no exception
+    log.close(remove=False)  # nor here, where it would write what is pending
+    assert list(folder.iterdir()) == []

@@ -6,7 +6,7 @@ import json
 import os
 import shutil
 import threading
-import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -108,7 +108,15 @@ def test_a_half_written_line_waits_for_its_end(tmp_path: Path) -> None:
     assert log.header["trace_id"] == "g"
 
 
-def _sse(url: str, until: str, timeout: float = 30) -> list[tuple[str, Any]]:
+Seen = Callable[[list[tuple[str, Any]]], None]
+
+
+def _sse(
+    url: str, until: str, timeout: float = 30, seen: Seen | None = None
+) -> list[tuple[str, Any]]:
+    """The (event, data) pairs of a server-sent stream up to `until`; `seen` is told the
+    list so far after each one (tests start writing once the stream shows what they wait for,
+    instead of sleeping)."""
     got: list[tuple[str, Any]] = []
     with httpx.stream("GET", url, timeout=timeout) as response:
         assert response.status_code == 200
@@ -119,28 +127,52 @@ def _sse(url: str, until: str, timeout: float = 30) -> list[tuple[str, Any]]:
                 event = line[len("event: ") :]
             elif line.startswith("data: "):
                 got.append((event, json.loads(line[len("data: ") :])))
+                if seen is not None:
+                    seen(got)
                 if event == until:
                     return got
     return got
 
 
+def _when(flag: threading.Event, then: Callable[[], None]) -> threading.Thread:
+    """A thread that runs `then` once `flag` is set (or gives up after 30 s, which fails the
+    stream's own wait instead of hanging)."""
+
+    def run() -> None:
+        if flag.wait(30):
+            then()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread
+
+
 def test_the_game_stream_sends_new_events_then_end_when_the_trace_lands(tmp_path: Path) -> None:
     out, events = _finished_run(tmp_path)
+    live = out / LIVE_DIR / "g1.jsonl"
+    sent_old, sent_new = threading.Event(), threading.Event()
 
-    def finish_game() -> None:
-        time.sleep(0.8)
-        with (out / LIVE_DIR / "g1.jsonl").open("a", encoding="utf-8") as fh:
+    def seen(got: list[tuple[str, Any]]) -> None:
+        count = sum(kind == "ev" for kind, _ in got)
+        if count >= 2:  # events 3 and 4, already in the live log
+            sent_old.set()
+        if count >= 5:  # and the three written while the stream was open
+            sent_new.set()
+
+    def append() -> None:
+        with live.open("a", encoding="utf-8") as fh:
             for event in events[5:8]:
                 fh.write(json.dumps(event) + "\n")
-        time.sleep(0.8)
+
+    def land() -> None:
         shutil.move(tmp_path / "g1.json", out / "traces" / "g1.json")
-        (out / LIVE_DIR / "g1.jsonl").unlink()
+        live.unlink()
 
     with serving(create_app([out])) as url:
-        writer = threading.Thread(target=finish_game)
-        writer.start()
-        got = _sse(f"{url}/api/runs/run/games/g1/stream?since=3", until="end")
-        writer.join()
+        writers = [_when(sent_old, append), _when(sent_new, land)]
+        got = _sse(f"{url}/api/runs/run/games/g1/stream?since=3", until="end", seen=seen)
+        for writer in writers:
+            writer.join()
     assert got[-1] == ("end", {"events": 8})
     assert [data for kind, data in got if kind == "ev"] == events[3:8]
 
@@ -154,8 +186,13 @@ def test_streams_of_unknown_games_and_runs_are_404(tmp_path: Path, url: str) -> 
 def test_the_run_stream_follows_progress_until_the_run_ends(tmp_path: Path) -> None:
     out, _ = _finished_run(tmp_path)
 
+    running = threading.Event()
+
+    def seen(got: list[tuple[str, Any]]) -> None:
+        if got[0][0] == "progress":  # the stream has shown the run in flight
+            running.set()
+
     def finish_run() -> None:
-        time.sleep(1.5)
         shutil.move(tmp_path / "g1.json", out / "traces" / "g1.json")
         (out / LIVE_DIR / "g1.jsonl").unlink()
         progress = json.loads((out / LIVE_DIR / RUN_FILE).read_text("utf-8"))
@@ -163,9 +200,8 @@ def test_the_run_stream_follows_progress_until_the_run_ends(tmp_path: Path) -> N
         (out / LIVE_DIR / RUN_FILE).write_text(json.dumps(progress), "utf-8")
 
     with serving(create_app([out])) as url:
-        writer = threading.Thread(target=finish_run)
-        writer.start()
-        got = _sse(f"{url}/api/runs/run/live", until="end")
+        writer = _when(running, finish_run)
+        got = _sse(f"{url}/api/runs/run/live", until="end", seen=seen)
         writer.join()
     snaps = [data for kind, data in got if kind == "progress"]
     assert snaps[0]["in_flight"] == 1 and snaps[0]["progress"]["state"] == "running"

@@ -470,13 +470,9 @@ def test_serve_play_bad_input_is_one_line_and_exit_2(args: list[str], message: s
     assert "Traceback" not in result.output
 
 
-def test_serve_help_shows_the_play_example() -> None:
-    from typer.testing import CliRunner
-
-    from accord.cli.main import app as cli_app
-
-    result = CliRunner().invoke(cli_app, ["serve", "--help"])
-    assert "accord serve --play" in result.output and "--seat-timeout" in result.output
+def test_serve_help_shows_the_play_example(cli_help: Callable[..., str]) -> None:
+    shown = cli_help("serve")
+    assert "accord serve --play" in shown and "--seat-timeout" in shown
 
 
 def test_a_decision_without_a_fallback_fails_the_game_when_its_person_leaves() -> None:

@@ -283,11 +283,6 @@ def test_serve_binds_loopback_by_default(runs, monkeypatch: pytest.MonkeyPatch) 
     assert result.exit_code == 0 and (calls[1]["host"], calls[1]["port"]) == ("0.0.0.0", 9)
 
 
-def test_serve_help_has_an_example() -> None:
-    result = runner.invoke(cli_app, ["serve", "--help"])
-    assert result.exit_code == 0 and "Example: accord serve" in result.output
-
-
 def test_64_bit_seeds_reach_the_browser_exactly(tmp_path: Path) -> None:
     from accord.runner.run import run_sync
     from accord.runner.specs import AgentSpec, GameSpec

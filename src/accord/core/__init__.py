@@ -1,4 +1,6 @@
-"""Contracts only, no I/O: the Game state machine, requests and actions, errors, seeded RNG."""
+"""Contracts: the Game state machine, requests and actions, errors, seeded RNG, and the small
+helpers every layer shares. Pure, except the few modules docs/architecture.md lists as reading
+files or the environment (inputs, outdir, prompts, plugins, secrets)."""
 
 from accord.core.errors import (
     AccordError,

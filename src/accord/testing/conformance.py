@@ -1,5 +1,5 @@
 """Conformance checks for games: API contract, determinism, oracle sanity, trace round-trip,
-replay view.
+replay view, requests left alone once sent, actions outside the spec refused.
 
 Modelled on the API tests that environment libraries ship (check one contract, the same way,
 for every game). Each check raises `AssertionError` with a message naming the game and what
@@ -9,8 +9,10 @@ broke.
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,15 +21,22 @@ from accord.core.errors import ActionError
 from accord.core.game import Game, GameResult
 from accord.core.registry import game_class, make
 from accord.core.replay import TONES, replay_of
+from accord.core.spec import Action, ActionSpec, Request
 from accord.runner.play import play_game
 from accord.runner.specs import AgentSpec, GameSpec
+from accord.testing.bombard import check_bombardment
 from accord.traces.io import read_trace, write_trace
 
 MAX_STEPS = 100_000
 
 
-def drive_with_fallbacks(game: Game, seed: int) -> tuple[list[dict[str, Any]], GameResult]:
-    """Play `game` answering every request with its documented fallback action."""
+def drive_with_fallbacks(
+    game: Game, seed: int, *, watch: Callable[[list[Request]], None] | None = None
+) -> tuple[list[dict[str, Any]], GameResult]:
+    """Play `game` answering every request with its documented fallback action.
+
+    `watch`, if given, sees every list of requests `pending()` returns, before any is answered.
+    """
     game.reset(seed)
     events: list[dict[str, Any]] = []
     for _ in range(MAX_STEPS):
@@ -35,6 +44,9 @@ def drive_with_fallbacks(game: Game, seed: int) -> tuple[list[dict[str, Any]], G
             break
         requests = game.pending()
         assert requests, f"{game.game_id}: not done but nothing pending"
+        if watch is not None:
+            watch(requests)
+
         for req in requests:
             assert req.spec.fallback is not None, (
                 f"{game.game_id}: request {req.spec.kind!r} has no fallback action"
@@ -170,10 +182,107 @@ def check_replay(game_id: str, seed: int = 5) -> None:
             assert not bad, f"{game_id}: replay tones {sorted(bad)} are not in TONES"
 
 
+def _snapshot(request: Request) -> tuple[Any, ...]:
+    """Everything a seat is sent with a request, copied so later changes show."""
+    spec = request.spec
+    return (
+        request.seat,
+        request.observation,
+        request.system,
+        request.reset_context,
+        request.ephemeral,
+        copy.deepcopy(request.info),
+        request.round,
+        request.turn,
+        spec.kind,
+        copy.deepcopy(spec.schema),
+    )
+
+
+def check_requests_unchanged(game_id: str, seed: int = 11) -> None:
+    """A request, once `pending()` has returned it, never changes: an agent may keep it (a
+    person reads it, a remote seat gets it later), so the game must not edit its text, its
+    ``info`` or its schema in place as play goes on (give each request its own copies)."""
+    sent: list[tuple[Request, tuple[Any, ...], int]] = []
+
+    def watch(requests: list[Request]) -> None:
+        sent.extend((r, _snapshot(r), len(sent)) for r in requests)
+
+    drive_with_fallbacks(make(game_id), seed, watch=watch)
+    for request, before, n in sent:
+        assert _snapshot(request) == before, (
+            f"{game_id}: request #{n} ({request.spec.kind!r} for seat {request.seat}) was "
+            "changed after it was sent"
+        )
+
+
+_WRONG_VALUES: tuple[Any, ...] = (None, -1, 10**9, "", "?" * 5000, [], {"x": 1})
+
+
+def _odd_actions(spec: ActionSpec) -> list[Action]:
+    """An empty action, and the fallback with one value replaced by one of the wrong type
+    or out of range."""
+    base = spec.fallback() if spec.fallback is not None else {}
+    return [{}] + [{**base, key: wrong} for key in base for wrong in _WRONG_VALUES]
+
+
+def _short(action: Action) -> str:
+    """An action as it appears in a failure message (long values cut)."""
+    text = repr(action)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def _spec_refuses(spec: ActionSpec, action: Action) -> bool:
+    """True when the spec's own ``validate`` refuses `action` (False without one: then
+    nothing says the action is outside the spec)."""
+    if spec.validate is None:
+        return False
+    try:
+        spec.validate(copy.deepcopy(action))
+    except ActionError:
+        return True
+    return False
+
+
+def check_rejects_outside_spec(game_id: str, seed: int = 13) -> None:
+    """Odd actions are data, not crashes (DESIGN principle 10): for each first request,
+    `submit` of an empty action or of the fallback with one wrong value either takes it or
+    raises `ActionError`, never anything else; it refuses every action the request's own
+    ``validate`` refuses; and a refused action changes nothing (the same requests are
+    still pending)."""
+    probe = make(game_id)
+    probe.reset(seed)
+    for req in probe.pending():
+        for action in _odd_actions(req.spec):
+            game = make(game_id)
+            game.reset(seed)
+            before = [_snapshot(r) for r in game.pending()]
+            try:
+                game.submit(req.seat, copy.deepcopy(action))
+            except ActionError:
+                after = [_snapshot(r) for r in game.pending()]
+                assert after == before, (
+                    f"{game_id}: refusing {_short(action)} changed the pending requests"
+                )
+                continue
+            except Exception as exc:
+                raise AssertionError(
+                    f"{game_id}: submit of {_short(action)} for a {req.spec.kind!r} request raised "
+                    f"{type(exc).__name__}: {exc} (raise ActionError for a bad action)"
+                ) from exc
+            assert not _spec_refuses(req.spec, action), (
+                f"{game_id}: submit accepted {_short(action)} for a {req.spec.kind!r} request, "
+                "which the request's own spec refuses"
+            )
+
+
 def check_game(game_id: str) -> None:
     """Every conformance check."""
     check_api(game_id)
     check_determinism(game_id)
+    check_requests_unchanged(game_id)
+    check_rejects_outside_spec(game_id)
     check_oracle(game_id)
     check_trace_roundtrip(game_id)
     check_replay(game_id)
+    check_bombardment(game_id)

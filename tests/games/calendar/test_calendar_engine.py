@@ -1,5 +1,6 @@
 """The calendar engine (CalBench Algorithm 1): phases, routing, activation, retries, resolution,
-driven by hand-built actions, by the mock model through `LLMAgent`, and by the conformance suite."""
+driven by hand-built actions and by the mock model through `LLMAgent` (the conformance suite runs
+over every game in tests/test_conformance.py)."""
 
 from __future__ import annotations
 
@@ -90,10 +91,6 @@ def test_default_game_is_small_and_plays_with_fallbacks() -> None:
     _, result = testing.drive_with_fallbacks(g, 5)
     assert result.metrics["meetings_scheduled"] == 0 and result.metrics["success_rate"] == 0.0
     assert len(result.seat_rows) == 3
-
-
-def test_conformance_suite_passes() -> None:
-    testing.check_game("calendar-v2")
 
 
 def test_round_start_goes_to_the_first_speaker(tmp_path: Path) -> None:

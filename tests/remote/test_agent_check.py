@@ -9,7 +9,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from accord.cli.main import app
-from accord.remote.check import REFUSAL, check_agent
+from accord.testing.agent_check import REFUSAL, check_agent
 from accord.remote.spec import RemoteSeatSpec
 
 

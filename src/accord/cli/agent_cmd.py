@@ -76,7 +76,7 @@ def check_cmd(
     """
     from pydantic import ValidationError
 
-    from accord.remote.check import CHECK_GAMES, check_agent
+    from accord.testing.agent_check import CHECK_GAMES, check_agent
     from accord.remote.spec import RemoteSeatSpec
 
     try:

@@ -7,7 +7,7 @@ plain HTTP/JSON (``docs/agents.md``).
 * `accord.remote.seat`: one seat's rules (open request, deadline, bad-call count, call log);
 * `accord.remote.app` / `accord.remote.hub`: the server (MCP and HTTP from one app);
 * `accord.remote.process`: one agent process per seat per game;
-* `accord.remote.check`: ``accord agent check``, a conformance kit for agents.
+* ``accord agent check`` (the conformance kit for agents) lives in `accord.testing.agent_check`.
 
 The game's side is `accord.agents.remote.RemoteAgent`. Only `spec` and `protocol` load without
 the ``remote`` extra (the MCP SDK).

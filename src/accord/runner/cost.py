@@ -24,6 +24,7 @@ from accord.core.registry import resolve
 from accord.models.options import ModelOptions, Prices
 from accord.runner.specs import AgentSpec, GameSpec
 from accord.traces.io import complete_traces
+from accord.traces.schema import Trace
 
 _FREE = ("mock", "local")
 _PER = 1_000_000
@@ -57,21 +58,26 @@ def measure(dirs: Iterable[Path]) -> dict[tuple[str, str], TokenHistory]:
         if not traces.is_dir():
             raise ConfigError(f"{d} is not a run directory (no traces/ inside)")
         for trace in complete_traces(traces):
-            for seat in trace.seats:
-                usage = trace.usage.get(seat.name)
-                if seat.model is None or usage is None:
-                    continue
-                h = history.setdefault((trace.game_id, seat.model), TokenHistory())
-                h.games += 1
-                h.input_tokens += usage.input_tokens
-                h.output_tokens += usage.output_tokens
-                h.cost_usd += usage.cost_usd
-                h.cost_known = h.cost_known and usage.cost_known
-                seconds = _duration_s(trace.started_at, trace.ended_at)
-                if seconds is not None:
-                    h.seconds += seconds
-                    h.timed += 1
+            add_history(history, trace)
     return history
+
+
+def add_history(history: dict[tuple[str, str], TokenHistory], trace: Trace) -> None:
+    """Count one complete trace's model seats into `history` (`measure`, one trace)."""
+    for seat in trace.seats:
+        usage = trace.usage.get(seat.name)
+        if seat.model is None or usage is None:
+            continue
+        h = history.setdefault((trace.game_id, seat.model), TokenHistory())
+        h.games += 1
+        h.input_tokens += usage.input_tokens
+        h.output_tokens += usage.output_tokens
+        h.cost_usd += usage.cost_usd
+        h.cost_known = h.cost_known and usage.cost_known
+        seconds = _duration_s(trace.started_at, trace.ended_at)
+        if seconds is not None:
+            h.seconds += seconds
+            h.timed += 1
 
 
 def _duration_s(start: str, end: str) -> float | None:

@@ -37,6 +37,11 @@ from accord.traces.io import (
 )
 from accord.traces.schema import Trace
 
+RUN_FILES_VERSION = 1
+"""Schema version of a run directory's own files: ``summary.json``, every ``results.jsonl``
+row and ``experiment.json`` (a trace has its own, `accord.traces.schema.SCHEMA_VERSION`).
+Bumped when a field changes meaning or goes away; new fields do not bump it."""
+
 
 def seat_rows(trace: Trace) -> list[dict[str, Any]]:
     """The ``results.jsonl`` rows of one trace."""
@@ -177,13 +182,19 @@ def failure_reason(trace: Trace) -> str:
     return _SEAT_PREFIX.sub("", trace.error or "unknown error (no message recorded)")
 
 
-def write_outputs(out: Path, order: Sequence[str] | None = None) -> dict[str, Any]:
+def write_outputs(
+    out: Path, order: Sequence[str] | None = None, *, statuses: dict[str, str] | None = None
+) -> dict[str, Any]:
     """Rebuild ``results.jsonl`` and ``summary.json`` from ``out/traces``, one trace at a time
     (peak memory does not grow with the number of games).
 
     A file that is not a readable trace, or the trace of a game this installation does not
     know (an old version's id, an uninstalled plugin), is skipped and listed under
     ``unreadable`` in the summary, with its reason; it never hides the rest of the run.
+    `statuses`, when given, is filled with each readable trace's status, by trace id.
+
+    Both files carry `RUN_FILES_VERSION` (``schema_version``: a key of the summary and of
+    every row).
     """
     builder = SummaryBuilder()
     unreadable: list[dict[str, str]] = []
@@ -197,10 +208,13 @@ def write_outputs(out: Path, order: Sequence[str] | None = None) -> dict[str, An
             except ConfigError as exc:
                 unreadable.append({"file": path.name, "error": skip_reason(path, exc)})
                 continue
-            yield from seat_rows(trace)
+            if statuses is not None:
+                statuses[trace.trace_id] = trace.status
+            for row in seat_rows(trace):
+                yield {"schema_version": RUN_FILES_VERSION, **row}
 
     write_jsonl(out / "results.jsonl", rows())
-    summary = builder.result()
+    summary = {"schema_version": RUN_FILES_VERSION, **builder.result()}
     summary["unreadable"] = unreadable
     atomic_write_json(out / "summary.json", summary)
     return summary

@@ -53,6 +53,7 @@ from accord.runner.monitor import RunMonitor
 from accord.runner.plan_file import check_plan, write_plan
 from accord.runner.play import failed_trace
 from accord.runner.results import write_outputs
+from accord.runner.scan import RunScan, scan_run
 from accord.runner.server_check import check_server_context
 from accord.runner.specs import GameSpec
 from accord.traces.io import atomic_write_text, check_inside, read_trace
@@ -85,6 +86,30 @@ class RunReport:
     """``"SIGINT"`` or ``"SIGTERM"`` when the run was stopped before its end."""
     in_flight_cancelled: int = 0
     """Games that were playing when the run was interrupted (played again on resume)."""
+    statuses: dict[str, str] = field(default_factory=dict)
+    """Status (``complete`` or ``failed``) of every readable trace in the directory after
+    the run, by trace id: the games played now and those kept from before."""
+
+    @property
+    def traces_dir(self) -> Path:
+        """The folder of the run's traces, one ``<trace_id>.json`` per game."""
+        return self.out / "traces"
+
+    @property
+    def results_path(self) -> Path:
+        """``results.jsonl``: one row per seat per game."""
+        return self.out / "results.jsonl"
+
+    @property
+    def summary_path(self) -> Path:
+        """``summary.json``: per-group means with 95% bootstrap CIs."""
+        return self.out / "summary.json"
+
+    @property
+    def failures(self) -> list[dict[str, object]]:
+        """Why games failed: ``[{"reason", "count"}]``, most common first (from the summary)."""
+        items = self.summary.get("failures")
+        return list(items) if isinstance(items, list) else []
 
 
 def write_run_trace(directory: Path, trace: Trace) -> Path:
@@ -207,9 +232,15 @@ def finished_ids(traces_dir: Path, *, include_failed: bool = False) -> set[str]:
 
 
 def prepare_out(
-    out: Path, specs: Sequence[GameSpec], *, resume: bool, skip_failed: bool = False
+    out: Path,
+    specs: Sequence[GameSpec],
+    *,
+    resume: bool,
+    skip_failed: bool = False,
+    scan: RunScan | None = None,
 ) -> set[str]:
-    """Create the run directory; refuse to mix runs unless resuming. Returns ids to skip."""
+    """Create the run directory; refuse to mix runs unless resuming. Returns ids to skip
+    (from `scan` when given: the traces are not read again)."""
     traces = out / "traces"
     existing = list(traces.glob("*.json")) if traces.exists() else []
     if existing and not resume:
@@ -226,7 +257,9 @@ def prepare_out(
         for stale in [*traces.glob(".*.tmp"), *out.glob(".*.tmp")]:
             stale.unlink(missing_ok=True)
     write_plan(out / "experiment.json", specs, resume=False)
-    return finished_ids(traces, include_failed=skip_failed) if resume else set()
+    if not resume:
+        return set()
+    return (scan or scan_run(out)).finished(include_failed=skip_failed)
 
 
 async def run_specs(
@@ -246,6 +279,7 @@ async def run_specs(
     monitor: RunMonitor | None = None,
     heartbeat: tuple[float, Callable[[], None]] | None = None,
     live: bool = True,
+    scan: RunScan | None = None,
 ) -> RunReport:
     """Play every spec (at most `concurrency` at once) and write all outputs.
 
@@ -260,6 +294,8 @@ async def run_specs(
         heartbeat: ``(seconds, fn)``: call `fn` every `seconds` while games play.
         live: write ``DIR/live`` (progress and each game's events as they happen) for
             `accord serve` (`accord.runner.live`).
+        scan: the directory's traces as already read (`accord.runner.scan`), so a resumed
+            run reads each of them once; by default they are read here.
     """
     if concurrency < 1:
         raise ConfigError("--concurrency must be at least 1")
@@ -276,7 +312,9 @@ async def run_specs(
     check_server_context(specs)
     lock = RunLock.acquire(out)  # released in the finally below, or when this process ends
     try:
-        skip = prepare_out(out, specs, resume=resume, skip_failed=skip_failed)
+        if resume and scan is None:
+            scan = scan_run(out)  # once: what to skip and what it cost
+        skip = prepare_out(out, specs, resume=resume, skip_failed=skip_failed, scan=scan)
     except BaseException:
         lock.release()
         raise
@@ -284,8 +322,8 @@ async def run_specs(
     report = RunReport(
         out=out, planned=len(specs), skipped=len(specs) - len(todo), executor=runner.name
     )
-    if max_cost is not None:
-        report.spent_usd = sum(trace_cost(read_trace(out / "traces" / f"{t}.json")) for t in skip)
+    if max_cost is not None and scan is not None:
+        report.spent_usd = scan.cost_of(skip)
     sem = asyncio.Semaphore(concurrency)
     traces_dir = out / "traces"
     if monitor is None and live:
@@ -356,7 +394,7 @@ async def run_specs(
                 task.cancel()
         await runner.close()
         # Even an interrupted run leaves consistent results for the games that finished.
-        report.summary = write_outputs(out, [s.trace_id for s in specs])
+        report.summary = write_outputs(out, [s.trace_id for s in specs], statuses=report.statuses)
         if live_run is not None:
             live_run.progress(finished=True, interrupted=report.interrupted)
         lock.release()

@@ -15,14 +15,14 @@ These names load on first use, so ``import accord`` stays cheap. Beyond them: `a
 ``__all__``), `accord.traces` and `accord.testing` (the conformance suite every game passes).
 """
 
-from __future__ import annotations
-
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
-
 __version__ = "0.1.0"
 
+# Neither `typing` nor `importlib` nor `__future__` at run time: importing them would take
+# most of the time of `import accord` (annotations are strings instead).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from accord.api import RunPlan, RunReport, load, plan, play, run, run_async
     from accord.models import get_model
     from accord.runner.config import Experiment
@@ -59,12 +59,12 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> "Any":
     """Import a public name's module the first time the name is used."""
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'accord' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
+    value = getattr(__import__(module, fromlist=[name]), name)
     globals()[name] = value  # found directly from now on
     return value
 

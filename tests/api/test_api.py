@@ -35,8 +35,11 @@ def test_quick_form_writes_what_the_command_writes(tmp_path: Path) -> None:
     report = quick(tmp_path / "api", seed=5)
     cli = CliRunner().invoke(
         app,
-        ["run", "negotiation", "--agents", "cooperative,greedy", "--games", "3", "--seed", "5"]
-        + ["-o", "rounds=2", "-o", "talk_turns=1", "--out", str(tmp_path / "cli")],
+        [
+            *("run", "negotiation", "--agents", "cooperative,greedy", "--games", "3"),
+            *("--seed", "5", "-o", "rounds=2", "-o", "talk_turns=1"),
+            *("--out", str(tmp_path / "cli")),
+        ],
     )
     assert cli.exit_code == 0, cli.output
     for name in ("experiment.json", "results.jsonl", "summary.json"):

@@ -18,11 +18,10 @@ from accord.cli.options import (
     with_model_options,
 )
 from accord.cli.progress import run_with_progress, safe
-from accord.cli.tables import fit_table
+from accord.cli.tables import fit_table, summary_table
 from accord.core.errors import AccordError, ConfigError
 from accord.runner.cost import estimate, measure, unpriced_models
 from accord.runner.planning import RunPlan, plan_run
-from accord.runner.results import summary_table
 from accord.runner.run import RunReport
 from accord.runner.scan import merge_history
 from accord.runner.specs import GameSpec

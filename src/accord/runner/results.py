@@ -1,7 +1,8 @@
-"""Results of a run: ``results.jsonl`` (one row per seat per game), ``summary.json`` and the
-printed table. Both files are rebuilt from the traces on disk, so they always agree with them:
-one trace at a time, so memory stays flat in the number of games, and a file that is not a
-readable trace is listed under ``unreadable`` in the summary instead of stopping the rebuild.
+"""Results of a run: ``results.jsonl`` (one row per seat per game) and ``summary.json`` (the
+command prints it with `accord.cli.tables.summary_table`). Both files are rebuilt from the
+traces on disk, so they always agree with them: one trace at a time, so memory stays flat in
+the number of games, and a file that is not a readable trace is listed under ``unreadable``
+in the summary instead of stopping the rebuild.
 
 The summary groups games by batch and pairing. Each game class lists the metrics to
 summarise (`Game.summary_metrics`); each gets a mean over the *complete* games with a 95%
@@ -21,9 +22,6 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
-
-from rich.markup import escape
-from rich.table import Table
 
 from accord.analysis.stats import bootstrap_mean
 from accord.core.errors import ConfigError
@@ -218,45 +216,3 @@ def write_outputs(
     summary["unreadable"] = unreadable
     atomic_write_json(out / "summary.json", summary)
     return summary
-
-
-def summary_table(summary: dict[str, Any]) -> Table:
-    """The printed results table: one row per group, mean [95% CI] per metric."""
-    groups = summary.get("groups", [])
-    keys: list[tuple[str, str, bool]] = []
-    for g in groups:
-        for key, m in g["metrics"].items():
-            if (key, m["label"], m["percent"]) not in keys:
-                keys.append((key, m["label"], m["percent"]))
-    table = Table(
-        title="Results (mean [95% bootstrap CI] over complete games; failed games excluded)",
-        show_lines=False,
-    )
-    table.add_column("batch")
-    table.add_column("pairing")
-    table.add_column("games", justify="right")
-    table.add_column("failed", justify="right")
-    table.add_column("fallback %", justify="right")
-    for _, label, percent in keys:
-        table.add_column(label + (" %" if percent else ""), justify="right")
-    for g in groups:
-        rate = g.get("fallback_rate")
-        cells = [
-            escape(str(g["batch"])),
-            escape(str(g["pairing"])),
-            f"{g['complete']}/{g['games']}",
-            f"[red]{g['failed']}[/red]" if g.get("failed") else "0",
-            "–" if rate is None else f"{100 * rate:.1f}",
-        ]
-        for key, _, percent in keys:
-            m = g["metrics"].get(key)
-            if not m or m["n"] == 0:
-                cells.append("–")
-                continue
-            k = 100.0 if percent else 1.0
-            if m["n"] == 1 or m["ci_low"] == m["ci_high"]:
-                cells.append(f"{m['mean'] * k:.1f}")
-            else:
-                cells.append(f"{m['mean'] * k:.1f} [{m['ci_low'] * k:.1f}, {m['ci_high'] * k:.1f}]")
-        table.add_row(*cells)
-    return table

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import inspect
 import json
 import subprocess
 import sys
@@ -246,3 +247,14 @@ def test_public_names_resolve_and_import_accord_stays_light() -> None:
     code = "import accord, sys; print(sorted(m for m in sys.modules if m.startswith('accord')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "['accord']"
+
+
+def test_run_takes_every_keyword_run_async_takes() -> None:
+    from accord.api import RunOptions
+
+    keywords = {
+        name
+        for name, p in inspect.signature(accord.run_async).parameters.items()
+        if p.kind is inspect.Parameter.KEYWORD_ONLY
+    }
+    assert set(RunOptions.__annotations__) == keywords

@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict, TypeVar, Unpack
 
 from accord.runner.planning import AgentsArg, RunPlan, plan_run
-from accord.runner.run import ProgressFn, RunReport, run_specs
+from accord.runner.run import ProgressFn, run_specs
+from accord.runner.run_report import RunReport
 
 if TYPE_CHECKING:
     from accord.analysis.records import RunData

@@ -16,7 +16,7 @@ from accord.cli.main import console
 from accord.core.secrets import scrub_secrets
 from accord.runner.monitor import ModelErrorReport, RunMonitor
 from accord.runner.planning import RunPlan
-from accord.runner.run import RunReport
+from accord.runner.run_report import RunReport
 from accord.runner.specs import GameSpec
 from accord.traces.schema import Trace
 

@@ -17,7 +17,7 @@ from accord.models.preflight import check_models
 from accord.reproduce.plan import Plan
 
 if TYPE_CHECKING:
-    from accord.runner.run import RunReport
+    from accord.runner.run_report import RunReport
 
 
 @app.command("reproduce")

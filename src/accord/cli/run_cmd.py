@@ -22,7 +22,7 @@ from accord.cli.tables import fit_table, summary_table
 from accord.core.errors import AccordError, ConfigError
 from accord.runner.cost import estimate, measure, unpriced_models
 from accord.runner.planning import RunPlan, plan_run
-from accord.runner.run import RunReport
+from accord.runner.run_report import RunReport
 from accord.runner.scan import merge_history
 from accord.runner.specs import GameSpec
 

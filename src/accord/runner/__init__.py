@@ -29,7 +29,8 @@ if TYPE_CHECKING:
     from accord.runner.planning import RunPlan, plan_run
     from accord.runner.play import play_game
     from accord.runner.results import RUN_FILES_VERSION, seat_rows, summarize, write_outputs
-    from accord.runner.run import RunReport, run_specs, run_sync
+    from accord.runner.run import run_specs, run_sync
+    from accord.runner.run_report import RunReport
     from accord.runner.scan import RunScan, scan_run
     from accord.runner.specs import AgentSpec, GameSpec, parse_agent
 
@@ -45,7 +46,7 @@ _LAZY = {
     "seat_rows": "results",
     "summarize": "results",
     "write_outputs": "results",
-    "RunReport": "run",
+    "RunReport": "run_report",
     "run_specs": "run",
     "run_sync": "run",
     "RunScan": "scan",

@@ -36,14 +36,13 @@ import json
 import signal
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from accord.core.errors import ConfigError
 from accord.core.ids import check_id
 from accord.core.registry import resolve
-from accord.models.cache import CacheStats, scrub_secrets
+from accord.models.cache import scrub_secrets
 from accord.models.telemetry import observe
 from accord.runner.choose_executor import make_executor
 from accord.runner.executors import Executor
@@ -53,6 +52,7 @@ from accord.runner.monitor import RunMonitor
 from accord.runner.plan_file import check_plan, write_plan
 from accord.runner.play import failed_trace
 from accord.runner.results import write_outputs
+from accord.runner.run_report import RunReport as RunReport  # where callers found it
 from accord.runner.scan import RunScan, scan_run
 from accord.runner.server_check import check_server_context
 from accord.runner.specs import GameSpec
@@ -61,55 +61,6 @@ from accord.traces.limits import cap_trace
 from accord.traces.schema import Trace
 
 ProgressFn = Callable[[GameSpec, Trace], None]
-
-
-@dataclass
-class RunReport:
-    """What a run did."""
-
-    out: Path
-    planned: int
-    skipped: int = 0
-    played: int = 0
-    failed: list[str] = field(default_factory=list)
-    summary: dict[str, object] = field(default_factory=dict)
-    executor: str = "local"
-    spent_usd: float = 0.0
-    """Cost of the games played now; with `max_cost`, of every game in the directory."""
-    not_launched: list[str] = field(default_factory=list)
-    """Games left unplayed because `max_cost` was reached."""
-    stopped: str | None = None
-    """Why games were left unplayed, in words."""
-    cache: CacheStats | None = None
-    """Model-cache hits and misses, when a cache was used."""
-    interrupted: str | None = None
-    """``"SIGINT"`` or ``"SIGTERM"`` when the run was stopped before its end."""
-    in_flight_cancelled: int = 0
-    """Games that were playing when the run was interrupted (played again on resume)."""
-    statuses: dict[str, str] = field(default_factory=dict)
-    """Status (``complete`` or ``failed``) of every readable trace in the directory after
-    the run, by trace id: the games played now and those kept from before."""
-
-    @property
-    def traces_dir(self) -> Path:
-        """The folder of the run's traces, one ``<trace_id>.json`` per game."""
-        return self.out / "traces"
-
-    @property
-    def results_path(self) -> Path:
-        """``results.jsonl``: one row per seat per game."""
-        return self.out / "results.jsonl"
-
-    @property
-    def summary_path(self) -> Path:
-        """``summary.json``: per-group means with 95% bootstrap CIs."""
-        return self.out / "summary.json"
-
-    @property
-    def failures(self) -> list[dict[str, object]]:
-        """Why games failed: ``[{"reason", "count"}]``, most common first (from the summary)."""
-        items = self.summary.get("failures")
-        return list(items) if isinstance(items, list) else []
 
 
 def write_run_trace(directory: Path, trace: Trace) -> Path:

@@ -258,3 +258,16 @@ def test_run_takes_every_keyword_run_async_takes() -> None:
         if p.kind is inspect.Parameter.KEYWORD_ONLY
     }
     assert set(RunOptions.__annotations__) == keywords
+
+
+def test_seats_may_be_mappings_or_specs(tmp_path: Path) -> None:
+    report = accord.run(
+        "negotiation",
+        agents=[{"agent": "cooperative", "label": "coop"}, accord.runner.AgentSpec(agent="greedy")],
+        options=OPTIONS,
+        out=tmp_path,
+    )
+    assert report.played == 1
+    assert accord.load(tmp_path).games[0]["pairing"] == "coop vs greedy"
+    with pytest.raises(ConfigError, match="exactly one of 'model'"):
+        accord.play("negotiation", [{"label": "nobody"}, "greedy"])

@@ -56,7 +56,7 @@ from accord.runner.run_report import RunReport as RunReport  # where callers fou
 from accord.runner.scan import RunScan, scan_run
 from accord.runner.server_check import check_server_context
 from accord.runner.specs import GameSpec
-from accord.traces.io import atomic_write_text, check_inside, read_trace
+from accord.traces.io import atomic_write_text
 from accord.traces.limits import cap_trace
 from accord.traces.schema import Trace
 
@@ -164,22 +164,6 @@ def check_seats(specs: Sequence[GameSpec], *, models: bool = True) -> None:
                 except MissingAPIKeyError:
                     if models:
                         raise
-
-
-def finished_ids(traces_dir: Path, *, include_failed: bool = False) -> set[str]:
-    """Trace ids with a complete trace on disk (and failed ones with `include_failed`).
-
-    Unreadable files are treated as missing.
-    """
-    done: set[str] = set()
-    for path in traces_dir.glob("*.json"):
-        try:
-            check_inside(path)  # a link out of the folder is no finished game of this run
-            if include_failed or read_trace(path).status == "complete":
-                done.add(path.stem)
-        except ConfigError:
-            continue
-    return done
 
 
 def prepare_out(

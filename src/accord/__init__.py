@@ -1,13 +1,73 @@
 """Accord: measure how well LLM agents coordinate when each one holds private information.
 
-The public entry points are the `accord` command and these modules:
+The public Python API (the ``accord`` command is a client of it; docs/python.md shows a
+session):
 
-- `accord.core`: the Game contract, requests and actions, the registry (`make`, `game_ids`);
-- `accord.models`: `get_model("provider/model")` and the `ModelClient` contract;
-- `accord.agents`: `LLMAgent` and the reference-agent registry;
-- `accord.runner`: experiment files, `play_game`, `run_specs`;
-- `accord.traces`: the trace schema, reader and writer;
-- `accord.testing`: the conformance suite every game passes.
+- `run` / `run_async`: play an experiment file, an `Experiment`, or the quick form (a game,
+  its agents or model, a number of games) into a run directory; returns a `RunReport`;
+- `play`: one game, returned as a `Trace` without touching disk;
+- `load`: a run directory's games, seats and events as records or data frames;
+- `Experiment`, `read_trace`, `get_model`: an experiment file as an object, one trace file,
+  a model client (``get_model("mock/schema")``).
+
+These names load on first use, so ``import accord`` stays cheap. Beyond them: `accord.core`
+(the Game contract, the registry), `accord.models`, `accord.agents`, `accord.runner` (its
+``__all__``), `accord.traces` and `accord.testing` (the conformance suite every game passes).
 """
 
 __version__ = "0.1.0"
+
+# Neither `typing` nor `importlib` nor `__future__` at run time: importing them would take
+# most of the time of `import accord` (annotations are strings instead).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from accord.api import RunPlan, RunReport, load, plan, play, run, run_async
+    from accord.models import get_model
+    from accord.runner.config import Experiment
+    from accord.traces.io import read_trace
+    from accord.traces.schema import Trace
+
+_LAZY = {
+    "run": "accord.api",
+    "run_async": "accord.api",
+    "play": "accord.api",
+    "load": "accord.api",
+    "plan": "accord.api",
+    "RunPlan": "accord.api",
+    "RunReport": "accord.api",
+    "Experiment": "accord.runner.config",
+    "read_trace": "accord.traces.io",
+    "Trace": "accord.traces.schema",
+    "get_model": "accord.models",
+}
+
+__all__ = [
+    "Experiment",
+    "RunPlan",
+    "RunReport",
+    "Trace",
+    "__version__",
+    "get_model",
+    "load",
+    "plan",
+    "play",
+    "read_trace",
+    "run",
+    "run_async",
+]
+
+
+def __getattr__(name: str) -> "Any":
+    """Import a public name's module the first time the name is used."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'accord' has no attribute {name!r}")
+    value = getattr(__import__(module, fromlist=[name]), name)
+    globals()[name] = value  # found directly from now on
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

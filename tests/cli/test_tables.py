@@ -12,8 +12,7 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from accord.cli.main import app
-from accord.cli.tables import fit_table
-from accord.runner.results import summary_table
+from accord.cli.tables import fit_table, summary_table
 
 CI = re.compile(r"\d+\.\d \[\d+\.\d, \d+\.\d\]")
 

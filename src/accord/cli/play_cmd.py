@@ -16,12 +16,11 @@ from accord.cli.options import (
     parse_options,
     with_model_options,
 )
-from accord.cli.tables import fit_table
+from accord.cli.tables import fit_table, summary_table
 from accord.core.errors import AccordError, ConfigError
 from accord.core.registry import game_class, resolve
 from accord.models.preflight import check_models
 from accord.runner.config import Batch, Defaults, Experiment, expand
-from accord.runner.results import summary_table
 from accord.runner.run import run_sync
 from accord.runner.specs import AgentSpec, parse_agent
 

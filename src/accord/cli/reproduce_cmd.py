@@ -17,7 +17,7 @@ from accord.models.preflight import check_models
 from accord.reproduce.plan import Plan
 
 if TYPE_CHECKING:
-    from accord.runner.run import RunReport
+    from accord.runner.run_report import RunReport
 
 
 @app.command("reproduce")
@@ -204,8 +204,9 @@ def _estimate(
     max_cost: float | None,
 ) -> None:
     """Measure (earlier runs, this directory, or a pilot) and print the estimate."""
+    from accord.api import run
     from accord.reproduce.estimate import estimate, measure, needs_payment, pilot_specs
-    from accord.runner.run import run_sync
+    from accord.runner.planning import RunPlan
 
     sources = list(estimate_from or [])
     label = "earlier runs" if sources else ""
@@ -227,7 +228,8 @@ def _estimate(
         # Games without hosted models keep this process's one event loop busy: played one at
         # a time, each one's wall time is its real cost, and the estimate adds them up.
         at_once = concurrency if paid else 1
-        tried = run_sync(trial, out / "pilot", concurrency=at_once, resume=True, max_cost=max_cost)
+        pilot_plan = RunPlan(trial, out / "pilot", checked=True)  # its seats are the plan's
+        tried = run(pilot_plan, concurrency=at_once, resume=True, max_cost=max_cost)
         if tried.failed:
             console.print(
                 f"[yellow]Pilot: {len(tried.failed)} of {tried.played} games failed, e.g. "
@@ -262,10 +264,11 @@ def _confirm(yes: bool, question: str) -> None:
 def _play(
     plan: Plan, out: Path, concurrency: int, resume: bool, max_cost: float | None
 ) -> RunReport:
-    from accord.cli.run_cmd import _run_with_progress
+    from accord.cli.progress import run_with_progress
+    from accord.runner.planning import RunPlan
 
     options = {"executor": "local", "max_cost": max_cost}
-    return _run_with_progress(plan.specs, out, concurrency, resume, options)
+    return run_with_progress(RunPlan(plan.specs, out, checked=True), concurrency, resume, options)
 
 
 def _finish(plan: Plan, out: Path, report: RunReport) -> None:

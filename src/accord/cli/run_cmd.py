@@ -3,36 +3,28 @@
 from __future__ import annotations
 
 import math
-import time
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task
-from rich.text import Text
 
 from accord.cli.main import _fail, app, console, print_skipped
 from accord.cli.options import (
     dollars,
     model_options,
-    model_seats,
     out_path,
     parse_options,
     with_model_options,
 )
-from accord.cli.tables import fit_table
+from accord.cli.progress import run_with_progress, safe
+from accord.cli.tables import fit_table, summary_table
 from accord.core.errors import AccordError, ConfigError
-from accord.core.ids import slug
-from accord.core.secrets import scrub_secrets
-from accord.models.preflight import check_models
-from accord.runner.config import Batch, Defaults, Experiment, expand, load_experiment
 from accord.runner.cost import estimate, measure, unpriced_models
-from accord.runner.monitor import ModelErrorReport, RunMonitor
-from accord.runner.results import summary_table
-from accord.runner.run import RunReport, check_run, finished_ids, run_sync
-from accord.runner.specs import GameSpec, parse_agent_list
-from accord.traces.schema import Trace
+from accord.runner.planning import RunPlan, plan_run
+from accord.runner.run_report import RunReport
+from accord.runner.scan import merge_history
+from accord.runner.specs import GameSpec
 
 
 @app.command("run")
@@ -175,37 +167,33 @@ def run(
         if skip_failed and not resume:
             raise ConfigError("--skip-failed only applies with --resume")
         extra_model_options = model_options(model_base_url, model_option)
-        specs, out_dir = _plan(
+        plan = plan_run(
             target,
-            out_path(out),
-            agents,
-            model,
-            games,
-            seed,
-            option,
-            swap_first_speaker,
-            temperature,
-            max_tokens,
-            suite,
-            task,
-            prompts,
+            out=out_path(out),
+            agents=agents,
+            model=model,
+            games=games,
+            seed=seed,
+            options=parse_options([*(option or []), *([f"task={task}"] if task else [])]),
+            suite=suite,
+            swap_first_speaker=swap_first_speaker,
+            temperature=temperature,
+            max_tokens=max_tokens,
+            prompts=prompts,
         )
-        specs = [
+        plan.specs = [
             s.model_copy(update={"agents": with_model_options(s.agents, extra_model_options)})
-            for s in specs
+            for s in plan.specs
         ]
-        if dry_run:
-            # Refuses what a real run refuses before play (all but a missing API key).
-            check_run(specs, models=False, cache=cache, estimate_from=estimate_from or [])
-        else:  # every model problem at once, in one line, before any game or file
-            check_models(model_seats(specs))
-        _preflight(specs, out_dir, resume, estimate_from, max_cost, dry_run, concurrency)
+        # Refuses what a real run refuses before play (a dry run: all but a missing API
+        # key); a real run: every model problem at once, in one line, before any game or file.
+        plan.check(models=not dry_run, cache=cache, estimate_from=estimate_from or [])
+        _preflight(plan, resume, estimate_from, max_cost, dry_run, concurrency)
         if dry_run:
             return
-        _local_estimate(specs)
-        report = _run_with_progress(
-            specs,
-            out_dir,
+        _local_estimate(plan.specs)
+        report = run_with_progress(
+            plan,
             concurrency,
             resume,
             {
@@ -222,12 +210,7 @@ def run(
         )
     except AccordError as exc:
         raise _fail(exc) from exc
-    _print_report(report, out_dir, tolerated, write_report)
-
-
-def _safe(text: str) -> str:
-    """Game, model or server text for the console: secrets redacted, rich markup escaped."""
-    return escape(scrub_secrets(text))
+    _print_report(report, plan.out, tolerated, write_report)
 
 
 def _tolerance(text: str) -> float:
@@ -268,7 +251,7 @@ def _print_report(
             "their traces say why):"
         )
         for item in failures:
-            console.print(f"  [red]{item['count']} x[/red] {_safe(str(item['reason']))}")
+            console.print(f"  [red]{item['count']} x[/red] {safe(str(item['reason']))}")
         console.print(
             "  Fix the cause, then run the same command with --resume to play them again."
         )
@@ -300,7 +283,7 @@ def _write_report(out_dir: Path) -> None:
     try:
         written = build_report([out_dir], out_dir / "report")
     except AccordError as exc:
-        console.print(f"[yellow]No report:[/yellow] {_safe(str(exc))}")
+        console.print(f"[yellow]No report:[/yellow] {safe(str(exc))}")
         return
     figures = [p for p in written if p.suffix in (".png", ".svg")]
     tables = [p for p in written if p.suffix in (".md", ".csv")]
@@ -313,66 +296,8 @@ def _write_report(out_dir: Path) -> None:
     )
 
 
-def _plan(
-    target: str,
-    out: Path | None,
-    agents: str | None,
-    model: str | None,
-    games: int,
-    seed: int | None,
-    option: list[str] | None,
-    swap: bool,
-    temperature: float | None,
-    max_tokens: int | None,
-    suite: str | None = None,
-    task: str | None = None,
-    prompts: Path | None = None,
-) -> tuple[list[GameSpec], Path]:
-    path = Path(target)
-    if path.suffix in {".yaml", ".yml"} or path.is_file():
-        if not path.is_file():
-            raise ConfigError(f"No experiment file {target!r}. Check the path.")
-        if agents or model or option or suite or task:
-            raise ConfigError(
-                "--agents, --model, --option, --suite and --task apply to the quick form only; "
-                "put them in the experiment file instead"
-            )
-        exp = load_experiment(path)
-        if prompts is not None:  # --prompts wins over the file's prompts:
-            exp.prompts = str(prompts.resolve())
-        # The name is a label: only its safe form may become the default directory.
-        out_dir = out or Path("runs") / slug(exp.name, fallback="experiment")
-        return expand(exp, seed_override=seed), out_dir
-    if agents and model:
-        raise ConfigError("give either --agents or --model, not both")
-    seat_specs = parse_agent_list(agents) if agents else parse_agent_list(model or "local/smollm2")
-    if temperature is not None or max_tokens is not None:
-        seat_specs = [
-            s.model_copy(update={"temperature": temperature, "max_tokens": max_tokens})
-            if s.model
-            else s
-            for s in seat_specs
-        ]
-    exp = Experiment(
-        name=f"{target}-quick",
-        defaults=Defaults(
-            game=target,
-            games=games,
-            seed=seed or 0,
-            options=parse_options([*(option or []), *([f"task={task}"] if task else [])]),
-            agents=list(seat_specs),
-            swap_first_speaker=swap,
-            suite=suite,
-        ),
-        batches=[Batch(name=target if suite is None else f"{target}-{Path(suite).stem}")],
-        prompts=str(prompts.resolve()) if prompts is not None else None,
-    )
-    return expand(exp), out or Path("runs") / f"{target}-quick"
-
-
 def _preflight(
-    specs: list[GameSpec],
-    out: Path,
+    plan: RunPlan,
     resume: bool,
     estimate_from: list[Path] | None,
     max_cost: float | None,
@@ -380,8 +305,9 @@ def _preflight(
     concurrency: int = 1,
 ) -> None:
     """Print what will be played, what it should cost and how long it should take (before any
-    game starts)."""
-    done = finished_ids(out / "traces") if resume and (out / "traces").is_dir() else set()
+    game starts). On --resume the directory's traces are read here, once (`RunPlan.scan`)."""
+    specs, out = plan.specs, plan.out
+    done = plan.scan().finished() if resume else set()
     todo = [s for s in specs if s.trace_id not in done]
     if dry_run:
         console.print(
@@ -389,10 +315,11 @@ def _preflight(
             + (f" ({len(done)} already finished)" if done else "")
         )
     sources = list(estimate_from or [])
-    if done:
-        sources.append(out)  # the games already played here measure the rest best
-    if any(a.model for s in todo for a in s.agents) and (sources or dry_run or max_cost):
-        est = estimate(todo, measure(sources))
+    if any(a.model for s in todo for a in s.agents) and (done or sources or dry_run or max_cost):
+        history = measure(sources)
+        if done:  # the games already played here measure the rest best
+            merge_history(history, plan.scan().history)
+        est = estimate(todo, history)
         console.print(est.describe(concurrency))
         if max_cost is not None and est.usd > max_cost:
             console.print(
@@ -403,22 +330,6 @@ def _preflight(
         console.print(
             f"[yellow]--max-cost cannot count calls to {', '.join(unpriced)} (no known "
             "price); set options.prices for them.[/yellow]"
-        )
-
-
-class _MonitorColumn(ProgressColumn):
-    """The run's live counts beside the bar (re-rendered on every refresh)."""
-
-    def __init__(self, monitor: RunMonitor) -> None:
-        super().__init__()
-        self.monitor = monitor
-
-    def render(self, task: Task) -> Text:
-        m = self.monitor
-        return Text(
-            f"failed {m.failed} · in flight {m.in_flight} · calls {m.calls} · retries "
-            f"{m.retries} · errors {m.errors} · tokens {m.input_tokens + m.output_tokens:,} · "
-            f"{m.cost_text()} · {_mmss(m.elapsed_s())} elapsed · ETA {m.eta_text()}"
         )
 
 
@@ -438,93 +349,3 @@ def _local_estimate(specs: list[GameSpec]) -> None:
         return
     if work is not None:
         console.print(estimate_text(work, speed), markup=False)
-
-
-def _mmss(seconds: float) -> str:
-    minutes, secs = divmod(int(max(seconds, 0)), 60)
-    return f"{minutes}:{secs:02d}"
-
-
-STATUS_EVERY_S = 30.0
-"""A run whose output is not a terminal prints a status line at least this often."""
-
-
-def _run_with_progress(
-    specs: list[GameSpec],
-    out: Path,
-    concurrency: int,
-    resume: bool,
-    options: dict[str, Any],
-    *,
-    verbose: bool = False,
-    executor: str = "local",
-) -> RunReport:
-    # On --resume the bar starts at the games already finished, so it ends at the total.
-    traces = out / "traces"
-    ids = {s.trace_id for s in specs}
-    kept = (
-        finished_ids(traces, include_failed=bool(options.get("skip_failed")))
-        if resume and traces.is_dir()
-        else set()
-    )
-    already = len(kept & ids)
-    left = len(specs) - already
-    console.print(
-        f"Playing {left} games -> {escape(str(out))} ({executor} executor)"
-        + (f"; {already} of {len(specs)} already finished" if already else "")
-    )
-
-    def show_error(report: ModelErrorReport) -> None:
-        style = "yellow" if report.transient else "bold red"
-        console.print(f"[{style}]model error:[/{style}] {_safe(report.line())}")
-
-    def log(line: str) -> None:
-        console.print(_safe(line), highlight=False)
-
-    monitor = RunMonitor(
-        total=len(specs), already=already, on_error=show_error, log=log if verbose else None
-    )
-    if not console.is_terminal:
-        last = [time.monotonic()]
-
-        def done(spec: GameSpec, trace: Trace) -> None:
-            n = monitor.already + monitor.done + monitor.failed
-            note = f": {_safe(trace.error)}" if trace.error else ""
-            console.print(f"[{n}/{len(specs)}] {escape(spec.trace_id)}: {trace.status}{note}")
-
-        def status() -> None:
-            if time.monotonic() - last[0] >= STATUS_EVERY_S - 0.5:
-                last[0] = time.monotonic()
-                console.print(escape(monitor.status_line()), highlight=False)
-
-        return run_sync(
-            specs,
-            out,
-            concurrency=concurrency,
-            resume=resume,
-            on_done=done,
-            monitor=monitor,
-            heartbeat=(STATUS_EVERY_S, status),
-            **options,
-        )
-    with Progress(
-        BarColumn(),
-        MofNCompleteColumn(),
-        _MonitorColumn(monitor),
-        console=console,
-        transient=False,
-    ) as progress:
-        task = progress.add_task("games", total=len(specs), completed=already)
-
-        def tick(spec: GameSpec, trace: Trace) -> None:
-            progress.update(task, advance=1)
-
-        return run_sync(
-            specs,
-            out,
-            concurrency=concurrency,
-            resume=resume,
-            on_done=tick,
-            monitor=monitor,
-            **options,
-        )

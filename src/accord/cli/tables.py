@@ -10,11 +10,13 @@ caption (their values stay in ``summary.json`` and ``accord report``).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
+from rich.markup import escape
 from rich.table import Column, Table
 from rich.text import Text
 
-__all__ = ["fit_table"]
+__all__ = ["fit_table", "summary_table"]
 
 EMPTY = frozenset({"", "–", "-"})
 """Cell texts that mean "no value"."""
@@ -73,3 +75,45 @@ def fit_table(table: Table, width: int, *, keep: int = 2, where: str = "summary.
     for row in range(table.row_count):
         fitted.add_row(*(cells[i][row] for i in chosen))
     return fitted
+
+
+def summary_table(summary: dict[str, Any]) -> Table:
+    """The printed results table: one row per group, mean [95% CI] per metric."""
+    groups = summary.get("groups", [])
+    keys: list[tuple[str, str, bool]] = []
+    for g in groups:
+        for key, m in g["metrics"].items():
+            if (key, m["label"], m["percent"]) not in keys:
+                keys.append((key, m["label"], m["percent"]))
+    table = Table(
+        title="Results (mean [95% bootstrap CI] over complete games; failed games excluded)",
+        show_lines=False,
+    )
+    table.add_column("batch")
+    table.add_column("pairing")
+    table.add_column("games", justify="right")
+    table.add_column("failed", justify="right")
+    table.add_column("fallback %", justify="right")
+    for _, label, percent in keys:
+        table.add_column(label + (" %" if percent else ""), justify="right")
+    for g in groups:
+        rate = g.get("fallback_rate")
+        cells = [
+            escape(str(g["batch"])),
+            escape(str(g["pairing"])),
+            f"{g['complete']}/{g['games']}",
+            f"[red]{g['failed']}[/red]" if g.get("failed") else "0",
+            "–" if rate is None else f"{100 * rate:.1f}",
+        ]
+        for key, _, percent in keys:
+            m = g["metrics"].get(key)
+            if not m or m["n"] == 0:
+                cells.append("–")
+                continue
+            k = 100.0 if percent else 1.0
+            if m["n"] == 1 or m["ci_low"] == m["ci_high"]:
+                cells.append(f"{m['mean'] * k:.1f}")
+            else:
+                cells.append(f"{m['mean'] * k:.1f} [{m['ci_low'] * k:.1f}, {m['ci_high'] * k:.1f}]")
+        table.add_row(*cells)
+    return table

@@ -120,6 +120,16 @@ def measure(dirs: Iterable[Path]) -> dict[tuple[str, str], TokenHistory]:
     return {(g, m): h for g, group in groups.items() for m, h in group.models.items()}
 
 
+def add_history(history: dict[tuple[str, str], TokenHistory], trace: Trace) -> None:
+    """Count one complete trace's model seats into `history` (`measure`, one trace at a time)."""
+    seconds = duration_s(trace.started_at, trace.ended_at)
+    for seat in trace.seats:
+        usage = trace.usage.get(seat.name)
+        if seat.model is None or usage is None:
+            continue
+        history.setdefault((trace.game_id, seat.model), TokenHistory()).add(usage, seconds)
+
+
 def duration_s(start: str, end: str) -> float | None:
     """Seconds from ISO time `start` to `end`; None when either is missing or bad."""
     try:

@@ -1,6 +1,9 @@
 """``DIR/experiment.json``, the expanded plan of a run, written and compared one game at a time.
 
-The file is a JSON list of game specs (``indent=1``), secrets scrubbed. It is streamed: a
+The file is a JSON object, ``{"schema_version": 1, "games": [...]}`` (the version is
+`accord.runner.results.RUN_FILES_VERSION`), listing the game specs (``indent=1``), secrets
+scrubbed; a file an older Accord wrote is the bare list, still compared on resume. It is
+streamed: a
 20,000-game plan is 12 MB of text, and building it whole (plus parsing the previous one for
 ``--resume``) used to be the peak of a run's memory. A resumed run compares its plan with the
 file by a hash of the text, falling back to comparing the parsed documents only when the text
@@ -16,17 +19,18 @@ from pathlib import Path
 
 from accord.core.errors import ConfigError
 from accord.core.secrets import scrub_secrets
+from accord.runner.results import RUN_FILES_VERSION
 from accord.runner.specs import GameSpec
 from accord.traces.io import atomic_writer
 
 
 def plan_chunks(specs: Sequence[GameSpec]) -> Iterator[str]:
-    """The text of the plan file in pieces (identical to ``json.dumps(list, indent=1)``)."""
-    yield "["
+    """The text of the plan file in pieces (identical to ``json.dumps(plan, indent=1)``)."""
+    yield f'{{\n "schema_version": {RUN_FILES_VERSION},\n "games": ['
     for i, spec in enumerate(specs):
         text = scrub_secrets(json.dumps(spec.model_dump(mode="json"), indent=1, ensure_ascii=False))
-        yield ("," if i else "") + "\n " + text.replace("\n", "\n ")
-    yield "\n]\n" if specs else "]\n"
+        yield ("," if i else "") + "\n  " + text.replace("\n", "\n  ")
+    yield "\n ]\n}\n" if specs else "]\n}\n"
 
 
 def _digest(chunks: Iterator[str]) -> str:
@@ -56,7 +60,10 @@ def same_plan(path: Path, specs: Sequence[GameSpec]) -> bool:
         old = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError):
         return True  # unreadable: nothing to compare with, as before
-    return bool(old == json.loads("".join(plan_chunks(specs))))
+    new = json.loads("".join(plan_chunks(specs)))
+    if isinstance(old, list):  # written before the file had a schema version
+        return bool(old == new["games"])
+    return bool(old == new)
 
 
 def check_plan(path: Path, specs: Sequence[GameSpec]) -> None:

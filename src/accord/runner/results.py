@@ -1,7 +1,8 @@
-"""Results of a run: ``results.jsonl`` (one row per seat per game), ``summary.json`` and the
-printed table. Both files are rebuilt from the traces on disk, so they always agree with them:
-one trace at a time, so memory stays flat in the number of games, and a file that is not a
-readable trace is listed under ``unreadable`` in the summary instead of stopping the rebuild.
+"""Results of a run: ``results.jsonl`` (one row per seat per game) and ``summary.json`` (the
+command prints it with `accord.cli.tables.summary_table`). Both files are rebuilt from the
+traces on disk, so they always agree with them: one trace at a time, so memory stays flat in
+the number of games, and a file that is not a readable trace is listed under ``unreadable``
+in the summary instead of stopping the rebuild.
 
 The summary groups games by batch and pairing. Each game class lists the metrics to
 summarise (`Game.summary_metrics`); each gets a mean over the *complete* games with a 95%
@@ -22,9 +23,6 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from rich.markup import escape
-from rich.table import Table
-
 from accord.analysis.stats import bootstrap_mean
 from accord.core.errors import ConfigError
 from accord.core.registry import game_class
@@ -36,6 +34,11 @@ from accord.traces.io import (
     write_jsonl,
 )
 from accord.traces.schema import Trace
+
+RUN_FILES_VERSION = 1
+"""Schema version of a run directory's own files: ``summary.json``, every ``results.jsonl``
+row and ``experiment.json`` (a trace has its own, `accord.traces.schema.SCHEMA_VERSION`).
+Bumped when a field changes meaning or goes away; new fields do not bump it."""
 
 
 def seat_rows(trace: Trace) -> list[dict[str, Any]]:
@@ -177,13 +180,19 @@ def failure_reason(trace: Trace) -> str:
     return _SEAT_PREFIX.sub("", trace.error or "unknown error (no message recorded)")
 
 
-def write_outputs(out: Path, order: Sequence[str] | None = None) -> dict[str, Any]:
+def write_outputs(
+    out: Path, order: Sequence[str] | None = None, *, statuses: dict[str, str] | None = None
+) -> dict[str, Any]:
     """Rebuild ``results.jsonl`` and ``summary.json`` from ``out/traces``, one trace at a time
     (peak memory does not grow with the number of games).
 
     A file that is not a readable trace, or the trace of a game this installation does not
     know (an old version's id, an uninstalled plugin), is skipped and listed under
     ``unreadable`` in the summary, with its reason; it never hides the rest of the run.
+    `statuses`, when given, is filled with each readable trace's status, by trace id.
+
+    Both files carry `RUN_FILES_VERSION` (``schema_version``: a key of the summary and of
+    every row).
     """
     builder = SummaryBuilder()
     unreadable: list[dict[str, str]] = []
@@ -197,52 +206,13 @@ def write_outputs(out: Path, order: Sequence[str] | None = None) -> dict[str, An
             except ConfigError as exc:
                 unreadable.append({"file": path.name, "error": skip_reason(path, exc)})
                 continue
-            yield from seat_rows(trace)
+            if statuses is not None:
+                statuses[trace.trace_id] = trace.status
+            for row in seat_rows(trace):
+                yield {"schema_version": RUN_FILES_VERSION, **row}
 
     write_jsonl(out / "results.jsonl", rows())
-    summary = builder.result()
+    summary = {"schema_version": RUN_FILES_VERSION, **builder.result()}
     summary["unreadable"] = unreadable
     atomic_write_json(out / "summary.json", summary)
     return summary
-
-
-def summary_table(summary: dict[str, Any]) -> Table:
-    """The printed results table: one row per group, mean [95% CI] per metric."""
-    groups = summary.get("groups", [])
-    keys: list[tuple[str, str, bool]] = []
-    for g in groups:
-        for key, m in g["metrics"].items():
-            if (key, m["label"], m["percent"]) not in keys:
-                keys.append((key, m["label"], m["percent"]))
-    table = Table(
-        title="Results (mean [95% bootstrap CI] over complete games; failed games excluded)",
-        show_lines=False,
-    )
-    table.add_column("batch")
-    table.add_column("pairing")
-    table.add_column("games", justify="right")
-    table.add_column("failed", justify="right")
-    table.add_column("fallback %", justify="right")
-    for _, label, percent in keys:
-        table.add_column(label + (" %" if percent else ""), justify="right")
-    for g in groups:
-        rate = g.get("fallback_rate")
-        cells = [
-            escape(str(g["batch"])),
-            escape(str(g["pairing"])),
-            f"{g['complete']}/{g['games']}",
-            f"[red]{g['failed']}[/red]" if g.get("failed") else "0",
-            "–" if rate is None else f"{100 * rate:.1f}",
-        ]
-        for key, _, percent in keys:
-            m = g["metrics"].get(key)
-            if not m or m["n"] == 0:
-                cells.append("–")
-                continue
-            k = 100.0 if percent else 1.0
-            if m["n"] == 1 or m["ci_low"] == m["ci_high"]:
-                cells.append(f"{m['mean'] * k:.1f}")
-            else:
-                cells.append(f"{m['mean'] * k:.1f} [{m['ci_low'] * k:.1f}, {m['ci_high'] * k:.1f}]")
-        table.add_row(*cells)
-    return table

@@ -36,14 +36,13 @@ import json
 import signal
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from accord.core.errors import ConfigError
 from accord.core.ids import check_id
 from accord.core.registry import resolve
-from accord.models.cache import CacheStats, scrub_secrets
+from accord.models.cache import scrub_secrets
 from accord.models.telemetry import observe
 from accord.remote.process import RUN_DIR as REMOTE_RUN_DIR
 from accord.runner.choose_executor import make_executor
@@ -54,38 +53,15 @@ from accord.runner.monitor import RunMonitor
 from accord.runner.plan_file import check_plan, write_plan
 from accord.runner.play import failed_trace
 from accord.runner.results import write_outputs
+from accord.runner.run_report import RunReport as RunReport  # where callers found it
+from accord.runner.scan import RunScan, scan_run
 from accord.runner.server_check import check_server_context
 from accord.runner.specs import GameSpec
-from accord.traces.io import atomic_write_text, check_inside, read_trace
+from accord.traces.io import atomic_write_text
 from accord.traces.limits import cap_trace
 from accord.traces.schema import Trace
 
 ProgressFn = Callable[[GameSpec, Trace], None]
-
-
-@dataclass
-class RunReport:
-    """What a run did."""
-
-    out: Path
-    planned: int
-    skipped: int = 0
-    played: int = 0
-    failed: list[str] = field(default_factory=list)
-    summary: dict[str, object] = field(default_factory=dict)
-    executor: str = "local"
-    spent_usd: float = 0.0
-    """Cost of the games played now; with `max_cost`, of every game in the directory."""
-    not_launched: list[str] = field(default_factory=list)
-    """Games left unplayed because `max_cost` was reached."""
-    stopped: str | None = None
-    """Why games were left unplayed, in words."""
-    cache: CacheStats | None = None
-    """Model-cache hits and misses, when a cache was used."""
-    interrupted: str | None = None
-    """``"SIGINT"`` or ``"SIGTERM"`` when the run was stopped before its end."""
-    in_flight_cancelled: int = 0
-    """Games that were playing when the run was interrupted (played again on resume)."""
 
 
 def write_run_trace(directory: Path, trace: Trace) -> Path:
@@ -191,26 +167,16 @@ def check_seats(specs: Sequence[GameSpec], *, models: bool = True) -> None:
                         raise
 
 
-def finished_ids(traces_dir: Path, *, include_failed: bool = False) -> set[str]:
-    """Trace ids with a complete trace on disk (and failed ones with `include_failed`).
-
-    Unreadable files are treated as missing.
-    """
-    done: set[str] = set()
-    for path in traces_dir.glob("*.json"):
-        try:
-            check_inside(path)  # a link out of the folder is no finished game of this run
-            if include_failed or read_trace(path).status == "complete":
-                done.add(path.stem)
-        except ConfigError:
-            continue
-    return done
-
-
 def prepare_out(
-    out: Path, specs: Sequence[GameSpec], *, resume: bool, skip_failed: bool = False
+    out: Path,
+    specs: Sequence[GameSpec],
+    *,
+    resume: bool,
+    skip_failed: bool = False,
+    scan: RunScan | None = None,
 ) -> set[str]:
-    """Create the run directory; refuse to mix runs unless resuming. Returns ids to skip."""
+    """Create the run directory; refuse to mix runs unless resuming. Returns ids to skip
+    (from `scan` when given: the traces are not read again)."""
     traces = out / "traces"
     existing = list(traces.glob("*.json")) if traces.exists() else []
     if existing and not resume:
@@ -227,7 +193,9 @@ def prepare_out(
         for stale in [*traces.glob(".*.tmp"), *out.glob(".*.tmp")]:
             stale.unlink(missing_ok=True)
     write_plan(out / "experiment.json", specs, resume=False)
-    return finished_ids(traces, include_failed=skip_failed) if resume else set()
+    if not resume:
+        return set()
+    return (scan or scan_run(out)).finished(include_failed=skip_failed)
 
 
 async def run_specs(
@@ -247,6 +215,7 @@ async def run_specs(
     monitor: RunMonitor | None = None,
     heartbeat: tuple[float, Callable[[], None]] | None = None,
     live: bool = True,
+    scan: RunScan | None = None,
 ) -> RunReport:
     """Play every spec (at most `concurrency` at once) and write all outputs.
 
@@ -261,6 +230,8 @@ async def run_specs(
         heartbeat: ``(seconds, fn)``: call `fn` every `seconds` while games play.
         live: write ``DIR/live`` (progress and each game's events as they happen) for
             `accord serve` (`accord.runner.live`).
+        scan: the directory's traces as already read (`accord.runner.scan`), so a resumed
+            run reads each of them once; by default they are read here.
     """
     if concurrency < 1:
         raise ConfigError("--concurrency must be at least 1")
@@ -279,7 +250,9 @@ async def run_specs(
     check_server_context(specs)
     lock = RunLock.acquire(out)  # released in the finally below, or when this process ends
     try:
-        skip = prepare_out(out, specs, resume=resume, skip_failed=skip_failed)
+        if resume and scan is None:
+            scan = scan_run(out)  # once: what to skip and what it cost
+        skip = prepare_out(out, specs, resume=resume, skip_failed=skip_failed, scan=scan)
     except BaseException:
         lock.release()
         raise
@@ -287,8 +260,8 @@ async def run_specs(
     report = RunReport(
         out=out, planned=len(specs), skipped=len(specs) - len(todo), executor=runner.name
     )
-    if max_cost is not None:
-        report.spent_usd = sum(trace_cost(read_trace(out / "traces" / f"{t}.json")) for t in skip)
+    if max_cost is not None and scan is not None:
+        report.spent_usd = scan.cost_of(skip)
     sem = asyncio.Semaphore(concurrency)
     traces_dir = out / "traces"
     if monitor is None and live:
@@ -360,7 +333,7 @@ async def run_specs(
                 task.cancel()
         await runner.close()
         # Even an interrupted run leaves consistent results for the games that finished.
-        report.summary = write_outputs(out, [s.trace_id for s in specs])
+        report.summary = write_outputs(out, [s.trace_id for s in specs], statuses=report.statuses)
         if live_run is not None:
             live_run.progress(finished=True, interrupted=report.interrupted)
         lock.release()

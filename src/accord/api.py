@@ -1,0 +1,235 @@
+"""The public Python API: run experiments, play one game, load a run (DESIGN principle 9).
+
+The ``accord`` command is a client of these functions: ``accord run`` plans with `plan`, runs
+with `run` and adds a progress bar and the printed tables; everything a command can do with
+a run, a script or a notebook can do here, with the same checks and the same errors (each an
+`accord.core.errors.AccordError` whose one-line message says what to do).
+
+    import accord
+
+    report = accord.run("negotiation", agents="cooperative,greedy", games=4, out="runs/ref")
+    data = accord.load(report.out)
+    trace = accord.play("negotiation", "cooperative,greedy", seed=3)
+
+`run` and `play` work inside a running event loop too (a notebook): the games then play on
+a worker thread. Use `run_async` to await a run in your own loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+from collections.abc import Callable, Coroutine, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypedDict, TypeVar, Unpack
+
+from accord.runner.planning import AgentsArg, RunPlan, plan_run
+from accord.runner.run import ProgressFn, run_specs
+from accord.runner.run_report import RunReport
+
+if TYPE_CHECKING:
+    from accord.analysis.records import RunData
+    from accord.runner.config import Experiment
+    from accord.runner.monitor import RunMonitor
+    from accord.traces.schema import Trace
+
+__all__ = ["RunPlan", "RunReport", "load", "plan", "play", "run", "run_async"]
+
+T = TypeVar("T")
+
+plan = plan_run
+"""`accord.runner.planning.plan_run`: the games a run will play and its directory."""
+
+
+class RunOptions(TypedDict, total=False):
+    """The keyword arguments of `run` (those of `run_async`)."""
+
+    game: str | None
+    agents: AgentsArg | None
+    model: str | None
+    games: int
+    seed: int | None
+    options: Mapping[str, Any] | None
+    suite: str | None
+    task: str | None
+    swap_first_speaker: bool
+    temperature: float | None
+    max_tokens: int | None
+    prompts: str | Path | None
+    out: str | Path | None
+    concurrency: int
+    resume: bool
+    skip_failed: bool
+    max_cost: float | None
+    executor: str
+    address: str | None
+    cache: str | Path | None
+    num_cpus: int | None
+    cpus_per_game: float
+    on_game: ProgressFn | None
+    monitor: RunMonitor | None
+    heartbeat: tuple[float, Callable[[], None]] | None
+    live: bool
+
+
+async def run_async(
+    target: str | Path | Experiment | RunPlan | None = None,
+    *,
+    game: str | None = None,
+    agents: AgentsArg | None = None,
+    model: str | None = None,
+    games: int = 1,
+    seed: int | None = None,
+    options: Mapping[str, Any] | None = None,
+    suite: str | None = None,
+    task: str | None = None,
+    swap_first_speaker: bool = False,
+    temperature: float | None = None,
+    max_tokens: int | None = None,
+    prompts: str | Path | None = None,
+    out: str | Path | None = None,
+    concurrency: int = 8,
+    resume: bool = False,
+    skip_failed: bool = False,
+    max_cost: float | None = None,
+    executor: str = "local",
+    address: str | None = None,
+    cache: str | Path | None = None,
+    num_cpus: int | None = None,
+    cpus_per_game: float = 1.0,
+    on_game: ProgressFn | None = None,
+    monitor: RunMonitor | None = None,
+    heartbeat: tuple[float, Callable[[], None]] | None = None,
+    live: bool = True,
+) -> RunReport:
+    """Play a run and write its directory; return what happened.
+
+    What to play is an experiment file, an `Experiment`, a `RunPlan`, or the quick form: a
+    game (as `target` or `game`) with its seats (`agents`, or one `model` for every seat),
+    `games`, `seed`, game `options`, `suite` or `task` (see `accord.runner.planning.plan_run`).
+    The directory gets ``traces/<id>.json`` per game, ``results.jsonl``, ``summary.json``
+    and ``experiment.json``; a directory that already holds traces is refused unless
+    `resume` (then finished games are skipped, failed ones played again unless
+    `skip_failed`).
+
+    Args:
+        concurrency: games in flight at once.
+        max_cost: launch no more games once the run has cost this many US dollars.
+        executor / address / num_cpus / cpus_per_game: ``"local"`` or ``"ray"`` and its
+            cluster (`accord.runner.executors`).
+        cache: a model-call cache directory to answer calls from and fill.
+        on_game: called with each finished game's spec and trace (a progress display).
+        monitor: live counts of the run (`accord.runner.monitor.RunMonitor`).
+        heartbeat: ``(seconds, fn)``: call `fn` that often while games play.
+        live: write ``DIR/live`` for `accord serve` to follow.
+
+    Returns:
+        `RunReport`: the games planned, played, skipped and failed, each game's status, the
+        summary, the cost, and the paths of the files written.
+
+    Raises:
+        ConfigError: bad input (a missing file, an unknown game or agent, a missing API key,
+            a directory of another run), before any game is played or file written.
+    """
+    the_plan = plan_run(
+        target,
+        game=game,
+        agents=agents,
+        model=model,
+        games=games,
+        seed=seed,
+        options=options,
+        suite=suite,
+        task=task,
+        swap_first_speaker=swap_first_speaker,
+        temperature=temperature,
+        max_tokens=max_tokens,
+        prompts=prompts,
+        out=out,
+    )
+    if not the_plan.checked:
+        the_plan.check()
+    return await run_specs(
+        the_plan.specs,
+        the_plan.out,
+        concurrency=concurrency,
+        resume=resume,
+        on_done=on_game,
+        executor=executor,
+        address=address,
+        cache=Path(cache) if cache is not None else None,
+        max_cost=max_cost,
+        num_cpus=num_cpus,
+        cpus_per_game=cpus_per_game,
+        skip_failed=skip_failed,
+        monitor=monitor,
+        heartbeat=heartbeat,
+        live=live,
+        scan=the_plan.scan() if resume else None,
+    )
+
+
+def run(
+    target: str | Path | Experiment | RunPlan | None = None, **kwargs: Unpack[RunOptions]
+) -> RunReport:
+    """`run_async` for callers without an event loop of their own (same arguments).
+
+    Example: ``accord.run("experiments/demo.yaml", out="runs/demo", concurrency=16)``.
+    """
+    return _complete(run_async(target, **kwargs))
+
+
+def play(
+    game: str,
+    agents: AgentsArg,
+    *,
+    seed: int = 0,
+    options: Mapping[str, Any] | None = None,
+) -> Trace:
+    """Play one game and return its trace; nothing is written to disk.
+
+    Example: ``accord.play("negotiation", ["cooperative", "greedy"], seed=3).metrics``.
+
+    Raises:
+        ConfigError: an unknown game or agent, bad options, a missing API key (a model that
+            fails while playing gives a trace with ``status: failed`` instead).
+    """
+    from accord.core.registry import resolve
+    from accord.runner.planning import seat_specs
+    from accord.runner.play import play_game
+    from accord.runner.run import check_run
+    from accord.runner.specs import GameSpec
+
+    spec = GameSpec(
+        trace_id=f"{resolve(game)}-s{seed}",
+        game=game,
+        options=dict(options or {}),
+        seed=seed,
+        agents=seat_specs(agents, None),
+    )
+    check_run([spec])
+    return _complete(play_game(spec))
+
+
+def load(run_dir: str | Path) -> RunData:
+    """The games, seats and events of a run directory as records (`RunData`), with
+    ``.to_pandas()`` and ``.to_polars()`` when those are installed.
+
+    Raises:
+        ConfigError: `run_dir` is not a run directory (a damaged trace is listed in
+            ``RunData.skipped`` instead).
+    """
+    from accord.analysis.records import load_run
+
+    return load_run(Path(run_dir))
+
+
+def _complete(coro: Coroutine[Any, Any, T]) -> T:
+    """Run `coro` to its end: here, or on a worker thread when this thread already runs an
+    event loop (a notebook cell), since a loop cannot be started inside another."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result()

@@ -10,13 +10,19 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-SCHEMA_VERSION = 2
-"""Version 2 added per-seat transcripts and decision / fallback counts (all optional)."""
+from accord.traces.events import Event
+from accord.traces.upgrade import upgrade
 
-READABLE_VERSIONS = (1, 2)
-"""Trace versions this Accord reads: version 1 traces simply have no transcripts."""
+SCHEMA_VERSION = 3
+"""Version 2 added per-seat transcripts and decision / fallback counts (all optional).
+Version 3 typed the events (`accord.traces.events`) and took the in-band ``_fallback`` /
+``_warnings`` keys out of recorded actions (provenance is explicit: `accord.core.provenance`)."""
+
+READABLE_VERSIONS = (1, 2, 3)
+"""Trace versions this Accord reads, each upgraded to `SCHEMA_VERSION` as it is read
+(`accord.traces.upgrade`): version 1 traces simply have no transcripts."""
 
 
 class SeatUsage(BaseModel):
@@ -94,8 +100,10 @@ class Trace(BaseModel):
         "'default' or 'override' (accord.core.prompts).",
     )
     seats: list[SeatInfo] = Field(default_factory=list, description="Who sat where.")
-    events: list[dict[str, Any]] = Field(
-        default_factory=list, description="Events in order; each has 'type' and step 't'."
+    events: list[Event] = Field(
+        default_factory=list,
+        description="Events in order; each has 'type' and step 't'. Harness events are typed "
+        "by their type (accord.traces.events); every other type is a game event.",
     )
     final_state: dict[str, Any] = Field(default_factory=dict, description="Outcome state.")
     metrics: dict[str, Any] = Field(default_factory=dict, description="Game-level metrics.")
@@ -119,3 +127,9 @@ class Trace(BaseModel):
     accord_version: str = Field("", description="Package version that wrote the trace.")
     started_at: str = Field("", description="UTC ISO time the game started.")
     ended_at: str = Field("", description="UTC ISO time the game ended.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _upgrade(cls, data: Any) -> Any:
+        """A trace of an older readable version, as this version writes it."""
+        return upgrade(data)

@@ -1,0 +1,315 @@
+"""Typed trace events (DESIGN principle 8): the harness's own events and a base for games'.
+
+A trace's ``events`` list holds two families, told apart by their ``type`` field:
+
+- **Harness events**, written by the runner and the agents whatever the game: one pydantic
+  model each (`ModelCall`, `ModelErrorEvent`, `ValidationErrorEvent`, `OutputFormatWarning`,
+  `HeuristicFallback`, `ResponseFormatFallback`, `InvalidAction`, `HumanAction`,
+  `HumanTimeout`, `GameFailed`, `Fork`), a discriminated union on ``type``.
+- **Game events**, written by `Game.emit`: every other ``type``. They load as `GameEvent`, which
+  keeps every field; a game declares its own models (subclasses of `GameEvent` with a
+  ``Literal`` type) as ``event_types`` on its `Game` class, and `as_game_events` reads a trace's
+  game events as those models. An event of a plugin that declares none still loads.
+
+Every event keeps the fields it was written with, in the order they were written, and nothing
+else: a field a model declares but the event did not carry is not added when the trace is
+written again, so a trace reads and writes back byte for byte. Events also answer the read-only
+mapping calls (``event["seat"]``, ``event.get("round")``, ``"kind" in event``) that readers
+written before events were typed use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    PrivateAttr,
+    SerializerFunctionWrapHandler,
+    Tag,
+    TypeAdapter,
+    ValidatorFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
+
+Number = int | float
+"""A number kept as written (an int stays an int), so a trace writes back byte for byte."""
+
+
+class TraceEvent(BaseModel):
+    """One event of a trace: its ``type``, its step ``t`` and the fields it was written with."""
+
+    model_config = ConfigDict(extra="allow")
+
+    type: str = Field(description="What happened; names the event's model.")
+    t: int = Field(description="Step number, monotone within a game.")
+
+    _keys: tuple[str, ...] = PrivateAttr(default=())
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _remember_keys(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        event = handler(data)
+        if isinstance(data, Mapping) and isinstance(event, TraceEvent):
+            keys = tuple(str(k) for k in data)
+            if "type" not in keys:  # built in code with the model's default type
+                keys = ("type", *keys)
+                event.model_fields_set.add("type")
+            event._keys = keys
+        return event
+
+    @model_serializer(mode="wrap")
+    def _written_fields(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        keys = self._keys or tuple(self.model_fields_set | set(self.model_extra or {}))
+        return {k: data[k] for k in keys if k in data}
+
+    # -- read-only mapping access ------------------------------------------------------------
+    def keys(self) -> list[str]:
+        """The event's fields, in the order they were written."""
+        return [k for k in self._keys or self._present() if k in self._present()]
+
+    def _present(self) -> list[str]:
+        return [*self.model_fields_set, *(self.model_extra or {})]
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in self._present():
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """The field's value, or `default` when the event does not carry it."""
+        return getattr(self, key) if key in self._present() else default
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._present()
+
+    def items(self) -> list[tuple[str, Any]]:
+        """(field, value) pairs, in the order the fields were written."""
+        return [(k, getattr(self, k)) for k in self.keys()]
+
+    def as_dict(self) -> dict[str, Any]:
+        """The event as the JSON object a trace file holds."""
+        return self.model_dump(mode="json")
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, TraceEvent):
+            return self.as_dict() == other.as_dict()
+        if isinstance(other, Mapping):
+            return self.as_dict() == dict(other)
+        return NotImplemented
+
+
+class GameEvent(TraceEvent):
+    """An event a game recorded (`Game.emit`). Games subclass it, one model per ``type``:
+
+    ``class Message(GameEvent): type: Literal["message"] = "message"; text: str``
+
+    and list the models as ``event_types`` on their `Game` class. Without declarations every
+    game event loads as this class, all fields kept.
+    """
+
+
+class HarnessEvent(TraceEvent):
+    """An event the harness writes for a seat's request, whatever the game."""
+
+    seat: int | None = Field(None, description="Seat the event is about (0-based).")
+    round: int | None = Field(None, description="Round of the request it belongs to.")
+
+
+class ModelCall(HarnessEvent):
+    """One successful model call (`accord.agents.llm`)."""
+
+    type: Literal["model_call"] = "model_call"
+    kind: str | None = Field(None, description="The request's decision kind.")
+    call: int | None = Field(None, description="Call number within the seat's transcript.")
+    sent: list[Any] | None = Field(None, description="Transcript message ranges sent.")
+    reply: int | None = Field(None, description="Transcript index of the reply.")
+    input_tokens: int = 0
+    output_tokens: int = 0
+    reasoning_tokens: int = 0
+    cached_input_tokens: int = 0
+    cache_write_tokens: int = 0
+    latency_s: Number = 0
+    cost_usd: Number | None = Field(None, description="None when the price is unknown.")
+    attempts: int = Field(1, description="Attempts the client made, retried ones included.")
+    retries: list[dict[str, Any]] | None = Field(None, description="The client's retries.")
+
+
+class ModelErrorEvent(HarnessEvent):
+    """The model could not be reached for good; the game ends ``failed``."""
+
+    type: Literal["model_error"] = "model_error"
+    kind: str | None = None
+    call: int | None = None
+    sent: list[Any] | None = None
+    error: str = ""
+    status: int | None = Field(None, description="HTTP status, where there was one.")
+    attempts: int = 1
+    retries: list[dict[str, Any]] | None = None
+
+
+class ValidationErrorEvent(HarnessEvent):
+    """A reply that did not parse or broke a rule; the seat is asked again."""
+
+    type: Literal["validation_error"] = "validation_error"
+    attempt: int | None = None
+    kind: str | None = None
+    error_kind: str | None = None
+    error: str = ""
+    raw: str | None = Field(None, description="The start of the rejected reply.")
+
+
+class OutputFormatWarning(HarnessEvent):
+    """A usable reply not in the exact format; the action was taken as parsed."""
+
+    type: Literal["output_format_warning"] = "output_format_warning"
+    kind: str | None = None
+    warning: str = ""
+
+
+class HeuristicFallback(HarnessEvent):
+    """The request's documented fallback answered the decision (`accord.core.provenance`)."""
+
+    type: Literal["heuristic_fallback"] = "heuristic_fallback"
+    kind: str | None = None
+    error: str = Field("", description="Why the fallback was used.")
+    action: dict[str, Any] = Field(default_factory=dict, description="The fallback action.")
+
+
+class ResponseFormatFallback(HarnessEvent):
+    """The server refused a structured-output form; the client used a looser one."""
+
+    type: Literal["response_format_fallback"] = "response_format_fallback"
+    call: int | None = None
+
+
+class InvalidAction(HarnessEvent):
+    """The game rejected a built action (a reference agent's, a person's)."""
+
+    type: Literal["invalid_action"] = "invalid_action"
+    error: str = ""
+
+
+class HumanAction(HarnessEvent):
+    """A person answered a request."""
+
+    type: Literal["human_action"] = "human_action"
+    kind: str | None = None
+    response_s: Number = 0
+
+
+class HumanTimeout(HarnessEvent):
+    """A person did not answer in time; a fallback follows."""
+
+    type: Literal["human_timeout"] = "human_timeout"
+    kind: str | None = None
+    waited_s: Number = 0
+    error: str = ""
+
+
+class GameFailed(HarnessEvent):
+    """The game could not be played to the end."""
+
+    type: Literal["game_failed"] = "game_failed"
+    error: str = ""
+
+
+class Fork(HarnessEvent):
+    """A forked game switched a seat's agent here (`accord.runner.fork`)."""
+
+    type: Literal["fork"] = "fork"
+    parent: str | None = None
+    turn: int | None = None
+    replaced: str | None = None
+    by: str | None = None
+
+
+HARNESS_EVENTS: dict[str, type[HarnessEvent]] = {
+    cls.model_fields["type"].default: cls
+    for cls in (
+        ModelCall,
+        ModelErrorEvent,
+        ValidationErrorEvent,
+        OutputFormatWarning,
+        HeuristicFallback,
+        ResponseFormatFallback,
+        InvalidAction,
+        HumanAction,
+        HumanTimeout,
+        GameFailed,
+        Fork,
+    )
+}
+"""Every harness event model by its ``type``."""
+
+_GAME = "game"
+
+
+def _tag(value: Any) -> str:
+    kind = value.get("type") if isinstance(value, Mapping) else getattr(value, "type", None)
+    return kind if isinstance(kind, str) and kind in HARNESS_EVENTS else _GAME
+
+
+Event = Annotated[
+    Annotated[ModelCall, Tag("model_call")]
+    | Annotated[ModelErrorEvent, Tag("model_error")]
+    | Annotated[ValidationErrorEvent, Tag("validation_error")]
+    | Annotated[OutputFormatWarning, Tag("output_format_warning")]
+    | Annotated[HeuristicFallback, Tag("heuristic_fallback")]
+    | Annotated[ResponseFormatFallback, Tag("response_format_fallback")]
+    | Annotated[InvalidAction, Tag("invalid_action")]
+    | Annotated[HumanAction, Tag("human_action")]
+    | Annotated[HumanTimeout, Tag("human_timeout")]
+    | Annotated[GameFailed, Tag("game_failed")]
+    | Annotated[Fork, Tag("fork")]
+    | Annotated[GameEvent, Tag(_GAME)],
+    Discriminator(_tag),
+]
+"""One trace event: a harness event by its ``type``, any other ``type`` a `GameEvent`."""
+
+_EVENTS: TypeAdapter[list[Event]] = TypeAdapter(list[Event])
+
+
+def to_events(items: Iterable[Mapping[str, Any] | TraceEvent]) -> list[Event]:
+    """Typed events from event dicts (or events), each keeping its fields and their order."""
+    return _EVENTS.validate_python([e.as_dict() if isinstance(e, TraceEvent) else e for e in items])
+
+
+def as_game_events(
+    events: Sequence[TraceEvent], event_types: Sequence[type[GameEvent]]
+) -> list[TraceEvent]:
+    """`events` with each game event read as the model `event_types` declares for its type.
+
+    Harness events and game events of a type not declared are returned as they are.
+    """
+    by_type = game_event_models(event_types)
+    out: list[TraceEvent] = []
+    for event in events:
+        model = by_type.get(event.type) if isinstance(event, GameEvent) else None
+        out.append(model.model_validate(event.as_dict()) if model is not None else event)
+    return out
+
+
+def game_event_models(event_types: Sequence[type[GameEvent]]) -> dict[str, type[GameEvent]]:
+    """A game's event models by the ``type`` each declares (a ``Literal`` default)."""
+    out: dict[str, type[GameEvent]] = {}
+    for model in event_types:
+        kind = model.model_fields["type"].default
+        if not isinstance(kind, str):
+            raise TypeError(f"{model.__name__} must give `type` a Literal default")
+        out[kind] = model
+    return out
+
+
+def iter_of_type(events: Iterable[TraceEvent], *kinds: str) -> Iterator[TraceEvent]:
+    """The events whose ``type`` is one of `kinds`, in order."""
+    for event in events:
+        if event.type in kinds:
+            yield event
+

@@ -156,13 +156,13 @@ class CalendarGame(Game):
         if request is None:
             raise ActionError(f"seat {seat} has no pending request", kind="out_of_turn")
         if self._phase == "REFLECTION":
-            if self._reflection.accept(seat, action):
+            if self._reflection.accept(seat, action, fallback=self.provenance.fallback):
                 self._start_round(self._round + 1)
             return
         ctx = self._ctx[seat]
         calls = actions.check_action(action, ctx)
         thinking = str(action.get("thinking", ""))
-        fallback = bool(action.get("_fallback"))
+        fallback = self.provenance.fallback
         del self._requests[seat]
         talk = ctx.phase == "CHEAP_TALK"
         self._log(

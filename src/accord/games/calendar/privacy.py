@@ -170,10 +170,12 @@ class ReflectionRound:
     def _targets(self, seat: int) -> list[int]:
         return [a for a in range(self.scenario.num_agents) if a != seat]
 
-    def accept(self, seat: int, action: Action) -> bool:
+    def accept(self, seat: int, action: Action, *, fallback: bool = False) -> bool:
         """Record `seat`'s answer (raises `ActionError` if invalid); True once all answered."""
         targets = self._targets(seat)
-        entry = vps.reflection_entry(action, self.round, seat, targets, self.scenario.num_slots)
+        entry = vps.reflection_entry(
+            action, self.round, seat, targets, self.scenario.num_slots, fallback=fallback
+        )
         del self.pending[seat]
         self.world.reflections.append(entry)
         self.emit("reflection", **entry)

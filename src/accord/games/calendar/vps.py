@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from accord.core.errors import ActionError
+from accord.core.provenance import format_warnings
 from accord.core.spec import Action, ActionSpec, JSONSchema
 from accord.games.calendar import rules
 from accord.games.calendar.actions import extract_object
@@ -456,7 +457,8 @@ def reflection_spec(targets: Sequence[int], num_slots: int) -> ActionSpec:
                 'the reply has no "deltas" object; reply with {"thinking": "...", "deltas": {...}}'
             )
         deltas = check_deltas(obj["deltas"], targets, num_slots)
-        return {"thinking": str(obj.get("thinking", "")), "deltas": deltas, "_warnings": warnings}
+        format_warnings(warnings)
+        return {"thinking": str(obj.get("thinking", "")), "deltas": deltas}
 
     return ActionSpec(
         kind="reflect",
@@ -468,7 +470,13 @@ def reflection_spec(targets: Sequence[int], num_slots: int) -> ActionSpec:
 
 
 def reflection_entry(
-    action: Action, round_no: int, seat: int, targets: Sequence[int], num_slots: int
+    action: Action,
+    round_no: int,
+    seat: int,
+    targets: Sequence[int],
+    num_slots: int,
+    *,
+    fallback: bool = False,
 ) -> dict[str, Any]:
     """What the game records for one answered reflection request (raises `ActionError`)."""
     raw = action.get("deltas") or {}
@@ -478,5 +486,5 @@ def reflection_entry(
         "observer": seat,
         "deltas": deltas,
         "abstained": not deltas,
-        "fallback": bool(action.get("_fallback")),
+        "fallback": fallback,
     }

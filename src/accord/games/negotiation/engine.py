@@ -146,7 +146,7 @@ class NegotiationGame(Game):
                 self._finish()
             return
         decision = self._check_action(seat, action)
-        fallback = bool(action.get("_fallback"))
+        fallback = self.provenance.fallback
         speech = str(action.get("speech", ""))
         thinking = str(action.get("thinking", ""))
         if self._phase == "talk":

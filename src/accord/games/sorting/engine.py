@@ -164,7 +164,10 @@ class SortingGame(Game):
             or seat in self._answers
         ):
             raise ActionError(f"Agent-{seat} has no pending request", kind="out_of_turn")
-        self._answers[seat] = validate_action(action)
+        answer = validate_action(action)
+        if self.provenance.fallback:  # kept for the round: a fallback is a failed call
+            answer = {**answer, "failed": True}
+        self._answers[seat] = answer
         # STEPBENCH: apply only once every active agent has answered this round.
         if len(self._answers) == len(self._active()):
             self._apply_round()
@@ -280,7 +283,7 @@ class SortingGame(Game):
 
     def _apply(self, seat: int, action: Action) -> None:
         tally = self._tallies[seat]
-        failed = bool(action.get("failed") or action.get("_fallback"))
+        failed = bool(action.get("failed"))
         commands: list[str] = action.get("commands") or []
         tags: list[str] = action.get("tags") or []
         if action.get("commands") is None and action.get("text") is not None:

@@ -41,8 +41,11 @@ Number = int | float
 """A number kept as written (an int stays an int), so a trace writes back byte for byte."""
 
 
-class TraceEvent(BaseModel):
-    """One event of a trace: its ``type``, its step ``t`` and the fields it was written with."""
+class TraceEvent(BaseModel, Mapping[str, Any]):
+    """One event of a trace: its ``type``, its step ``t`` and the fields it was written with.
+
+    Also a read-only `Mapping` of those fields (``event["seat"]``, ``event.get("round")``).
+    """
 
     model_config = ConfigDict(extra="allow")
 
@@ -66,32 +69,33 @@ class TraceEvent(BaseModel):
     @model_serializer(mode="wrap")
     def _written_fields(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)
-        keys = self._keys or tuple(self.model_fields_set | set(self.model_extra or {}))
-        return {k: data[k] for k in keys if k in data}
+        return {k: data[k] for k in self._present() if k in data}
 
     # -- read-only mapping access ------------------------------------------------------------
-    def keys(self) -> list[str]:
-        """The event's fields, in the order they were written."""
-        return [k for k in self._keys or self._present() if k in self._present()]
-
-    def _present(self) -> list[str]:
-        return [*self.model_fields_set, *(self.model_extra or {})]
+    def _present(self) -> dict[str, None]:
+        extra = self.__pydantic_extra__ or {}
+        fields = self.model_fields_set
+        ordered = [k for k in self._keys if k in fields or k in extra]
+        rest = [k for k in (*type(self).model_fields, *extra) if k in fields or k in extra]
+        return dict.fromkeys([*ordered, *rest])
 
     def __getitem__(self, key: str) -> Any:
-        if key not in self._present():
-            raise KeyError(key)
-        return getattr(self, key)
+        extra = self.__pydantic_extra__ or {}
+        if key in extra:
+            return extra[key]
+        if key in self.model_fields_set:
+            return getattr(self, key)
+        raise KeyError(key)
 
-    def get(self, key: str, default: Any = None) -> Any:
-        """The field's value, or `default` when the event does not carry it."""
-        return getattr(self, key) if key in self._present() else default
+    def __iter__(self) -> Iterator[str]:  # type: ignore[override]
+        """The event's fields, in the order they were written (as a dict's keys)."""
+        return iter(self._present())
+
+    def __len__(self) -> int:
+        return len(self._present())
 
     def __contains__(self, key: object) -> bool:
         return key in self._present()
-
-    def items(self) -> list[tuple[str, Any]]:
-        """(field, value) pairs, in the order the fields were written."""
-        return [(k, getattr(self, k)) for k in self.keys()]
 
     def as_dict(self) -> dict[str, Any]:
         """The event as the JSON object a trace file holds."""
@@ -103,6 +107,8 @@ class TraceEvent(BaseModel):
         if isinstance(other, Mapping):
             return self.as_dict() == dict(other)
         return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 class GameEvent(TraceEvent):
@@ -312,4 +318,3 @@ def iter_of_type(events: Iterable[TraceEvent], *kinds: str) -> Iterator[TraceEve
     for event in events:
         if event.type in kinds:
             yield event
-

@@ -20,8 +20,8 @@ written before events were typed use.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Annotated, Any, Literal
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Annotated, Any, Literal, Union
 
 from pydantic import (
     BaseModel,
@@ -33,6 +33,7 @@ from pydantic import (
     Tag,
     TypeAdapter,
     ValidatorFunctionWrapHandler,
+    create_model,
     model_serializer,
     model_validator,
 )
@@ -111,6 +112,22 @@ class TraceEvent(BaseModel, Mapping[str, Any]):
     __hash__ = None  # type: ignore[assignment]
 
 
+HARNESS_TYPES = (
+    "model_call",
+    "model_error",
+    "validation_error",
+    "output_format_warning",
+    "heuristic_fallback",
+    "response_format_fallback",
+    "invalid_action",
+    "human_action",
+    "human_timeout",
+    "game_failed",
+    "fork",
+)
+"""The ``type`` of every harness event; a game may not use them for its own events."""
+
+
 class GameEvent(TraceEvent):
     """An event a game recorded (`Game.emit`). Games subclass it, one model per ``type``:
 
@@ -119,6 +136,11 @@ class GameEvent(TraceEvent):
     and list the models as ``event_types`` on their `Game` class. Without declarations every
     game event loads as this class, all fields kept.
     """
+
+    type: str = Field(
+        description="What happened: a type of the game's own.",
+        json_schema_extra={"not": {"enum": list(HARNESS_TYPES)}},
+    )
 
 
 class HarnessEvent(TraceEvent):
@@ -253,13 +275,50 @@ HARNESS_EVENTS: dict[str, type[HarnessEvent]] = {
     )
 }
 """Every harness event model by its ``type``."""
+assert tuple(HARNESS_EVENTS) == HARNESS_TYPES
 
 _GAME = "game"
 
 
-def _tag(value: Any) -> str:
-    kind = value.get("type") if isinstance(value, Mapping) else getattr(value, "type", None)
-    return kind if isinstance(kind, str) and kind in HARNESS_EVENTS else _GAME
+def _generic_game_event(excluded: Sequence[str]) -> type[GameEvent]:
+    """`GameEvent` whose schema says its ``type`` is none of `excluded` (the types that have
+    a model of their own), so a JSON schema validator picks exactly one model per event."""
+    return create_model(
+        "GameEvent",
+        __base__=GameEvent,
+        __doc__=GameEvent.__doc__,
+        type=(
+            str,
+            Field(
+                description="What happened: any type without a model of its own.",
+                json_schema_extra={"not": {"enum": list(sorted(excluded))}},
+            ),
+        ),
+    )
+
+
+def event_union(event_types: Sequence[type[GameEvent]] = ()) -> Any:
+    """The type of one trace event: a harness event by its ``type``, a game event of
+    `event_types` by its declared ``type``, anything else a generic `GameEvent`."""
+    games = game_event_models(event_types)
+    clash = sorted(set(games) & set(HARNESS_EVENTS))
+    if clash:
+        raise TypeError(f"game event types {clash} are harness event types; rename them")
+    known = {**HARNESS_EVENTS, **games}
+    choices = [Annotated[model, Tag(kind)] for kind, model in known.items()]
+    generic = _generic_game_event(list(known)) if games else GameEvent
+    choices.append(Annotated[generic, Tag(_GAME)])
+    return Annotated[Union[tuple(choices)], Discriminator(_tagger(known))]  # noqa: UP007
+
+
+def _tagger(known: Mapping[str, type[TraceEvent]]) -> Callable[[Any], str]:
+    """The discriminator: an event's ``type`` when it has a model, else the generic tag."""
+
+    def tag(value: Any) -> str:
+        kind = value.get("type") if isinstance(value, Mapping) else getattr(value, "type", None)
+        return kind if isinstance(kind, str) and kind in known else _GAME
+
+    return tag
 
 
 Event = Annotated[
@@ -275,7 +334,7 @@ Event = Annotated[
     | Annotated[GameFailed, Tag("game_failed")]
     | Annotated[Fork, Tag("fork")]
     | Annotated[GameEvent, Tag(_GAME)],
-    Discriminator(_tag),
+    Discriminator(_tagger(HARNESS_EVENTS)),
 ]
 """One trace event: a harness event by its ``type``, any other ``type`` a `GameEvent`."""
 
@@ -290,16 +349,14 @@ def to_events(items: Iterable[Mapping[str, Any] | TraceEvent]) -> list[Event]:
 def as_game_events(
     events: Sequence[TraceEvent], event_types: Sequence[type[GameEvent]]
 ) -> list[TraceEvent]:
-    """`events` with each game event read as the model `event_types` declares for its type.
+    """`events` with each game event read as the model `event_types` declares for its type
+    (checked against it: a field of the wrong type raises pydantic's ValidationError).
 
-    Harness events and game events of a type not declared are returned as they are.
+    Harness events and game events of a type not declared come back as they are.
     """
-    by_type = game_event_models(event_types)
-    out: list[TraceEvent] = []
-    for event in events:
-        model = by_type.get(event.type) if isinstance(event, GameEvent) else None
-        out.append(model.model_validate(event.as_dict()) if model is not None else event)
-    return out
+    item: Any = event_union(event_types)
+    adapter: TypeAdapter[list[TraceEvent]] = TypeAdapter(list[item])
+    return adapter.validate_python([e.as_dict() for e in events])
 
 
 def game_event_models(event_types: Sequence[type[GameEvent]]) -> dict[str, type[GameEvent]]:
@@ -311,10 +368,3 @@ def game_event_models(event_types: Sequence[type[GameEvent]]) -> dict[str, type[
             raise TypeError(f"{model.__name__} must give `type` a Literal default")
         out[kind] = model
     return out
-
-
-def iter_of_type(events: Iterable[TraceEvent], *kinds: str) -> Iterator[TraceEvent]:
-    """The events whose ``type`` is one of `kinds`, in order."""
-    for event in events:
-        if event.type in kinds:
-            yield event

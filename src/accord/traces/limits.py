@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from accord.traces.events import to_events
+from accord.traces.events import TraceEvent, to_events
 from accord.traces.schema import Trace
 
 MAX_STORED_CHARS = 20_000
@@ -56,7 +56,7 @@ def _too_long(value: Any, limit: int) -> bool:
 def cap_trace(trace: Trace, limit: int = MAX_STORED_CHARS) -> Trace:
     """`trace` with over-long strings of its events and final state capped (the same object
     when nothing is too long, the common case)."""
-    events = [e.as_dict() for e in trace.events]
+    events = [e.as_dict() if isinstance(e, TraceEvent) else dict(e) for e in trace.events]
     if not _too_long(events, limit) and not _too_long(trace.final_state, limit):
         return trace
     return trace.model_copy(

@@ -8,11 +8,12 @@ environment variable at most.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
-from accord.traces.events import Event
+from accord.traces.events import Event, GameEvent, event_union
 from accord.traces.upgrade import upgrade
 
 SCHEMA_VERSION = 3
@@ -133,3 +134,26 @@ class Trace(BaseModel):
     def _upgrade(cls, data: Any) -> Any:
         """A trace of an older readable version, as this version writes it."""
         return upgrade(data)
+
+
+def trace_json_schema(event_types: Sequence[type[GameEvent]] = ()) -> dict[str, Any]:
+    """The JSON schema of a trace file (what ``accord trace-schema`` prints).
+
+    With `event_types` (a game's ``event_types``) its events are described by those models;
+    without, every game event is a generic `GameEvent`.
+    """
+    model: type[Trace] = Trace
+    if event_types:
+        item: Any = event_union(event_types)
+        model = create_model(
+            "Trace",
+            __base__=Trace,
+            __doc__=Trace.__doc__,
+            events=(
+                list[item],
+                Field(default_factory=list, description=Trace.model_fields["events"].description),
+            ),
+        )
+    schema = model.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    return schema

@@ -15,7 +15,8 @@ Every event keeps the fields it was written with, in the order they were written
 else: a field a model declares but the event did not carry is not added when the trace is
 written again, so a trace reads and writes back byte for byte. Events also answer the read-only
 mapping calls (``event["seat"]``, ``event.get("round")``, ``"kind" in event``) that readers
-written before events were typed use.
+written before events were typed use; a field named like a mapping method (``keys``,
+``items``, ``values``, ``get``) is read that way only (``event["values"]``), never declared.
 """
 
 from __future__ import annotations

@@ -36,6 +36,7 @@ from accord.core.spec import Action, Request
 from accord.games.calendar import actions, privacy, prompts, rules
 from accord.games.calendar.actions import ParseContext, Phase
 from accord.games.calendar.config import CHANNEL_TYPES, CalendarConfig, suite_task_options
+from accord.games.calendar.events import EVENT_TYPES
 from accord.games.calendar.export import scenario_json
 from accord.games.calendar.metrics import SUMMARY_METRICS, game_result, oracle_gap
 from accord.games.calendar.oracle import greedy_schedule, optimal_schedule
@@ -53,6 +54,7 @@ class CalendarGame(Game):
     """`calendar-v2`: see the module docstring."""
 
     game_id: ClassVar[str] = "calendar-v2"
+    event_types = EVENT_TYPES
     prompts_module: ClassVar[str | None] = "accord.games.calendar.prompts"
     replay_module: ClassVar[str | None] = "accord.games.calendar.views"
     config_model: ClassVar[type[CalendarConfig]] = CalendarConfig

@@ -40,6 +40,7 @@ from accord.core.spec import Action, ActionSpec, Request
 from accord.games.negotiation import actions, prompts, rules
 from accord.games.negotiation.config import RATIOS, NegotiationConfig
 from accord.games.negotiation.draw import draw_names, draw_scenarios
+from accord.games.negotiation.events import EVENT_TYPES
 from accord.games.negotiation.oracle import solve
 from accord.games.negotiation.record import RoundRecord, Utterance
 from accord.games.negotiation.result import SEAT_NAMES, game_result
@@ -53,6 +54,7 @@ class NegotiationGame(Game):
     """`negotiation-v3`: see the module docstring."""
 
     game_id: ClassVar[str] = "negotiation-v3"
+    event_types = EVENT_TYPES
     prompts_module: ClassVar[str | None] = "accord.games.negotiation.prompts"
     replay_module: ClassVar[str | None] = "accord.games.negotiation.views"
     config_model: ClassVar[type[NegotiationConfig]] = NegotiationConfig

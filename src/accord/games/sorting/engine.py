@@ -42,6 +42,7 @@ from accord.games.sorting.commands import (
     render_reply,
 )
 from accord.games.sorting.config import SortingConfig
+from accord.games.sorting.events import EVENT_TYPES
 from accord.games.sorting.metrics import SeatTally, estimate_tokens, game_metrics, seat_rows
 from accord.games.sorting.task import Task, init_task, strict_correct
 
@@ -97,6 +98,7 @@ class SortingGame(Game):
     """`sorting-v3`: see the module docstring."""
 
     game_id: ClassVar[str] = "sorting-v3"
+    event_types = EVENT_TYPES
     prompts_module: ClassVar[str | None] = "accord.games.sorting.prompts"
     replay_module: ClassVar[str | None] = "accord.games.sorting.views"
     config_model: ClassVar[type[SortingConfig]] = SortingConfig

@@ -29,8 +29,6 @@ from pydantic import (
     ConfigDict,
     Discriminator,
     Field,
-    PrivateAttr,
-    SerializerFunctionWrapHandler,
     Tag,
     TypeAdapter,
     ValidatorFunctionWrapHandler,
@@ -47,70 +45,73 @@ class TraceEvent(BaseModel, Mapping[str, Any]):
     """One event of a trace: its ``type``, its step ``t`` and the fields it was written with.
 
     Also a read-only `Mapping` of those fields (``event["seat"]``, ``event.get("round")``).
+    Events are frozen: an event is a record of what happened.
     """
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", frozen=True)
 
     type: str = Field(description="What happened; names the event's model.")
     t: int = Field(description="Step number, monotone within a game.")
 
-    _keys: tuple[str, ...] = PrivateAttr(default=())
-
     @model_validator(mode="wrap")
     @classmethod
-    def _remember_keys(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    def _keep_written(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        """Validate, and keep the fields as written (their order, ints as ints, no defaults
+        added): what the event writes back and what its mapping reads."""
         event = handler(data)
-        if isinstance(data, Mapping) and isinstance(event, TraceEvent):
-            keys = tuple(str(k) for k in data)
-            if "type" not in keys:  # built in code with the model's default type
-                keys = ("type", *keys)
-                event.model_fields_set.add("type")
-            event._keys = keys
+        if isinstance(data, dict | Mapping) and isinstance(event, TraceEvent):
+            written = dict(data)
+            if "type" not in written:  # built in code with the model's default type
+                written = {"type": event.type, **written}
+            object.__setattr__(event, _WRITTEN, written)
         return event
 
-    @model_serializer(mode="wrap")
-    def _written_fields(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data: dict[str, Any] = handler(self)
-        return {k: data[k] for k in self._present() if k in data}
+    @model_serializer(mode="plain")
+    def _written_fields(self) -> dict[str, Any]:
+        return self._fields()
+
+    def _fields(self) -> dict[str, Any]:
+        written: dict[str, Any] | None = self.__dict__.get(_WRITTEN)
+        if written is None:  # built without validation (model_construct): set fields only
+            fields = self.model_fields_set
+            written = {k: v for k, v in self.__dict__.items() if k in fields}
+            written.update(self.__pydantic_extra__ or {})
+        return written
 
     # -- read-only mapping access ------------------------------------------------------------
-    def _present(self) -> dict[str, None]:
-        extra = self.__pydantic_extra__ or {}
-        fields = self.model_fields_set
-        ordered = [k for k in self._keys if k in fields or k in extra]
-        rest = [k for k in (*type(self).model_fields, *extra) if k in fields or k in extra]
-        return dict.fromkeys([*ordered, *rest])
-
     def __getitem__(self, key: str) -> Any:
-        extra = self.__pydantic_extra__ or {}
-        if key in extra:
-            return extra[key]
-        if key in self.model_fields_set:
-            return getattr(self, key)
-        raise KeyError(key)
+        return self._fields()[key]
 
     def __iter__(self) -> Iterator[str]:  # type: ignore[override]
         """The event's fields, in the order they were written (as a dict's keys)."""
-        return iter(self._present())
+        return iter(self._fields())
 
     def __len__(self) -> int:
-        return len(self._present())
+        return len(self._fields())
 
     def __contains__(self, key: object) -> bool:
-        return key in self._present()
+        return key in self._fields()
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """The field's value as written, or `default` when the event does not carry it."""
+        return self._fields().get(key, default)
 
     def as_dict(self) -> dict[str, Any]:
-        """The event as the JSON object a trace file holds."""
-        return self.model_dump(mode="json")
+        """The event as the JSON object a trace file holds (a shallow copy)."""
+        return dict(self._fields())
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, TraceEvent):
-            return self.as_dict() == other.as_dict()
+            return self._fields() == other._fields()
         if isinstance(other, Mapping):
-            return self.as_dict() == dict(other)
+            return self._fields() == dict(other)
         return NotImplemented
 
     __hash__ = None  # type: ignore[assignment]
+
+
+_WRITTEN = "_written"
+"""Where an event keeps its fields as written (in its ``__dict__``, beside pydantic's)."""
 
 
 HARNESS_TYPES = (

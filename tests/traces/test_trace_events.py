@@ -142,3 +142,14 @@ def test_a_trace_built_in_code_types_its_events() -> None:
     assert json.loads(trace.model_dump_json())["events"] == [
         {"type": "game_failed", "t": 1, "error": "boom"}
     ]
+
+
+def test_a_trace_survives_pickling_and_copies_with_its_events_as_written() -> None:
+    import copy
+    import pickle
+
+    trace = read_trace(DATA / "v2-negotiation-fallbacks.json")
+    text = trace.model_dump_json()
+    for again in (pickle.loads(pickle.dumps(trace)), copy.deepcopy(trace), trace.model_copy()):
+        assert again.model_dump_json() == text
+        assert again.events == trace.events

@@ -45,7 +45,8 @@ class TraceEvent(BaseModel, Mapping[str, Any]):
     """One event of a trace: its ``type``, its step ``t`` and the fields it was written with.
 
     Also a read-only `Mapping` of those fields (``event["seat"]``, ``event.get("round")``).
-    Events are frozen: an event is a record of what happened.
+    Events are frozen: an event is a record of what happened (build a new one rather than
+    ``model_copy(update=...)``, which would leave the fields as written behind).
     """
 
     model_config = ConfigDict(extra="allow", frozen=True)

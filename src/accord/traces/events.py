@@ -31,10 +31,8 @@ from pydantic import (
     Field,
     Tag,
     TypeAdapter,
-    ValidatorFunctionWrapHandler,
     create_model,
     model_serializer,
-    model_validator,
 )
 
 Number = int | float
@@ -54,18 +52,10 @@ class TraceEvent(BaseModel, Mapping[str, Any]):
     type: str = Field(description="What happened; names the event's model.")
     t: int = Field(description="Step number, monotone within a game.")
 
-    @model_validator(mode="wrap")
-    @classmethod
-    def _keep_written(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> Any:
-        """Validate, and keep the fields as written (their order, ints as ints, no defaults
-        added): what the event writes back and what its mapping reads."""
-        event = handler(data)
-        if isinstance(data, dict | Mapping) and isinstance(event, TraceEvent):
-            written = dict(data)
-            if "type" not in written:  # built in code with the model's default type
-                written = {"type": event.type, **written}
-            object.__setattr__(event, _WRITTEN, written)
-        return event
+    def __init__(self, **data: Any) -> None:
+        """An event built in code (``ModelCall(t=3, seat=0)``) keeps the fields it was given."""
+        super().__init__(**data)
+        keep_written(self, data)
 
     @model_serializer(mode="plain")
     def _written_fields(self) -> dict[str, Any]:
@@ -97,6 +87,10 @@ class TraceEvent(BaseModel, Mapping[str, Any]):
         """The field's value as written, or `default` when the event does not carry it."""
         return self._fields().get(key, default)
 
+    def as_written(self) -> dict[str, Any]:
+        """The event's fields as written (the event's own record: do not change it)."""
+        return self._fields()
+
     def as_dict(self) -> dict[str, Any]:
         """The event as the JSON object a trace file holds (a shallow copy)."""
         return dict(self._fields())
@@ -113,6 +107,15 @@ class TraceEvent(BaseModel, Mapping[str, Any]):
 
 _WRITTEN = "_written"
 """Where an event keeps its fields as written (in its ``__dict__``, beside pydantic's)."""
+
+
+def keep_written(event: TraceEvent, data: Mapping[str, Any]) -> None:
+    """Make `event` keep `data`, the fields it was validated from, as written: their order,
+    ints as ints, no defaults added. What the event writes back and what its mapping reads."""
+    written = dict(data)
+    if "type" not in written:  # built in code with the model's default type
+        written = {"type": event.type, **written}
+    object.__setattr__(event, _WRITTEN, written)
 
 
 HARNESS_TYPES = (
@@ -346,7 +349,22 @@ _EVENTS: TypeAdapter[list[Event]] = TypeAdapter(list[Event])
 
 def to_events(items: Iterable[Mapping[str, Any] | TraceEvent]) -> list[Event]:
     """Typed events from event dicts (or events), each keeping its fields and their order."""
-    return _EVENTS.validate_python([e.as_dict() if isinstance(e, TraceEvent) else e for e in items])
+    return with_written(_EVENTS.validate_python, [_plain(e) for e in items])
+
+
+def with_written(validate: Callable[[Any], list[Any]], items: list[Any]) -> list[Any]:
+    """`validate(items)` (a list of event dicts to typed events), each event keeping the
+    fields it was validated from as written (`keep_written`): one pass for the whole list,
+    which is how a trace's events are read."""
+    events = validate(items)
+    for event, data in zip(events, items, strict=True):
+        if isinstance(data, Mapping) and isinstance(event, TraceEvent):
+            keep_written(event, data)
+    return events
+
+
+def _plain(event: Mapping[str, Any] | TraceEvent) -> Mapping[str, Any]:
+    return event.as_dict() if isinstance(event, TraceEvent) else event
 
 
 def as_game_events(
@@ -359,7 +377,7 @@ def as_game_events(
     """
     item: Any = event_union(event_types)
     adapter: TypeAdapter[list[TraceEvent]] = TypeAdapter(list[item])
-    return adapter.validate_python([e.as_dict() for e in events])
+    return with_written(adapter.validate_python, [e.as_dict() for e in events])
 
 
 def game_event_models(event_types: Sequence[type[GameEvent]]) -> dict[str, type[GameEvent]]:

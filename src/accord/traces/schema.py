@@ -11,9 +11,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidatorFunctionWrapHandler,
+    create_model,
+    field_serializer,
+    field_validator,
+    model_validator,
+)
 
-from accord.traces.events import Event, GameEvent, event_union
+from accord.traces.events import Event, GameEvent, TraceEvent, event_union, with_written
 from accord.traces.upgrade import upgrade
 
 SCHEMA_VERSION = 3
@@ -134,6 +143,17 @@ class Trace(BaseModel):
     def _upgrade(cls, data: Any) -> Any:
         """A trace of an older readable version, as this version writes it."""
         return upgrade(data)
+
+    @field_validator("events", mode="wrap")
+    @classmethod
+    def _events_as_written(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        """Each event keeps the fields it was written with (`accord.traces.events`)."""
+        return with_written(handler, value) if isinstance(value, list) else handler(value)
+
+    @field_serializer("events")
+    def _write_events(self, events: list[TraceEvent]) -> list[Any]:
+        """The events as written: one pass over the list rather than a call per event."""
+        return [e.as_written() if isinstance(e, TraceEvent) else e for e in events]
 
 
 def trace_json_schema(event_types: Sequence[type[GameEvent]] = ()) -> dict[str, Any]:

@@ -107,13 +107,6 @@ def parse_reply(spec: ActionSpec, text: str) -> tuple[Action, list[str]]:
     return action, collected
 
 
-def collect_warnings(build: Callable[[], Action]) -> tuple[Action, list[str]]:
-    """`build()` (anything that parses a reply) and the format warnings it noted."""
-    with _collecting() as collected:
-        action = build()
-    return action, collected
-
-
 # -- fallbacks --------------------------------------------------------------------------------
 Record = Callable[..., None]
 """``record(type, **fields)``: how an agent or the runner appends a trace event."""

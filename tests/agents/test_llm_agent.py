@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from accord.agents.llm import LLMAgent
+from accord.core import provenance
 from accord.core.errors import ActionError, ModelUnavailableError, TransientModelError
 from accord.core.spec import Action, ActionSpec, Request
 from accord.models.mock import MockModel
@@ -64,9 +65,38 @@ async def test_fallback_after_three_retries() -> None:
     agent = LLMAgent(model)
     rec = Rec()
     action = await agent.act(_req(), rec)
-    assert action == {"x": 0, "_fallback": True}
+    assert action == {"x": 0}  # provenance travels beside the action, never inside it
     assert [t for t, _ in rec.events].count("validation_error") == 4
     assert rec.events[-1][0] == "heuristic_fallback"
+    assert rec.events[-1][1]["error"] == "not JSON"
+    decided = provenance.from_events(rec.events)
+    assert decided.fallback and decided.reason == rec.events[-1][1]["error"]
+    assert agent.usage.fallbacks == 1
+
+
+async def test_format_warnings_of_the_parser_are_recorded_not_kept_in_the_action() -> None:
+    def lenient(text: str) -> Action:
+        if not text.startswith("{"):
+            provenance.format_warning("text before the JSON")
+        return {"x": json.loads(text[text.index("{") :])["x"]}
+
+    spec = ActionSpec(kind="move", parse=lenient, fallback=lambda: {"x": 0})
+    agent = LLMAgent(MockModel(replies=['sure: {"x": 3}']))
+    rec = Rec()
+    action = await agent.act(Request(seat=0, observation="go", spec=spec), rec)
+    assert action == {"x": 3}
+    assert ("output_format_warning", {"kind": "move", "warning": "text before the JSON"}) in (
+        rec.events
+    )
+    decided = provenance.from_events(rec.events)
+    assert decided.source == "agent" and decided.warnings == ("text before the JSON",)
+
+
+async def test_an_answer_after_a_correction_is_a_retry() -> None:
+    agent = LLMAgent(MockModel(replies=["oops", '{"x": 5}']))
+    rec = Rec()
+    assert await agent.act(_req(), rec) == {"x": 5}
+    assert provenance.from_events(rec.events).source == "retry"
 
 
 async def test_a_model_that_cannot_be_reached_ends_the_decision_with_its_reason() -> None:

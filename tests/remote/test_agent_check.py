@@ -9,8 +9,8 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from accord.cli.main import app
-from accord.testing.agent_check import REFUSAL, check_agent
 from accord.remote.spec import RemoteSeatSpec
+from accord.testing.agent_check import REFUSAL, check_agent
 
 
 def test_the_example_agent_passes_every_point(kit) -> None:

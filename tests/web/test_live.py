@@ -40,7 +40,7 @@ def _finished_run(root: Path) -> tuple[Path, list[dict[str, Any]]]:
     ]
     run_sync(specs, out)
     trace_file = out / "traces" / "g1.json"
-    events = read_trace(trace_file).events
+    events = read_trace(trace_file).model_dump(mode="json")["events"]
     shutil.move(trace_file, root / "g1.json")
     live = out / LIVE_DIR
     header = {

@@ -109,7 +109,6 @@ class HumanAgent(Agent):
                 record("validation_error", kind=request.spec.kind, error=str(exc), raw=line)
                 c.print(Text.assemble(("Not valid: ", "red"), str(exc)))
                 continue
-            action.pop("_warnings", None)
             response_s = round(time.monotonic() - asked, 3)
             record("human_action", kind=request.spec.kind, response_s=response_s)
             self.usage.decisions += 1

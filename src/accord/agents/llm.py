@@ -11,7 +11,8 @@ a trace event (DESIGN principle 8):
 - ``model_error``: the model could not be reached for good (the client's retries exhausted, a
   bad key, a missing model). This is not bad output: the game ends ``failed`` with the
   provider's message (`ModelUnavailableError`) and stays out of every mean.
-- ``heuristic_fallback``: every attempt failed; the request's fallback action is used.
+- ``heuristic_fallback``: every attempt failed; the request's fallback action is used
+  (`accord.core.provenance.use_fallback`: the runner tells the game it is a fallback).
 - ``model_call``: one per successful call, with its tokens, latency, cost, attempts, the client's
   retries and their errors, and which transcript messages it was sent (``sent``) and got
   (``reply``): see `accord.agents.transcript`.
@@ -30,6 +31,7 @@ from typing import Any
 from accord.agents.base import Agent, Recorder, _no_record
 from accord.agents.transcript import Transcript
 from accord.core.errors import ActionError, ModelError, ModelUnavailableError
+from accord.core.provenance import parse_reply, use_fallback
 from accord.core.rng import derive_seed
 from accord.core.spec import Action, Request
 from accord.models.base import ChatModel, Completion, Message
@@ -109,7 +111,7 @@ class LLMAgent(Agent):
         for attempt in range(self.max_retries + 1):
             completion, reply = await self._call(convo, request, record)
             try:
-                action = spec.parse(completion.text)
+                action, warnings = parse_reply(spec, completion.text)
             except ActionError as exc:
                 last_error = str(exc)
                 record(
@@ -126,7 +128,7 @@ class LLMAgent(Agent):
                 }
                 convo = [*convo, reply, correction]
                 continue
-            for warning in action.pop("_warnings", []):
+            for warning in warnings:
                 record("output_format_warning", kind=spec.kind, warning=warning)
             if not request.ephemeral:
                 self.history = [*self.history, asked, reply]
@@ -136,15 +138,13 @@ class LLMAgent(Agent):
                 f"{self.spec} gave no valid {spec.kind} reply after {self.max_retries + 1} "
                 f"attempts and the request has no fallback. Last error: {last_error}"
             )
-        action = spec.fallback()
-        action["_fallback"] = True
+        action = use_fallback(spec, last_error, record)
         self.usage.fallbacks += 1
-        record("heuristic_fallback", kind=spec.kind, error=last_error, action=action)
         if not request.ephemeral:
             # Keep the turn in the conversation so the model knows what was done for it.
             stand_in: Message = {
                 "role": "assistant",
-                "content": f"(no valid reply; the engine used {action})",
+                "content": f"(no valid reply; the engine used {_as_shown(action)})",
             }
             self.transcript.add(stand_in, note="written by the harness after the fallback")
             self.history = [*self.history, asked, stand_in]
@@ -227,3 +227,13 @@ class LLMAgent(Agent):
         else:
             u.cost_usd += completion.cost_usd
         return completion, reply
+
+
+def _as_shown(action: Action) -> str:
+    """The fallback action as the stand-in message has always shown it to the model.
+
+    Before provenance was explicit (trace schema 3) the action carried a ``_fallback`` flag
+    and the message printed it; the wording is kept so a model sees the same conversation
+    as before, and model caches of earlier runs still answer the calls that follow.
+    """
+    return repr({**action, "_fallback": True})

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from accord.agents.base import Agent, Recorder, _no_record
+from accord.core.provenance import use_fallback
 from accord.core.spec import Action, Request
 from accord.remote.spec import RemoteSeatSpec
 
@@ -259,11 +260,9 @@ class RemoteAgent(Agent):
                 f"remote seat {request.seat} ({self.spec}): {reason}, and this "
                 f"{request.spec.kind} decision has no fallback"
             )
-        action = request.spec.fallback()
-        action["_fallback"] = True
+        action = use_fallback(request.spec, reason, record)
         self.usage.decisions += 1
         self.usage.fallbacks += 1
-        record("heuristic_fallback", kind=request.spec.kind, error=reason, action=action)
         return action
 
     async def close(self) -> None:

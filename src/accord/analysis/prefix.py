@@ -23,6 +23,7 @@ from accord.models.options import Prices
 from accord.models.pricing import cost_usd, uncached_cost_usd
 from accord.runner.cost import configured_prices
 from accord.runner.specs import AgentSpec
+from accord.traces.events import ModelCall
 from accord.traces.schema import Trace
 
 
@@ -104,12 +105,8 @@ def seat_cache(trace: Trace) -> list[SeatCache]:
         messages = trace.transcripts[seat.name].messages
         row = SeatCache(trace_id=trace.trace_id, seat=seat.name, model=seat.model)
         calls = sorted(
-            (
-                e
-                for e in trace.events
-                if e.get("type") == "model_call" and e.get("seat") == seat.seat
-            ),
-            key=lambda e: int(e.get("call", 0)),
+            (e for e in trace.events if isinstance(e, ModelCall) and e.seat == seat.seat),
+            key=lambda e: e.call or 0,
         )
         previous: list[dict[str, Any]] = []
         usage = Usage()
@@ -141,9 +138,9 @@ def seat_cache(trace: Trace) -> list[SeatCache]:
         row.uncached_usd = uncached_cost_usd(usage, prices)
         if row.cost_usd is None:
             # No price table, but the provider may have priced each call (LiteLLM's map).
-            charged = [e.get("cost_usd") for e in calls]
+            charged = [e.cost_usd for e in calls]
             if charged and all(isinstance(c, int | float) for c in charged):
-                row.cost_usd = float(sum(charged))  # type: ignore[arg-type]
+                row.cost_usd = float(sum(c for c in charged if c is not None))
         out.append(row)
     return out
 

@@ -35,9 +35,11 @@ from accord.analysis.sandbox import TZ_TYPE, check_read_only, lock_down, without
 from accord.core.errors import ConfigError
 from accord.traces.io import check_inside
 from accord.traces.schema import READABLE_VERSIONS, SCHEMA_VERSION
+from accord.traces.upgrade import upgrade
 
-CACHE_VERSION = 1
-"""Bumped whenever the cached tables change shape; older caches are rebuilt."""
+CACHE_VERSION = 2
+"""Bumped whenever the cached tables change shape or content; older caches are rebuilt
+(2: traces of older schema versions are upgraded as they are read)."""
 
 VIEWS: tuple[str, ...] = ("games", "seats", "events", "messages")
 
@@ -353,7 +355,7 @@ def _parse(path: Path) -> dict[str, Any]:
             f"Trace {path} is not a valid Accord trace: {problem}; fix the field or re-run "
             "the game."
         )
-    return dict(data)
+    return dict(upgrade(data))  # older versions read as the current one (accord.traces.upgrade)
 
 
 _DICTS = ("run", "usage", "metrics", "config")

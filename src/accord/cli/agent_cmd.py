@@ -76,8 +76,8 @@ def check_cmd(
     """
     from pydantic import ValidationError
 
-    from accord.testing.agent_check import CHECK_GAMES, check_agent
     from accord.remote.spec import RemoteSeatSpec
+    from accord.testing.agent_check import CHECK_GAMES, check_agent
 
     try:
         if (url is None) == (command is None):

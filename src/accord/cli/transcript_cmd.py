@@ -12,22 +12,19 @@ from rich.panel import Panel
 from accord.agents.transcript import expand
 from accord.cli.main import _fail, app, console
 from accord.core.errors import AccordError, ConfigError
+from accord.traces.events import ModelCall, ModelErrorEvent
 from accord.traces.io import read_trace
 from accord.traces.schema import Trace
 
 _STYLE = {"system": "magenta", "user": "cyan", "assistant": "green"}
 
 
-def seat_calls(trace: Trace, seat_name: str) -> list[dict[str, Any]]:
+def seat_calls(trace: Trace, seat_name: str) -> list[ModelCall | ModelErrorEvent]:
     """The seat's ``model_call`` / ``model_error`` events in call order."""
     seat = next((s.seat for s in trace.seats if s.name == seat_name), None)
     return sorted(
-        (
-            e
-            for e in trace.events
-            if e.get("seat") == seat and e.get("type") in ("model_call", "model_error")
-        ),
-        key=lambda e: int(e.get("call", 0)),
+        (e for e in trace.events if isinstance(e, ModelCall | ModelErrorEvent) and e.seat == seat),
+        key=lambda e: e.call or 0,
     )
 
 

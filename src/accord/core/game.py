@@ -24,9 +24,11 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 from pydantic import BaseModel
 
 from accord.core.errors import ConfigError
+from accord.core.provenance import AGENT, Provenance
 from accord.core.spec import Action, Request
 
 if TYPE_CHECKING:
+    from accord.traces.events import GameEvent
     from accord.traces.schema import Trace
 
 
@@ -77,6 +79,13 @@ class Game(ABC):
     `accord.core.prompts.TemplateSpec`) and ``templates(override=None) -> PromptSet``, with
     the template files in a ``templates/`` folder of its package. Read by ``accord prompts``,
     `accord.core.prompts.game_templates` and ``--prompts DIR``; None: prompts built in code."""
+    event_types: ClassVar[tuple[type[GameEvent], ...]] = ()
+    """The game's own event models (`accord.traces.events.GameEvent` subclasses, one per
+    ``type`` it emits), usually from its ``events.py``; empty: its events load generic."""
+    provenance: Provenance = AGENT
+    """Where the decision now being submitted came from (agent, retry or documented
+    fallback): set by `accord.core.provenance.submit` for the length of each `submit` call.
+    A game keeping fallback metrics reads ``self.provenance.fallback`` there."""
     replay_module: ClassVar[str | None] = None
     """The module holding the game's replay view, ``replay(trace) -> accord.core.replay.Replay``
     (what the web view shows at each step of a trace, `accord.core.replay`); None: the generic

@@ -18,6 +18,7 @@ from accord.core.errors import ModelError
 from accord.core.spec import JSONSchema
 from accord.models.base import Completion, Message, Usage
 from accord.models.client import RetriesExhaustedError
+from accord.traces.events import ModelCall, ModelErrorEvent, ResponseFormatFallback
 from accord.traces.schema import Trace
 
 
@@ -31,7 +32,7 @@ def _expand(ranges: Sequence[Sequence[int]]) -> list[int]:
 
 def has_replies(trace: Trace) -> bool:
     """True when every model call of the trace has its messages stored (schema 2 traces)."""
-    calls = [e for e in trace.events if e.get("type") in ("model_call", "model_error")]
+    calls = [e for e in trace.events if isinstance(e, ModelCall | ModelErrorEvent)]
     if not calls:
         return False
     for event in calls:
@@ -62,18 +63,18 @@ class RecordedModel:
         self.seat_name = name
         self.messages = trace.transcripts[name].messages
         events = [e for e in trace.events if e.get("seat") == seat]
-        self.calls: dict[int, dict[str, Any]] = {
-            int(e["call"]): e
+        self.calls: dict[int, ModelCall | ModelErrorEvent] = {
+            e.call: e
             for e in events
-            if e.get("type") in ("model_call", "model_error") and "call" in e
+            if isinstance(e, ModelCall | ModelErrorEvent) and e.call is not None
         }
         self.format_switches: dict[int, list[dict[str, Any]]] = {}
         for e in events:
-            if e.get("type") == "response_format_fallback":
+            if isinstance(e, ResponseFormatFallback) and e.call is not None:
                 switch: dict[str, Any] = {
                     k: e[k] for k in ("from", "to", "status", "error") if k in e
                 }
-                self.format_switches.setdefault(int(e["call"]), []).append(switch)
+                self.format_switches.setdefault(e.call, []).append(switch)
         self.trace_id = trace.trace_id
         self._next = 0
 
@@ -139,9 +140,9 @@ class RecordedModel:
         )
 
     def _check_prompt(
-        self, number: int, event: dict[str, Any], messages: Sequence[Message]
+        self, number: int, event: ModelCall | ModelErrorEvent, messages: Sequence[Message]
     ) -> None:
-        recorded = [self.messages[i] for i in _expand(event.get("sent", []))]
+        recorded = [self.messages[i] for i in _expand(event.sent or [])]
         for k, (old, new) in enumerate(zip(recorded, messages, strict=False)):
             if old.get("truncated") is not None:
                 same = new["content"].startswith(old["content"])

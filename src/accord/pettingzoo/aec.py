@@ -15,8 +15,10 @@ from gymnasium.spaces import Text
 from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
+from accord.core import provenance
 from accord.core.errors import AccordError, ActionError, ConfigError
 from accord.core.game import Game, GameResult
+from accord.core.provenance import AGENT
 from accord.core.registry import make
 from accord.core.rng import derive_seed
 from accord.core.spec import Action, Request
@@ -155,6 +157,7 @@ class AccordAECEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type in
         self._feedback: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._batch: list[Request] = []
         self._answers: dict[int, Action] = {}
+        self._decided: dict[int, provenance.Provenance] = {}
         self._attempts: dict[int, int] = {}
         self._steps = 0
         self._result = None
@@ -238,6 +241,7 @@ class AccordAECEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type in
         if len({r.seat for r in batch}) != len(batch):
             raise AccordError(f"{self.game_id} asked one seat twice at once")
         self._batch, self._answers, self._attempts = batch, {}, {}
+        self._decided = {}
         for request in batch:
             self._issue(request)
         self.agent_selection = self._agent(batch[0].seat)
@@ -285,7 +289,7 @@ class AccordAECEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type in
         """The action for `text`; ``None`` when the agent is asked again (``retry`` mode)."""
         agent = self._agent(request.seat)
         try:
-            action = request.spec.parse(text)
+            action, warnings = provenance.parse_reply(request.spec, text)
         except ActionError as exc:
             self.rewards[agent] += self.invalid_penalty
             self._feedback[agent] = {"error": str(exc), "error_kind": exc.kind}
@@ -297,18 +301,20 @@ class AccordAECEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type in
                 self._attempts[request.seat] = attempts + 1
                 self._issue(request, retry_text(str(exc), request.spec.format_hint))
                 return None
-            return self._fallback(request, agent)
-        warnings = action.pop("_warnings", [])
+            return self._fallback(request, agent, str(exc))
+        self._decided[request.seat] = provenance.Provenance(
+            source="retry" if self._attempts.get(request.seat) else "agent",
+            warnings=tuple(warnings),
+        )
         self._feedback[agent] = {"fallback": False, "warnings": list(warnings)}
         self._request_info[agent] = {"seat": request.seat}
         self._update_info(agent)
         return action
 
-    def _fallback(self, request: Request, agent: str) -> Action:
-        assert request.spec.fallback is not None
-        action = request.spec.fallback()
-        # Games mark decisions that came from a fallback and leave them out of metrics.
-        action["_fallback"] = True
+    def _fallback(self, request: Request, agent: str, reason: str) -> Action:
+        # Games leave decisions that came from a fallback out of their metrics.
+        action = provenance.use_fallback(request.spec, reason, _no_event)
+        self._decided[request.seat] = provenance.fallback(reason)
         self._feedback[agent] = {**self._feedback[agent], "fallback": True}
         self._request_info[agent] = {"seat": request.seat}
         self._update_info(agent)
@@ -324,14 +330,17 @@ class AccordAECEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type in
         for request in self._batch:
             action = self._answers[request.seat]
             try:
-                self.game.submit(request.seat, action)
+                provenance.submit(
+                    self.game, request.seat, action, self._decided.get(request.seat, AGENT)
+                )
             except ActionError as exc:
                 if request.spec.fallback is None:
                     raise
                 agent = self._agent(request.seat)
                 self.rewards[agent] += self.invalid_penalty
                 self._feedback[agent] = {"error": str(exc), "error_kind": exc.kind}
-                self.game.submit(request.seat, self._fallback(request, agent))
+                action = self._fallback(request, agent, str(exc))
+                provenance.submit(self.game, request.seat, action, self._decided[request.seat])
         self._next_batch()
 
     def _finish(self) -> None:
@@ -363,3 +372,8 @@ def env(game_id: str, render_mode: str | None = None, **options: Any) -> Any:
 
 raw_env = AccordAECEnv
 """The unwrapped environment class (PettingZoo's naming)."""
+
+
+def _no_event(type_: str, **fields: Any) -> None:
+    """The environment keeps no trace: its ``infos`` report fallbacks instead."""
+    del type_, fields

@@ -25,6 +25,7 @@ from typing import Any
 
 from accord.models.base import Message
 from accord.runner.specs import AgentSpec, GameSpec
+from accord.traces.events import ModelCall
 from accord.traces.schema import Trace
 
 _PROBE_TEXT = " ".join(["Alice offers two units of wood for three units of stone."] * 16)
@@ -94,11 +95,11 @@ def _count(trace: Trace, caps: dict[int, int]) -> tuple[int, int, int]:
     calls = prompt = reply = 0
     last_input: dict[int, int] = {}
     for event in trace.events:
-        seat = event.get("seat")
-        if event.get("type") != "model_call" or seat not in caps:
+        if not isinstance(event, ModelCall) or event.seat not in caps:
             continue
+        seat = event.seat
         calls += 1
-        size = int(event.get("input_tokens", 0))
+        size = event.input_tokens
         # Only the part of the prompt the seat's conversation has not evaluated yet.
         grown = size - last_input.get(seat, 0)
         prompt += grown if grown > 0 else size  # a reset conversation starts over

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from accord.core.errors import ModelError
+from accord.traces.events import ModelErrorEvent
 
 if TYPE_CHECKING:
     from accord.models.base import Completion
@@ -171,10 +172,10 @@ class RunMonitor:
             self.cost_known = self.cost_known and total.cost_known
         models = {s.seat: s.model or s.agent for s in trace.seats}
         for event in trace.events:
-            if event.get("type") == "model_error":
+            if isinstance(event, ModelErrorEvent):
                 self.errors += 1
-                error = ModelError(str(event.get("error", "")), status=event.get("status"))
-                spec = str(models.get(int(event.get("seat", -1)), "model"))
+                error = ModelError(event.error, status=event.status)
+                spec = str(models.get(-1 if event.seat is None else event.seat, "model"))
                 self._first_seen(spec, error, transient=False)
 
     # -- model calls (CallObserver) --------------------------------------------------------

@@ -23,6 +23,7 @@ from typing import Any, Literal
 from accord.agents.base import Agent
 from accord.agents.llm import LLMAgent
 from accord.agents.reference import make_reference
+from accord.core import provenance
 from accord.core.errors import AccordError, ActionError, ModelUnavailableError
 from accord.core.game import Game
 from accord.core.registry import make
@@ -209,8 +210,8 @@ async def play_game(
                 answers = await _answer_all(seats, requests, buffers)
             finally:
                 _flush(game, requests, buffers, events)
-            for req, action in zip(requests, answers, strict=True):
-                _submit(game, req, action, events)
+            for req, action, buffer in zip(requests, answers, buffers, strict=True):
+                _submit(game, req, action, provenance.from_events(buffer), events)
             events.extend(game.drain_events())
             stream()
         result = game.result()
@@ -346,9 +347,15 @@ def _flush(
             )
 
 
-def _submit(game: Game, req: Request, action: Action, events: list[dict[str, Any]]) -> None:
+def _submit(
+    game: Game,
+    req: Request,
+    action: Action,
+    decided: provenance.Provenance,
+    events: list[dict[str, Any]],
+) -> None:
     try:
-        game.submit(req.seat, action)
+        provenance.submit(game, req.seat, action, decided)
     except ActionError as exc:
         if req.spec.fallback is None:
             raise
@@ -361,20 +368,15 @@ def _submit(game: Game, req: Request, action: Action, events: list[dict[str, Any
                 "error": str(exc),
             }
         )
-        fallback = req.spec.fallback()
-        fallback["_fallback"] = True
-        events.append(
-            {
-                "type": "heuristic_fallback",
-                "t": game.next_step(),
-                "seat": req.seat,
-                "round": req.round,
-                "kind": req.spec.kind,
-                "error": str(exc),
-                "action": fallback,
-            }
-        )
-        game.submit(req.seat, fallback)
+
+        def record(type_: str, **fields: Any) -> None:
+            events.append(
+                {"type": type_, "t": game.next_step(), "seat": req.seat, "round": req.round}
+                | fields
+            )
+
+        fallback = provenance.use_fallback(req.spec, str(exc), record)
+        provenance.submit(game, req.seat, fallback, provenance.fallback(str(exc)))
 
 
 def _total(usages: list[SeatUsage]) -> SeatUsage:

@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from accord.core.errors import ConfigError
 from accord.runner.specs import AgentSpec, GameSpec
+from accord.traces.events import ModelCall, ModelErrorEvent
 from accord.traces.schema import Trace
 
 VOLATILE = ("started_at", "ended_at", "accord_version")
@@ -117,14 +118,14 @@ def missing_replies(trace: Trace) -> str | None:
     trace), or None when it can (or has no model seat)."""
     if not any(a.get("model") for a in trace.agents_config):
         return None
-    calls = [e for e in trace.events if e.get("type") in ("model_call", "model_error")]
+    calls = [e for e in trace.events if isinstance(e, ModelCall | ModelErrorEvent)]
     if not calls:
         return "it records no model call to answer from"
     names = {s.seat: s.name for s in trace.seats}
     for i, event in enumerate(trace.events):
-        if event.get("type") not in ("model_call", "model_error"):
+        if not isinstance(event, ModelCall | ModelErrorEvent):
             continue
-        seat = event.get("seat")
+        seat = event.seat
         name = names.get(seat) if isinstance(seat, int) else None
         if name is None or name not in trace.transcripts:
             return f"event {i} is a model call of a seat with no stored transcript"

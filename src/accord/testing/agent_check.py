@@ -25,6 +25,7 @@ from accord.core.registry import make, resolve
 from accord.remote.spec import RemoteSeatSpec
 from accord.runner.play import play_game
 from accord.runner.specs import GameSpec, parse_agent
+from accord.traces.events import Event
 from accord.traces.schema import Trace
 
 CHECK_GAMES: tuple[tuple[str, dict[str, Any], str], ...] = (
@@ -64,7 +65,7 @@ class GameCheck:
         return all(ok for ok, _ in self.points.values())
 
 
-def _calls(trace: Trace) -> list[dict[str, Any]]:
+def _calls(trace: Trace) -> list[Event]:
     return [e for e in trace.events if e["type"] == "remote_call" and e.get("seat") == 0]
 
 

@@ -19,6 +19,7 @@ from typing import Any
 from accord.agents.reference import reference_names
 from accord.core.errors import ActionError
 from accord.core.game import Game, GameResult
+from accord.core.provenance import fallback, submit
 from accord.core.registry import game_class, make
 from accord.core.replay import TONES, replay_of
 from accord.core.spec import Action, ActionSpec, Request
@@ -52,8 +53,7 @@ def drive_with_fallbacks(
                 f"{game.game_id}: request {req.spec.kind!r} has no fallback action"
             )
             action = req.spec.fallback()
-            action["_fallback"] = True
-            game.submit(req.seat, action)
+            submit(game, req.seat, action, fallback("conformance: every seat falls back"))
         events.extend(game.drain_events())
     else:
         raise AssertionError(f"{game.game_id}: no end after {MAX_STEPS} steps of fallbacks")

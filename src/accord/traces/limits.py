@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from accord.traces.events import TraceEvent, to_events
 from accord.traces.schema import Trace
 
 MAX_STORED_CHARS = 20_000
@@ -55,11 +56,12 @@ def _too_long(value: Any, limit: int) -> bool:
 def cap_trace(trace: Trace, limit: int = MAX_STORED_CHARS) -> Trace:
     """`trace` with over-long strings of its events and final state capped (the same object
     when nothing is too long, the common case)."""
-    if not _too_long(trace.events, limit) and not _too_long(trace.final_state, limit):
+    events = [e.as_dict() if isinstance(e, TraceEvent) else dict(e) for e in trace.events]
+    if not _too_long(events, limit) and not _too_long(trace.final_state, limit):
         return trace
     return trace.model_copy(
         update={
-            "events": cap_value(trace.events, limit),
+            "events": to_events(cap_value(events, limit)),
             "final_state": cap_value(trace.final_state, limit),
         }
     )

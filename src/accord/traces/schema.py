@@ -8,15 +8,31 @@ environment variable at most.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidatorFunctionWrapHandler,
+    create_model,
+    field_serializer,
+    field_validator,
+    model_validator,
+)
 
-SCHEMA_VERSION = 2
-"""Version 2 added per-seat transcripts and decision / fallback counts (all optional)."""
+from accord.traces.events import Event, GameEvent, TraceEvent, event_union, with_written
+from accord.traces.upgrade import upgrade
 
-READABLE_VERSIONS = (1, 2)
-"""Trace versions this Accord reads: version 1 traces simply have no transcripts."""
+SCHEMA_VERSION = 3
+"""Version 2 added per-seat transcripts and decision / fallback counts (all optional).
+Version 3 typed the events (`accord.traces.events`) and took the in-band ``_fallback`` /
+``_warnings`` keys out of recorded actions (provenance is explicit: `accord.core.provenance`)."""
+
+READABLE_VERSIONS = (1, 2, 3)
+"""Trace versions this Accord reads, each upgraded to `SCHEMA_VERSION` as it is read
+(`accord.traces.upgrade`): version 1 traces simply have no transcripts."""
 
 
 class SeatUsage(BaseModel):
@@ -94,8 +110,10 @@ class Trace(BaseModel):
         "'default' or 'override' (accord.core.prompts).",
     )
     seats: list[SeatInfo] = Field(default_factory=list, description="Who sat where.")
-    events: list[dict[str, Any]] = Field(
-        default_factory=list, description="Events in order; each has 'type' and step 't'."
+    events: list[Event] = Field(
+        default_factory=list,
+        description="Events in order; each has 'type' and step 't'. Harness events are typed "
+        "by their type (accord.traces.events); every other type is a game event.",
     )
     final_state: dict[str, Any] = Field(default_factory=dict, description="Outcome state.")
     metrics: dict[str, Any] = Field(default_factory=dict, description="Game-level metrics.")
@@ -119,3 +137,43 @@ class Trace(BaseModel):
     accord_version: str = Field("", description="Package version that wrote the trace.")
     started_at: str = Field("", description="UTC ISO time the game started.")
     ended_at: str = Field("", description="UTC ISO time the game ended.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _upgrade(cls, data: Any) -> Any:
+        """A trace of an older readable version, as this version writes it."""
+        return upgrade(data)
+
+    @field_validator("events", mode="wrap")
+    @classmethod
+    def _events_as_written(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        """Each event keeps the fields it was written with (`accord.traces.events`)."""
+        return with_written(handler, value) if isinstance(value, list) else handler(value)
+
+    @field_serializer("events")
+    def _write_events(self, events: list[TraceEvent]) -> list[Any]:
+        """The events as written: one pass over the list rather than a call per event."""
+        return [e.as_written() if isinstance(e, TraceEvent) else e for e in events]
+
+
+def trace_json_schema(event_types: Sequence[type[GameEvent]] = ()) -> dict[str, Any]:
+    """The JSON schema of a trace file (what ``accord trace-schema`` prints).
+
+    With `event_types` (a game's ``event_types``) its events are described by those models;
+    without, every game event is a generic `GameEvent`.
+    """
+    model: type[Trace] = Trace
+    if event_types:
+        item: Any = event_union(event_types)
+        model = create_model(
+            "Trace",
+            __base__=Trace,
+            __doc__=Trace.__doc__,
+            events=(
+                list[item],
+                Field(default_factory=list, description=Trace.model_fields["events"].description),
+            ),
+        )
+    schema = model.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    return schema

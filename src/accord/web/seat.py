@@ -36,6 +36,7 @@ from typing import Any
 from accord.agents.base import Agent, Recorder, _no_record
 from accord.core.controls import PlayControls
 from accord.core.errors import AccordError, ActionError
+from accord.core.provenance import use_fallback
 from accord.core.spec import Action, Request
 
 POLL_S = 0.25
@@ -207,7 +208,6 @@ class WebHumanAgent(Agent):
                     record("validation_error", kind=request.spec.kind, error=str(exc), raw=text)
                     verdict.set_result(str(exc))
                     continue
-                action.pop("_warnings", None)
                 response_s = round(ch.clock() - asked, 3)
                 record("human_action", kind=request.spec.kind, response_s=response_s)
                 self.usage.decisions += 1
@@ -243,10 +243,8 @@ class WebHumanAgent(Agent):
         record("human_timeout", kind=request.spec.kind, waited_s=round(waited, 3), error=why)
         if request.spec.fallback is None:
             raise AccordError(f"{why}, and this {request.spec.kind} decision has no fallback")
-        action = request.spec.fallback()
-        action["_fallback"] = True
+        action = use_fallback(request.spec, why, record)
         self.usage.decisions += 1
         self.usage.fallbacks += 1
-        record("heuristic_fallback", kind=request.spec.kind, error=why, action=action)
         ch.post({"type": "timed_out", "id": rid})
         return action

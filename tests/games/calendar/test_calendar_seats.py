@@ -94,7 +94,7 @@ def test_variant_file_and_seats_are_recorded_in_the_trace(tmp_path: Path) -> Non
     assert [e["is_nosy"] for e in registered] == [False, True, True]
     assert [e["system_prompt"].endswith(text) for e in registered] == [False, True, True]
     # The folder is part of the options (to replay the run), never of what the game records.
-    assert str(tmp_path) not in json.dumps(trace.events)
+    assert str(tmp_path) not in json.dumps(trace.model_dump(mode="json")["events"])
 
 
 def test_builtin_adversarial_variant_reaches_only_its_seat() -> None:

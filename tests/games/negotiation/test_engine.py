@@ -10,6 +10,7 @@ import pytest
 
 from accord.agents.llm import LLMAgent
 from accord.core.errors import ActionError
+from accord.core.provenance import parse_reply
 from accord.core.registry import make
 from accord.games.negotiation.engine import NegotiationGame
 from accord.models.mock import MockModel
@@ -79,8 +80,9 @@ def test_strict_runs_reject_runs_the_purchase_cannot_supply() -> None:
 
 def test_prose_around_json_is_a_warning_not_an_error() -> None:
     g = game()
-    action = g.pending()[0].spec.parse("Sure! ```json\n" + env() + "\n```")
-    assert action["_warnings"] and action["speech"] == "hi"
+    action, warnings = parse_reply(g.pending()[0].spec, "Sure! ```json\n" + env() + "\n```")
+    assert warnings and action["speech"] == "hi"
+    assert not any(key.startswith("_") for key in action)
 
 
 def test_early_decision_v2_rule_sends_partner_to_decision_with_last_message() -> None:

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from accord.core.errors import ActionError, ConfigError
+from accord.core.provenance import fallback, submit
 from accord.core.registry import make
 from accord.games.sorting.actions import MODEL_FAILED, NO_COMMAND, parse_reply
 from accord.games.sorting.backends import BroadcastStore
@@ -111,8 +112,16 @@ def test_harness_replies_for_failures_and_missing_commands() -> None:
     assert first.startswith("[shuffle now]\nUnknown command: shuffle now. A block must hold")
     assert second == "[wait]\nOK, waited."
     g2 = game()
-    play_round(g2, {0: {"_fallback": True, "failed": True}, 1: cmds(), 2: {"text": ""}})
+    play_round(g2, {0: {"failed": True}, 1: cmds(), 2: {"text": ""}})
     assert [obs(g2, s) for s in range(3)] == [MODEL_FAILED, NO_COMMAND, NO_COMMAND]
+
+
+def test_a_decision_submitted_as_a_fallback_counts_as_a_failed_call() -> None:
+    g = game()
+    submit(g, 0, {"text": ""}, fallback("no valid reply"))
+    play_round(g, {1: cmds(), 2: {"text": ""}})
+    assert [obs(g, s) for s in range(3)] == [MODEL_FAILED, NO_COMMAND, NO_COMMAND]
+    assert g.provenance.source == "agent"  # told for the length of the submit only
 
 
 def test_a_command_written_as_the_fence_tag_gets_a_reply_saying_how_to_fix_it() -> None:

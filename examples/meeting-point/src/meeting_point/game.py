@@ -197,7 +197,7 @@ class MeetingPointGame(Game):
         if talking(self.cfg, self._state):
             text = self._validate_talk(action)["message"]
             self._state = say(self._state, seat, text)
-            self.emit("message", seat=seat, text=text, fallback=bool(action.get("_fallback")))
+            self.emit("message", seat=seat, text=text, fallback=self.provenance.fallback)
             return
         self._answers[seat] = self._validate_meet(action)["place"]
         if len(self._answers) == SEATS:

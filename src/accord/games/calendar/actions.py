@@ -31,6 +31,7 @@ from typing import Any, Literal
 
 from accord.core.errors import ActionError
 from accord.core.json_reply import extract_json_object
+from accord.core.provenance import format_warnings
 from accord.core.spec import Action, JSONSchema
 from accord.games.calendar.rules import Batch, Move, Place
 
@@ -107,7 +108,8 @@ def parse_reply(text: str, ctx: ParseContext) -> Action:
     if extra:
         warnings.append(f"ignored extra field(s) {extra}")
     calls = normalize_calls(obj["actions"], ctx, warnings)
-    return {"thinking": thinking, "actions": calls, "_warnings": warnings}
+    format_warnings(warnings)
+    return {"thinking": thinking, "actions": calls}
 
 
 def normalize_calls(raw: object, ctx: ParseContext, warnings: list[str]) -> list[dict[str, Any]]:

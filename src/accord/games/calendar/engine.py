@@ -40,6 +40,7 @@ from accord.core.spec import Action, Request
 from accord.games.calendar import actions, prompts, rules
 from accord.games.calendar.actions import ParseContext, Phase
 from accord.games.calendar.config import CHANNEL_TYPES, CalendarConfig, suite_task_options
+from accord.games.calendar.events import EVENT_TYPES
 from accord.games.calendar.export import scenario_json
 from accord.games.calendar.metrics import SUMMARY_METRICS, oracle_gap
 from accord.games.calendar.oracle import greedy_schedule, optimal_schedule
@@ -59,6 +60,7 @@ class CalendarGame(CalendarRequests):
     """`calendar-v2`: see the module docstring."""
 
     game_id: ClassVar[str] = "calendar-v2"
+    event_types = EVENT_TYPES
     prompts_module: ClassVar[str | None] = "accord.games.calendar.prompts"
     replay_module: ClassVar[str | None] = "accord.games.calendar.views"
     config_model: ClassVar[type[CalendarConfig]] = CalendarConfig
@@ -166,13 +168,13 @@ class CalendarGame(CalendarRequests):
         if request is None:
             raise ActionError(f"seat {seat} has no pending request", kind="out_of_turn")
         if self._phase == "REFLECTION":
-            if self._reflection.accept(seat, action):
+            if self._reflection.accept(seat, action, fallback=self.provenance.fallback):
                 self._start_round(self._round + 1)
             return
         ctx = self._ctx[seat]
         calls = actions.check_action(action, ctx)
         thinking = str(action.get("thinking", ""))
-        fallback = bool(action.get("_fallback"))
+        fallback = self.provenance.fallback
         del self._requests[seat]
         talk = ctx.phase == "CHEAP_TALK"
         self._log(

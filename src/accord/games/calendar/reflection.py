@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from accord.core.errors import ActionError
 from accord.core.prompts import PromptSet
+from accord.core.provenance import format_warnings
 from accord.core.spec import Action, ActionSpec, JSONSchema, Request
 from accord.games.calendar import prompts, vps
 from accord.games.calendar.actions import extract_object
@@ -72,10 +73,12 @@ class ReflectionRound:
     def _targets(self, seat: int) -> list[int]:
         return [a for a in range(self.scenario.num_agents) if a != seat]
 
-    def accept(self, seat: int, action: Action) -> bool:
+    def accept(self, seat: int, action: Action, *, fallback: bool = False) -> bool:
         """Record `seat`'s answer (raises `ActionError` if invalid); True once all answered."""
         targets = self._targets(seat)
-        entry = reflection_entry(action, self.round, seat, targets, self.scenario.num_slots)
+        entry = reflection_entry(
+            action, self.round, seat, targets, self.scenario.num_slots, fallback=fallback
+        )
         del self.pending[seat]
         self.world.reflections.append(entry)
         self.emit("reflection", **entry)
@@ -143,7 +146,8 @@ def reflection_spec(targets: Sequence[int], num_slots: int) -> ActionSpec:
                 'the reply has no "deltas" object; reply with {"thinking": "...", "deltas": {...}}'
             )
         deltas = check_deltas(obj["deltas"], targets, num_slots)
-        return {"thinking": str(obj.get("thinking", "")), "deltas": deltas, "_warnings": warnings}
+        format_warnings(warnings)
+        return {"thinking": str(obj.get("thinking", "")), "deltas": deltas}
 
     return ActionSpec(
         kind="reflect",
@@ -155,7 +159,13 @@ def reflection_spec(targets: Sequence[int], num_slots: int) -> ActionSpec:
 
 
 def reflection_entry(
-    action: Action, round_no: int, seat: int, targets: Sequence[int], num_slots: int
+    action: Action,
+    round_no: int,
+    seat: int,
+    targets: Sequence[int],
+    num_slots: int,
+    *,
+    fallback: bool = False,
 ) -> dict[str, Any]:
     """What the game records for one answered reflection request (raises `ActionError`)."""
     raw = action.get("deltas") or {}
@@ -165,5 +175,5 @@ def reflection_entry(
         "observer": seat,
         "deltas": deltas,
         "abstained": not deltas,
-        "fallback": bool(action.get("_fallback")),
+        "fallback": fallback,
     }

@@ -11,6 +11,7 @@ game's own rules (`rules.apply_batch`), so what the view shows is what the engin
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from accord.core.replay import Frame, Replay, Tone, cell, facts, grid, messages
@@ -52,10 +53,10 @@ class _State:
         self.cost = [0] * len(self.calendars)
         self.outcome = ""
         self.scheduled: dict[int, int] = {}
-        self.talk: list[dict[str, Any]] = []
+        self.talk: list[Mapping[str, Any]] = []
         self.moved: set[tuple[int, object]] = set()
 
-    def apply(self, ev: dict[str, Any]) -> None:
+    def apply(self, ev: Mapping[str, Any]) -> None:
         kind = ev.get("type")
         self.moved = set()
         if kind == "round_start":
@@ -180,7 +181,7 @@ def replay(trace: Trace) -> Replay:
     return out
 
 
-def _label(ev: dict[str, Any], names: list[str]) -> str:
+def _label(ev: Mapping[str, Any], names: list[str]) -> str:
     who = ev.get("agent", ev.get("sender"))
     name = names[who] if isinstance(who, int) and 0 <= who < len(names) else None
     return f"{ev.get('type', '?')}" + (f" · {name}" if name else "")

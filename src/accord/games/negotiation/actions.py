@@ -18,6 +18,7 @@ from typing import Any
 
 from accord.core.errors import ActionError
 from accord.core.json_reply import extract_json_object
+from accord.core.provenance import format_warning, format_warnings
 from accord.core.spec import Action, ActionSpec, JSONSchema
 from accord.games.negotiation import rules
 from accord.games.negotiation.scenario import RESOURCES, Market, Project
@@ -170,12 +171,8 @@ def parse_envelope(
         raise ActionError(
             'this is the decision phase: "action" must be your decision object, not null'
         )
-    return {
-        "thinking": thinking,
-        "speech": speech.strip(),
-        "decision": decision,
-        "_warnings": warnings,
-    }
+    format_warnings(warnings)
+    return {"thinking": thinking, "speech": speech.strip(), "decision": decision}
 
 
 def parse_plain(
@@ -197,10 +194,11 @@ def parse_plain(
                 raise
         else:
             decision = parse_decision(obj, names, projects, market, strict_runs=strict_runs)
-            return {"thinking": "", "speech": "", "decision": decision, "_warnings": warnings}
+            format_warnings(warnings)
+            return {"thinking": "", "speech": "", "decision": decision}
     if not stripped:
         raise ActionError("the message was empty; say something to the other party")
-    return {"thinking": "", "speech": stripped[: SPEECH_MAX * 4], "decision": None, "_warnings": []}
+    return {"thinking": "", "speech": stripped[: SPEECH_MAX * 4], "decision": None}
 
 
 def parse_reflection(text: str) -> Action:
@@ -209,12 +207,14 @@ def parse_reflection(text: str) -> Action:
         obj, warnings = extract_json_object(text)
         value = obj.get("reflection")
         if isinstance(value, str):
-            return {"reflection": value.strip(), "_warnings": warnings}
+            format_warnings(warnings)
+            return {"reflection": value.strip()}
     except ActionError:
         pass
     if not text.strip():
         raise ActionError('the reflection was empty; reply with {"reflection": "..."}')
-    return {"reflection": text.strip(), "_warnings": ["reflection was not JSON; text kept"]}
+    format_warning("reflection was not JSON; text kept")
+    return {"reflection": text.strip()}
 
 
 def zero_decision() -> Action:

@@ -40,6 +40,7 @@ from accord.core.spec import Action, Request
 from accord.games.negotiation import actions, prompts, rules
 from accord.games.negotiation.config import RATIOS, NegotiationConfig
 from accord.games.negotiation.draw import draw_names, draw_scenarios
+from accord.games.negotiation.events import EVENT_TYPES
 from accord.games.negotiation.oracle import solve
 from accord.games.negotiation.record import RoundRecord, Utterance
 from accord.games.negotiation.requests import NegotiationRequests
@@ -53,6 +54,7 @@ class NegotiationGame(NegotiationRequests, Game):
     """`negotiation-v3`: see the module docstring."""
 
     game_id: ClassVar[str] = "negotiation-v3"
+    event_types = EVENT_TYPES
     prompts_module: ClassVar[str | None] = "accord.games.negotiation.prompts"
     replay_module: ClassVar[str | None] = "accord.games.negotiation.views"
     config_model: ClassVar[type[NegotiationConfig]] = NegotiationConfig
@@ -146,7 +148,7 @@ class NegotiationGame(NegotiationRequests, Game):
                 self._finish()
             return
         decision = self._check_action(seat, action)
-        fallback = bool(action.get("_fallback"))
+        fallback = self.provenance.fallback
         speech = str(action.get("speech", ""))
         thinking = str(action.get("thinking", ""))
         if self._phase == "talk":

@@ -9,6 +9,7 @@ its side decides; the other side only learns it when the round ends.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from accord.core.replay import Frame, Replay, Tone, cell, facts, grid, messages
@@ -31,11 +32,11 @@ class _State:
         self.oracle_max: int | None = None
         self.purchases: list[dict[str, int] | None] = [None, None]
         self.planned: list[dict[str, int] | None] = [None, None]
-        self.result: dict[str, Any] | None = None
-        self.talk: list[dict[str, Any]] = []
+        self.result: Mapping[str, Any] | None = None
+        self.talk: list[Mapping[str, Any]] = []
         self.totals = [0, 0]
 
-    def apply(self, ev: dict[str, Any]) -> None:
+    def apply(self, ev: Mapping[str, Any]) -> None:
         kind = ev.get("type")
         if kind == "round_start":
             self.round = int(ev["round"])

@@ -41,6 +41,7 @@ from accord.games.sorting.actions import (
 )
 from accord.games.sorting.commands import Dispatcher, Outcome, render_replies, render_reply
 from accord.games.sorting.config import SortingConfig
+from accord.games.sorting.events import EVENT_TYPES
 from accord.games.sorting.metrics import SeatTally, estimate_tokens, game_metrics
 from accord.games.sorting.requests import SortingRequests
 from accord.games.sorting.result import game_result
@@ -56,6 +57,7 @@ class SortingGame(SortingRequests, Game):
     """`sorting-v3`: see the module docstring."""
 
     game_id: ClassVar[str] = "sorting-v3"
+    event_types = EVENT_TYPES
     prompts_module: ClassVar[str | None] = "accord.games.sorting.prompts"
     replay_module: ClassVar[str | None] = "accord.games.sorting.views"
     config_model: ClassVar[type[SortingConfig]] = SortingConfig
@@ -116,7 +118,10 @@ class SortingGame(SortingRequests, Game):
             or seat in self._answers
         ):
             raise ActionError(f"Agent-{seat} has no pending request", kind="out_of_turn")
-        self._answers[seat] = validate_action(action)
+        answer = validate_action(action)
+        if self.provenance.fallback:  # kept for the round: a fallback is a failed call
+            answer = {**answer, "failed": True}
+        self._answers[seat] = answer
         # STEPBENCH: apply only once every active agent has answered this round.
         if len(self._answers) == len(self._active()):
             self._apply_round()
@@ -212,7 +217,7 @@ class SortingGame(SortingRequests, Game):
 
     def _apply(self, seat: int, action: Action) -> None:
         tally = self._tallies[seat]
-        failed = bool(action.get("failed") or action.get("_fallback"))
+        failed = bool(action.get("failed"))
         commands: list[str] = action.get("commands") or []
         tags: list[str] = action.get("tags") or []
         if action.get("commands") is None and action.get("text") is not None:

@@ -10,6 +10,7 @@ each phase starts with an empty store, as the engine's does.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from accord.core.replay import Frame, Replay, cell, facts, grid, messages
@@ -47,14 +48,14 @@ class _State:
         self.submitted: list[list[int] | None] = [None] * self.n
         self.correct: list[bool | None] = [None] * self.n
         self.store: dict[str, str] = {}
-        self.talk: list[dict[str, Any]] = []
-        self.end: dict[str, Any] | None = None
+        self.talk: list[Mapping[str, Any]] = []
+        self.end: Mapping[str, Any] | None = None
 
     @property
     def mark(self) -> int:
         return self.offset + self.round
 
-    def apply(self, ev: dict[str, Any]) -> None:
+    def apply(self, ev: Mapping[str, Any]) -> None:
         kind = ev.get("type")
         if kind == "phase_start":
             self.offset += self.last_round

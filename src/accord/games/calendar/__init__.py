@@ -7,13 +7,12 @@ CalBench task files, the canonical suite (§4.1), exact oracles (§3, §4.2), th
 (App. A.5), the four-phase engine (Algorithm 1), prompts (App. A.2-A.3), metrics (§4.2) and a
 scripted reference team. See docs/calendar.md for every modelling choice.
 
-The game, its reference agents and its report reach Accord through entry points (Accord's
-``pyproject.toml``, groups ``accord.games``, ``accord.agents``, ``accord.reports``).
+Everything Accord knows about the game is declared once, in `INFO`, which Accord's
+``pyproject.toml`` names in the ``accord.games`` entry point group.
 """
 
-from accord.agents.human import register_human_adapter
-from accord.core.controls import register_play_controls
-from accord.games.calendar import controls
+from accord.core.gameinfo import GameInfo, HumanSeat, Judge, Lazy
+from accord.games.calendar import outcomes
 from accord.games.calendar.calbench import (
     SUITE_NAMES,
     load_suite,
@@ -31,7 +30,6 @@ from accord.games.calendar.counting import (
 )
 from accord.games.calendar.engine import CalendarGame
 from accord.games.calendar.generator import generate_scenario
-from accord.games.calendar.human import human_adapter, human_help
 from accord.games.calendar.labels import PrivateLabel, Tier, VisibleLabels, visible_labels
 from accord.games.calendar.metrics import game_metrics, table1
 from accord.games.calendar.oracle import (
@@ -61,10 +59,35 @@ from accord.games.calendar.scenario import (
 )
 from accord.games.calendar.suite import build_canonical_suite, write_suite
 
-register_human_adapter(CalendarGame.game_id, human_adapter, human_help)
-register_play_controls(CalendarGame.game_id, controls.CONTROLS)
+INFO = GameInfo(
+    game=CalendarGame,
+    alias="calendar",
+    agents=Lazy("accord.games.calendar.protocols:AGENTS"),
+    report=Lazy("accord.games.calendar.report:build"),
+    board=outcomes.BOARD,
+    value=outcomes.VALUE,
+    messages=outcomes.messages,
+    score=outcomes.score,
+    judges=(
+        Judge(
+            "calendar",
+            select=outcomes.judged,
+            run=Lazy("accord.games.calendar.judge.run:command"),
+            subfolder="calendar",
+            what="complete calendar-v2 traces",
+        ),
+    ),
+    human=HumanSeat(
+        adapter=Lazy("accord.games.calendar.human:human_adapter"),
+        help=Lazy("accord.games.calendar.human:human_help"),
+        controls=Lazy("accord.games.calendar.controls:CONTROLS"),
+    ),
+    golden=Lazy("accord.games.calendar.cases:GOLDEN"),
+    prompt_cases=Lazy("accord.games.calendar.cases:PROMPTS"),
+)
 
 __all__ = [
+    "INFO",
     "SUITE_NAMES",
     "CalendarConfig",
     "CalendarGame",

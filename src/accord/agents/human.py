@@ -8,8 +8,9 @@ model's reply does: its private ``thinking`` stays private and is never delivere
 Any other line goes through the game's human adapter when it declares one (`GameInfo.human`:
 short commands instead of JSON), else straight to the request's parser. A bad entry is
 explained and asked again; nothing is lost. Typing ``/quit`` leaves the game (recorded as
-failed). Each accepted answer records ``human_action`` with its response time in seconds (``response_s``),
-also summed into the seat's ``latency_s``, as for people in the browser (`accord.web.seat`).
+failed). Each accepted answer records ``human_action`` with its response time in seconds
+(``response_s``), also summed into the seat's ``latency_s``, as for people in the browser
+(`accord.web.seat`).
 """
 
 from __future__ import annotations

@@ -23,9 +23,9 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from accord.core import plugins
+from accord.core.declaration import GameInfo
 from accord.core.errors import ConfigError, UnknownGameError
 from accord.core.game import Game
-from accord.core.gameinfo import GameInfo
 
 GAME_ID = re.compile(r"^[a-z][a-z0-9_.-]*-v[0-9]+$")
 """A game id: lower-case name, a dash, ``v`` and a version number (``meeting-point-v1``)."""

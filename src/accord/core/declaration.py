@@ -279,6 +279,56 @@ class Judge:
     """What it judges, for the message when no game of any judge is found."""
 
 
+# -- scenarios and suites ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ScenarioQuery:
+    """What ``accord scenario`` was asked, for a game's own scenario tool."""
+
+    options: dict[str, Any]
+    """Game options (``-o``, with the game's `GameInfo.scenario_flags` mapped in)."""
+    seed: int
+    pool: str
+    """``--pool``: a built-in pool of scenarios to print."""
+    scenario_id: str | None
+    """``--id``: one scenario of the pool."""
+    generate: bool
+    ratio: float
+    filter_models: list[str] | None
+    filter_tries: int
+
+
+@dataclass(frozen=True)
+class ScenarioOutput:
+    """A game's scenario tool's answer: the JSON data and the lines of the table format."""
+
+    data: Any
+    lines: list[str]
+    """Rich markup (already escaped), one line per scenario."""
+
+
+ScenarioTool = Callable[[ScenarioQuery], ScenarioOutput]
+
+
+@dataclass(frozen=True)
+class SuiteTool:
+    """``accord suite``: a game's named task suites (CalBench §4.1's canonical suite, say)."""
+
+    names: tuple[str, ...]
+    """The suites the game knows by name (a suite file path is accepted too)."""
+    tasks: Callable[[str, int], list[Any]]
+    """``tasks(name or file, seed)`` -> the suite's tasks."""
+    summary: Callable[[str, list[Any]], list[str]]
+    """Lines describing the tasks (rich markup, escaped)."""
+    write: Callable[[Path, list[Any]], Path]
+    """Write the tasks as JSONL; returns the path."""
+    task_id: Callable[[Any], Any]
+    """A task's id (the ``task`` option that plays it, with ``suite`` naming the suite)."""
+    seeded: tuple[str, ...] = ()
+    """The suites built from ``--seed`` (the others are fixed data)."""
+
+
 @dataclass(frozen=True)
 class PromptCases:
     """Option sets under which every prompt of a game is rendered
@@ -307,10 +357,13 @@ class GameInfo:
     """The report builder ``(traces, folder) -> paths`` (`accord.analysis.report`)."""
     report_ids: tuple[str, ...] = ()
     """Older game ids whose traces this report also builds (e.g. earlier versions)."""
-    suites: Callable[..., Any] | Lazy[Callable[..., Any]] | None = None
-    """``accord suite``: the game's task-suite command body (see `SuiteHooks`)."""
-    scenario: Callable[..., Any] | Lazy[Callable[..., Any]] | None = None
-    """``accord scenario``: the game's extra scenario sources (see the calendar's)."""
+    suites: SuiteTool | Lazy[SuiteTool] | None = None
+    """``accord suite``: the game's named task suites; None: it has none."""
+    scenario: ScenarioTool | Lazy[ScenarioTool] | None = None
+    """``accord scenario``: the game's own scenario sources (pools, a generator); None: the
+    scenario the game builds from its options and seed."""
+    scenario_flags: Mapping[str, str] = field(default_factory=dict)
+    """``accord scenario`` flag name -> game option it sets (``agents`` -> ``num_agents``)."""
     board: Board | None = None
     """The leaderboard; None: rated on the seat rows' ``score`` column when there is one."""
     value: TalkValue | None = None
@@ -328,6 +381,9 @@ class GameInfo:
     (reference agent names, one per seat); the name is the trace id and the file name."""
     prompt_cases: PromptCases | Lazy[PromptCases] | None = None
     """The prompt-rendering cases (`accord.testing.prompt_cases`)."""
+    kits: Mapping[str, Any] = field(default_factory=dict)
+    """``accord reproduce``: paper name -> its kit class (`accord.reproduce.kit.Kit`, usually
+    `Lazy`), for the papers whose benchmark this game implements."""
     extras: Mapping[str, Any] = field(default_factory=dict)
     """Anything else a tool of this game needs, by name (kept for forward compatibility)."""
 

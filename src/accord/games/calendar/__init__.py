@@ -84,6 +84,17 @@ INFO = GameInfo(
     ),
     golden=Lazy("accord.games.calendar.cases:GOLDEN"),
     prompt_cases=Lazy("accord.games.calendar.cases:PROMPTS"),
+    kits={"calbench": Lazy("accord.games.calendar.paper:CalBenchKit")},
+    suites=Lazy("accord.games.calendar.suite_tool:SUITES"),
+    scenario_flags={
+        "agents": "num_agents",
+        "slots": "num_slots",
+        "meetings": "num_meetings",
+        "participants": "participants_per_meeting",
+        "density": "density",
+        "blocked": "num_blocked",
+        "costs": "cost_setting",
+    },
 )
 
 __all__ = [

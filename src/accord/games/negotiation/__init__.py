@@ -36,6 +36,8 @@ INFO = GameInfo(
     ),
     golden=Lazy("accord.games.negotiation.cases:GOLDEN"),
     prompt_cases=Lazy("accord.games.negotiation.cases:PROMPTS"),
+    kits={"grounding": Lazy("accord.games.negotiation.paper:GroundingKit")},
+    scenario=Lazy("accord.games.negotiation.scenario_tool:scenarios"),
 )
 
 __all__ = ["INFO", "NegotiationConfig", "NegotiationGame"]

@@ -33,6 +33,7 @@ INFO = GameInfo(
     human=HumanSeat(controls=Lazy("accord.games.sorting.controls:CONTROLS")),
     golden=Lazy("accord.games.sorting.cases:GOLDEN"),
     prompt_cases=Lazy("accord.games.sorting.cases:PROMPTS"),
+    kits={"mas-bench": Lazy("accord.games.sorting.paper:MasBenchKit")},
 )
 
 __all__ = ["INFO", "SortingConfig", "SortingGame"]

@@ -44,8 +44,10 @@ def resolve_score(game_id: str, reward: str | ScoreFn | None) -> ScoreFn:
         if game_id in _SCORES:
             return _SCORES[game_id]
         info = info_for_trace(game_id)
-        declared = info is not None and info.score is not None and (
-            game_id == info.game_id or game_id in info.score_ids
+        declared = (
+            info is not None
+            and info.score is not None
+            and (game_id == info.game_id or game_id in info.score_ids)
         )
         if info is not None and info.score is not None and declared:
             return resolve_ref(info.score)

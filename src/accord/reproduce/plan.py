@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from accord.core.errors import ConfigError
 from accord.reproduce.kit import Kit, Request
@@ -31,6 +31,11 @@ def kits() -> dict[str, type[Kit]]:
         for paper, kit in info.kits.items():
             found[paper] = resolve_ref(kit)
     return {p: found[p] for p in (*PAPERS, *sorted(set(found) - set(PAPERS))) if p in found}
+
+
+if TYPE_CHECKING:
+    KITS: dict[str, type[Kit]]
+    """The older name of `kits()` (built on access)."""
 
 
 def __getattr__(name: str) -> Any:

@@ -12,7 +12,7 @@ import typer
 from accord.cli.main import _fail, app, console
 from accord.cli.options import parse_options
 from accord.core.errors import AccordError, ConfigError
-from accord.core.gameinfo import ScenarioQuery, info_for, resolve_ref
+from accord.core.gameinfo import ScenarioQuery, all_infos, info_for, resolve_ref
 from accord.core.registry import make
 
 
@@ -93,10 +93,11 @@ def scenario(
         info = info_for(game)
         unknown = sorted(set(given) - set(info.scenario_flags))
         if unknown:
-            known = ", ".join(f"--{f}" for f in info.scenario_flags) or "none"
+            owners = [i.alias for i in all_infos() if set(unknown) <= set(i.scenario_flags)]
             raise ConfigError(
-                f"{', '.join('--' + f for f in unknown)} do not apply to {info.game_id} (its "
-                f"scenario flags: {known}); use -o key=value for its options"
+                f"{'/'.join('--' + f for f in unknown)} describe "
+                f"{' or '.join(owners) or 'other games'} scenarios, not {info.alias} ones; "
+                "use -o key=value for its options"
             )
         options = {**parse_options(option)}
         options |= {info.scenario_flags[k]: v for k, v in given.items()}

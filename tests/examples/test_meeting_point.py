@@ -203,7 +203,8 @@ def test_a_person_plays_it_at_the_terminal_with_its_short_commands(
     site: Path, tmp_path: Path
 ) -> None:
     """`accord play` seats a person; the declared adapter turns plain lines into actions."""
-    lines = "hello there\ngo 99\nhow about place 1?\n1\n"  # "go 99" is refused, asked again
+    # Two talk turns, then the place: "go 99" is refused and asked again.
+    lines = "hello there\nhow about place 1?\ngo 99\n1\n"
     env_vars = {**os.environ, "COLUMNS": "200", "PYTHONPATH": str(site)}
     done = subprocess.run(
         [sys.executable, "-m", "accord", "play", "meeting-point", "--against", "share",

@@ -112,6 +112,15 @@ def test_it_is_found_through_its_entry_points_only(site: Path) -> None:
     assert {"calendar-v2", "negotiation-v3", "sorting-v3"} <= set(game_ids())
 
 
+def test_accord_games_lists_what_its_declaration_gives_it(site: Path, work: Path) -> None:
+    done = accord(["games"], work, site)
+    assert done.returncode == 0, done.stdout + done.stderr
+    listed = done.stdout[done.stdout.index(GAME) :].splitlines()[2]
+    assert listed.split(":", 1)[1].strip().split(", ") == [
+        "report", "leaderboard", "value of talk", "query messages", "terminal play",
+    ]  # fmt: skip
+
+
 def test_it_passes_the_conformance_suite(site: Path) -> None:
     testing.check_game(GAME)
 

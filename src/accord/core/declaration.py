@@ -384,8 +384,6 @@ class GameInfo:
     kits: Mapping[str, Any] = field(default_factory=dict)
     """``accord reproduce``: paper name -> its kit class (`accord.reproduce.kit.Kit`, usually
     `Lazy`), for the papers whose benchmark this game implements."""
-    extras: Mapping[str, Any] = field(default_factory=dict)
-    """Anything else a tool of this game needs, by name (kept for forward compatibility)."""
 
     def __post_init__(self) -> None:
         if not self.alias:

@@ -8,14 +8,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from accord.testing.golden import GOLDEN, golden_trace
+from accord.testing.golden import golden_cases, golden_trace
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "golden"
 
 
 def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
-    for case in GOLDEN:
+    for case in golden_cases():
         path = OUT / f"{case}.json"
         path.write_text(json.dumps(golden_trace(case), indent=1, sort_keys=True) + "\n")
         print(f"wrote {path.relative_to(OUT.parent.parent)}")

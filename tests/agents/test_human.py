@@ -16,7 +16,8 @@ from rich.console import Console
 from accord.agents.human import HumanAgent
 from accord.core.errors import ActionError
 from accord.core.registry import make, resolve
-from accord.games.negotiation.protocols import GreedyAgent, human_adapter
+from accord.games.negotiation.human import human_adapter
+from accord.games.negotiation.protocols import GreedyAgent
 from accord.runner.play import play_game
 from accord.runner.specs import AgentSpec, GameSpec
 

@@ -164,12 +164,12 @@ def test_sorting_templates_dump_override_and_check(tmp_path: Path) -> None:
 async def test_default_templates_send_exactly_the_recorded_prompts(game: str) -> None:
     """The templates replaced prompts built in code: over every condition of
     `accord.testing.prompt_cases`, each seat is sent byte for byte what it was sent before."""
-    from accord.testing.prompt_cases import CASES, transcripts
+    from accord.testing.prompt_cases import cases, transcripts
 
     golden = Path(__file__).parents[1] / "games" / game / "data" / "prompt_transcripts.json"
     expected = json.loads(golden.read_text())
     fresh = json.loads(json.dumps(await transcripts(game), ensure_ascii=False))
-    assert sorted(fresh) == sorted(expected) == sorted(CASES[game])
+    assert sorted(fresh) == sorted(expected) == sorted(cases(game).cases)
     for case in expected:
         for seat in expected[case]:
             got = [m["content"] for m in fresh[case][seat]["messages"]]

@@ -1,9 +1,13 @@
 """The example game in its own package (examples/meeting-point), end to end.
 
 It is installed the way a user installs it (pip, from its pyproject, offline and without
-dependencies, into a temporary folder) and then found only through its entry points: played by
-reference agents and the mock model through `accord run`, reported by `accord report`, served by
-the web view, and checked by `accord.testing` and PettingZoo's `api_test`.
+dependencies, into a temporary folder) and then found only through its one entry point, which
+names its declaration (`meeting_point.INFO`): played by reference agents and the mock model
+through `accord run`, reported by `accord report`, rated on the leaderboard by its declared
+board, measured by `accord value` against its declared no-talk baseline, its messages shown by
+`accord query` through its declared extractor, played by a person at the terminal through its
+declared human adapter and in the browser, served by the web view, and checked by
+`accord.testing` and PettingZoo's `api_test`. Nothing in Accord names it.
 """
 
 from __future__ import annotations
@@ -82,11 +86,16 @@ def accord(args: list[str], cwd: Path, site: Path) -> subprocess.CompletedProces
 
 @pytest.fixture(scope="module")
 def runs(site: Path, work: Path) -> Path:
-    """Three runs played by a separate `accord run` process: two teams of reference agents, and
-    the mock model against a reference agent."""
-    for out, seats in (("share", "share,share"), ("stubborn", "stubborn,agreeable")):
+    """Four runs played by a separate `accord run` process: two teams of reference agents, the
+    sharers again without talk (the declared no-talk baseline), and the mock model against a
+    reference agent."""
+    for out, seats, opts in (
+        ("share", "share,share", []),
+        ("stubborn", "stubborn,agreeable", []),
+        ("notalk", "share,share", ["-o", "talk_turns=0"]),
+    ):
         done = accord(["run", "meeting-point", "--agents", seats, "--games", "4", "--out",
-                       out], work, site)  # fmt: skip
+                       out, *opts], work, site)  # fmt: skip
         assert done.returncode == 0, done.stdout + done.stderr
     done = accord(["run", "meeting-point", "--agents", "mock/schema,share", "--games", "3",
                    "--out", "mock"], work, site)  # fmt: skip
@@ -102,6 +111,15 @@ def test_it_is_found_through_its_entry_points_only(site: Path) -> None:
     assert report_builder(GAME).__module__ == "meeting_point.report"
     assert plugins.problems() == []
     assert {"calendar-v2", "negotiation-v3", "sorting-v3"} <= set(game_ids())
+
+
+def test_accord_games_lists_what_its_declaration_gives_it(site: Path, work: Path) -> None:
+    done = accord(["games"], work, site)
+    assert done.returncode == 0, done.stdout + done.stderr
+    listed = done.stdout[done.stdout.index(GAME) :].splitlines()[2]
+    assert listed.split(":", 1)[1].strip().split(", ") == [
+        "report", "leaderboard", "value of talk", "query messages", "terminal play",
+    ]  # fmt: skip
 
 
 def test_it_passes_the_rest_of_the_conformance_suite(site: Path) -> None:
@@ -153,7 +171,9 @@ def test_accord_report_uses_the_games_own_report(runs: Path, site: Path) -> None
     assert "stubborn vs agreeable" in table and "mock/schema vs share" in table
 
 
-def test_accord_leaderboard_rates_it_on_the_seat_score(runs: Path, site: Path) -> None:
+def test_accord_leaderboard_rates_it_on_its_declared_board(runs: Path, site: Path) -> None:
+    """The declared board: teams rated on how often they met and on the cost left over."""
+
     def board(*dirs: str) -> dict[str, dict[str, Any]]:
         done = accord(["leaderboard", *dirs, "--format", "json"], runs, site)
         assert done.returncode == 0, done.stdout + done.stderr
@@ -163,14 +183,62 @@ def test_accord_leaderboard_rates_it_on_the_seat_score(runs: Path, site: Path) -
 
     refs = board("share", "stubborn")
     assert set(refs) == {"share", "stubborn", "agreeable"}
-    # Sharers always reach the best place (score 1); a stubborn seat meets an agreeable partner
-    # at its own favourite, which is not always the best for both.
-    assert refs["share"]["score_mean"] == 1.0 and refs["share"]["games"] == 4
-    assert 0 < refs["agreeable"]["score_mean"] == refs["stubborn"]["score_mean"] <= 1
-    model = board("mock")["mock/schema"]
-    # One model only: it has its raw mean; a rating (mu) needs another model to play against.
-    assert model["kind"] == "model" and model["score_n"] == 3
-    assert 0 <= model["score_mean"] <= 1
+    # Sharers always reach the best place; a stubborn seat meets an agreeable partner at its
+    # own favourite, which is not always the best for both (a team game: both get its result).
+    share, stubborn, agreeable = refs["share"], refs["stubborn"], refs["agreeable"]
+    assert share["met_mean"] == 1.0 and share["excess_mean"] == 0.0 and share["games"] == 4
+    assert stubborn["met_mean"] == agreeable["met_mean"] == 1.0
+    assert stubborn["excess_mean"] == agreeable["excess_mean"] >= 0.0
+    assert "score_mean" not in share  # the declared board replaces the seat-score fallback
+
+
+def test_accord_value_measures_talk_against_its_declared_baseline(runs: Path, site: Path) -> None:
+    done = accord(["value", "share", "notalk", "--format", "json"], runs, site)
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = {r["outcome"]: r for r in json.loads(done.stdout)}
+    assert set(rows) == {"met", "met at the best place"}
+    for row in rows.values():
+        assert row["game"] == "meeting-point" and row["channel"] == "talk"
+        assert row["games"] == 4 and row["baseline_games"] == 4 and row["unmatched"] == 0
+        assert row["achieved"] == 1.0 and row["oracle"] == 1.0
+        assert row["value"] == 1.0 or row["baseline"] == 1.0
+    without = accord(["value", "share"], runs, site)
+    assert without.returncode == 0, without.stdout + without.stderr
+    assert "meeting-point: -o talk_turns=0" in " ".join(without.stdout.split())
+
+
+def test_accord_query_shows_its_messages_through_its_extractor(runs: Path, site: Path) -> None:
+    sql = "select channel, count(*) as n, min(recipients[1]) as to0 from messages group by 1"
+    done = accord(["query", "share", sql, "--format", "json"], runs, site)
+    assert done.returncode == 0, done.stdout + done.stderr
+    (row,) = json.loads(done.stdout)
+    # 4 games, 2 messages per seat each; "talk" is the declared extractor's channel.
+    assert row["channel"] == "talk" and row["n"] == 16
+
+
+def test_a_person_plays_it_at_the_terminal_with_its_short_commands(
+    site: Path, tmp_path: Path
+) -> None:
+    """`accord play` seats a person; the declared adapter turns plain lines into actions."""
+    # Two talk turns, then the place: "go 99" is refused and asked again.
+    lines = "hello there\nhow about place 1?\ngo 99\n1\n"
+    env_vars = {**os.environ, "COLUMNS": "200", "PYTHONPATH": str(site)}
+    done = subprocess.run(
+        [sys.executable, "-m", "accord", "play", "meeting-point", "--against", "share",
+         "--out", str(tmp_path / "p")],
+        input=lines, env=env_vars, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Type what you say to your partner." in done.stdout
+    (path,) = (tmp_path / "p" / "traces").glob("*.json")
+    trace = json.loads(path.read_text())
+    assert trace["status"] == "complete"
+    said = [e["text"] for e in trace["events"] if e["type"] == "message" and e["seat"] == 0]
+    assert said == ["hello there", "how about place 1?"]
+    assert trace["final_state"]["choices"][0] == 1
+    refused = [e for e in trace["events"] if e["type"] == "validation_error"]
+    assert len(refused) == 1 and "between 0 and" in refused[0]["error"]
+    assert sum(e["type"] == "human_action" for e in trace["events"]) == 3
 
 
 def test_the_web_view_serves_its_runs_and_traces(runs: Path, site: Path) -> None:

@@ -18,11 +18,8 @@ from accord.agents.llm import LLMAgent
 from accord.cli.main import app
 from accord.core.errors import ActionError
 from accord.games.calendar import visible_labels, write_suite
-from accord.games.calendar.layout import scenario_from_layout
-from accord.games.calendar.protocols import ImapAgent
-from accord.games.calendar.scenario import Scenario
-from accord.judges import calendar_tables as tables
-from accord.judges.calendar import (
+from accord.games.calendar.judge import tables
+from accord.games.calendar.judge.audit import (
     Case,
     case_text,
     cases,
@@ -33,6 +30,9 @@ from accord.judges.calendar import (
     verdict_json,
     verdict_schema,
 )
+from accord.games.calendar.layout import scenario_from_layout
+from accord.games.calendar.protocols import ImapAgent
+from accord.games.calendar.scenario import Scenario
 from accord.models.mock import MockModel
 from accord.runner.play import play_game
 from accord.runner.run import run_sync

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from accord.cli.main import app
 from accord.core.errors import ActionError
-from accord.judges import (
+from accord.games.negotiation.judge import (
     agreement,
     cohen_kappa,
     judge_game,
@@ -22,8 +22,8 @@ from accord.judges import (
     prevalence,
     system_prompt,
 )
-from accord.judges.negotiation import transcript, verdict_rows
-from accord.judges.taxonomy import AUX_KEYS, CORE_KEYS
+from accord.games.negotiation.judge.taxonomy import AUX_KEYS, CORE_KEYS
+from accord.games.negotiation.judge.verdicts import transcript, verdict_rows
 from accord.models.mock import MockModel
 from accord.runner.play import play_game
 from accord.runner.run import run_sync
@@ -164,7 +164,7 @@ def test_judge_command_writes_labels_prevalence_and_agreement(
 
 
 def test_rubric_carries_definitions_rules_and_examples() -> None:
-    from accord.judges.taxonomy import AUXILIARY, CORE
+    from accord.games.negotiation.judge.taxonomy import AUXILIARY, CORE
 
     prompt = system_prompt()
     for label in (*CORE, *AUXILIARY):
@@ -238,7 +238,7 @@ def test_judge_command_lists_unjudged_games_with_the_reason(
 
 
 def test_rubric_restates_all_71_rules_of_app_g4() -> None:
-    from accord.judges.taxonomy import AUXILIARY, CORE, RULE_COUNTS
+    from accord.games.negotiation.judge.taxonomy import AUXILIARY, CORE, RULE_COUNTS
 
     labels = (*CORE, *AUXILIARY)
     assert [lbl.key for lbl in labels] == list(RULE_COUNTS)
@@ -251,7 +251,7 @@ def test_rubric_restates_all_71_rules_of_app_g4() -> None:
 def test_every_verdict_the_schema_allows_parses(rounds: int) -> None:
     import random
 
-    from accord.judges.negotiation import verdict_schema
+    from accord.games.negotiation.judge.verdicts import verdict_schema
     from accord.models.grammar import schema_to_grammar
     from accord.models.mock import sample_valid
 

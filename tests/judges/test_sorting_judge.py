@@ -1,4 +1,4 @@
-"""The sorting convention-misalignment judge (MAS-Bench §5.3; `judges.sorting`)."""
+"""The sorting convention-misalignment judge (MAS-Bench §5.3; `accord.games.sorting.judge`)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from accord.cli.main import app
 from accord.core.errors import ActionError
-from accord.judges.sorting import (
+from accord.games.sorting.judge import (
     conventions_table,
     judge_trace,
     needs_judge,

@@ -11,12 +11,15 @@ from openskill.models import PlackettLuce
 from typer.testing import CliRunner
 
 from accord.cli.main import app
-from accord.ratings import BOARDS, leaderboard, leaderboards
-from accord.ratings.scores import shown_excess
+from accord.games.calendar.outcomes import shown_excess
+from accord.ratings import board_for, leaderboard, leaderboards
 from accord.runner.run import run_sync
 from accord.runner.specs import AgentSpec, GameSpec
 from accord.traces.io import iter_traces, write_trace
 from accord.traces.schema import SeatInfo, Trace
+
+CALENDAR = board_for("calendar", [])
+assert CALENDAR is not None  # the calendar game declares its board (GameInfo.board)
 
 runner = CliRunner(env={"COLUMNS": "200"})
 
@@ -104,7 +107,7 @@ def calendar_rows(success: list[float], excess: list[int]) -> list[dict[str, Any
 def test_calendar_free_for_all_per_seat_with_margins() -> None:
     t1 = game("c1", "calendar", ["m/a", "m/b", "m/b"], {},
               rows=calendar_rows([1.0, 0.5, 0.0], [0, 30, 10]))  # fmt: skip
-    board = leaderboard([t1], BOARDS["calendar"])
+    board = leaderboard([t1], CALENDAR)
     model = PlackettLuce(margin=0.2)
     new = model.rate([[model.rating()] for _ in range(3)], scores=[1.0, 0.5, 0.0])
     by = {s.player: s for s in board.models}
@@ -123,9 +126,9 @@ def test_calendar_free_for_all_per_seat_with_margins() -> None:
 def test_calendar_same_model_teams_are_skipped_unless_matched_by_task() -> None:
     ta = game("h1", "calendar", ["m/a"] * 3, {}, rows=calendar_rows([1, 1, 1], [0, 0, 0]))
     tb = game("h2", "calendar", ["m/b"] * 3, {}, rows=calendar_rows([0, 0.5, 0], [5, 5, 5]))
-    plain = leaderboard([ta, tb], BOARDS["calendar"])
+    plain = leaderboard([ta, tb], CALENDAR)
     assert plain.events["coordination"] == 0 and not plain.models[0].mu
-    matched = leaderboard([ta, tb], BOARDS["calendar"], match_tasks=True)
+    matched = leaderboard([ta, tb], CALENDAR, match_tasks=True)
     assert matched.events["coordination"] == 1
     assert [s.player for s in matched.models] == ["m/a", "m/b"]
 
@@ -136,7 +139,7 @@ def test_reference_protocols_ranked_by_raw_metrics_in_order() -> None:
         game("2", "calendar", ["dsm"] * 2, {}, rows=calendar_rows([1, 1], [2, 2])),
         game("3", "calendar", ["sdmap"] * 2, {}, rows=calendar_rows([0.5, 0.5], [0, 0])),
     ]
-    board = leaderboard(traces, BOARDS["calendar"])
+    board = leaderboard(traces, CALENDAR)
     # Coordination descending first, then excess cost ascending.
     assert [s.player for s in board.references] == ["dsm", "imap", "sdmap"]
     assert board.models == []
@@ -194,7 +197,7 @@ def test_excess_vps_is_rated_lower_is_better_when_measured() -> None:
         {"seat": 2, "success": 1.0, "excess_cost": 0, "vps": None},  # not measured
     ]
     t = game("p", "calendar", ["m/leaky", "m/discreet", "m/quiet"], {}, rows=rows)
-    board = leaderboard([t], BOARDS["calendar"], sort_by="privacy")
+    board = leaderboard([t], CALENDAR, sort_by="privacy")
     assert [s.player for s in board.models][:2] == ["m/discreet", "m/leaky"]
     by = {s.player: s for s in board.models}
     assert by["m/discreet"].mean("privacy") == 2.0 and "privacy" not in by["m/quiet"].mu

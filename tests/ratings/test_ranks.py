@@ -10,10 +10,13 @@ import pytest
 from typer.testing import CliRunner
 
 from accord.cli.main import app
-from accord.ratings import BOARDS, leaderboard
+from accord.ratings import board_for, leaderboard
 from accord.ratings.ranks import mmr
 from accord.traces.io import write_trace
 from accord.traces.schema import SeatInfo, Trace
+
+CALENDAR = board_for("calendar", [])
+assert CALENDAR is not None  # the calendar game declares its board (GameInfo.board)
 
 runner = CliRunner(env={"COLUMNS": "200"})
 
@@ -44,7 +47,7 @@ def twins_games() -> list[Trace]:
 
 
 def test_identical_metrics_from_the_same_games_share_a_rank() -> None:
-    board = leaderboard(twins_games(), BOARDS["calendar"])
+    board = leaderboard(twins_games(), CALENDAR)
     ranks = {s.player: s.rank for s in board.models}
     assert ranks == {"m/top": 1, "m/twin-a": 2, "m/twin-b": 2}
     # Listed in name order inside the tie, with one rank interval for both.
@@ -54,19 +57,19 @@ def test_identical_metrics_from_the_same_games_share_a_rank() -> None:
     rows = board.rows()
     assert [r["rank"] for r in rows] == [1, 2, 2]
     # Sorting by any one dimension keeps the tie.
-    by_cost = leaderboard(twins_games(), BOARDS["calendar"], sort_by="cost")
+    by_cost = leaderboard(twins_games(), CALENDAR, sort_by="cost")
     assert sorted(s.rank for s in by_cost.models) == [1, 2, 2]
 
 
 def test_tie_needs_the_same_games() -> None:
     extra = calendar_game("extra", [("m/twin-a", 1.0, 0), ("m/top", 0.0, 40)], 9)
     games = [*twins_games(), extra]
-    board = leaderboard(games, BOARDS["calendar"])
+    board = leaderboard(games, CALENDAR)
     assert len({s.rank for s in board.models}) == 3
 
 
 def test_mmr_is_the_mean_conservative_ordinal_and_orders_the_board() -> None:
-    board = leaderboard(twins_games(), BOARDS["calendar"])
+    board = leaderboard(twins_games(), CALENDAR)
     for s in board.models:
         rated = [k for k in ("coordination", "cost", "privacy") if k in s.mu]
         expected = sum(s.mu[k] - 3 * s.sigma[k] for k in rated) / len(rated)
@@ -77,8 +80,8 @@ def test_mmr_is_the_mean_conservative_ordinal_and_orders_the_board() -> None:
 
 
 def test_rank_intervals_hold_the_rank_and_narrow_with_evidence() -> None:
-    few = leaderboard(twins_games()[:1], BOARDS["calendar"])
-    many = leaderboard(twins_games(), BOARDS["calendar"])
+    few = leaderboard(twins_games()[:1], CALENDAR)
+    many = leaderboard(twins_games(), CALENDAR)
     for board in (few, many):
         for s in board.models:
             assert 1 <= s.rank_lo <= s.rank <= s.rank_hi <= len(board.models)

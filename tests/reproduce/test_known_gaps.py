@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from accord.analysis.stats import Estimate
-from accord.reproduce.calbench import CalBenchKit
+from accord.games.calendar.paper import CalBenchKit
 from accord.reproduce.compare import Cell, Comparison
 from accord.reproduce.writeup import table_markdown
 

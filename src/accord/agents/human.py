@@ -5,11 +5,12 @@ observation), preceded once by how to answer: the briefing is written for models
 JSON"), so the person is told up front which short commands the game takes. A typed line that
 starts with ``{`` is a JSON reply and goes through the request's own parser, exactly as a
 model's reply does: its private ``thinking`` stays private and is never delivered to anyone.
-Any other line goes through the game's human adapter when it has one (short commands instead
-of JSON), else straight to the request's parser. A bad entry is explained and asked again;
-nothing is lost. Typing ``/quit`` leaves the game (recorded as failed). Each
-accepted answer records ``human_action`` with its response time in seconds (``response_s``),
-also summed into the seat's ``latency_s``, as for people in the browser (`accord.web.seat`).
+Any other line goes through the game's human adapter when it declares one (`GameInfo.human`:
+short commands instead of JSON), else straight to the request's parser. A bad entry is
+explained and asked again; nothing is lost. Typing ``/quit`` leaves the game (recorded as
+failed). Each accepted answer records ``human_action`` with its response time in seconds
+(``response_s``), also summed into the seat's ``latency_s``, as for people in the browser
+(`accord.web.seat`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from rich.text import Text
 
 from accord.agents.base import Agent, Recorder, _no_record
 from accord.core.errors import AccordError, ActionError
+from accord.core.gameinfo import resolve_ref
+from accord.core.registry import info_or_none
 from accord.core.spec import Action, Request
 
 HumanAdapter = Callable[[Request, str], Action]
@@ -32,12 +35,26 @@ HumanAdapter = Callable[[Request, str], Action]
 
 HumanHelp = Callable[[Request], str]
 
-_ADAPTERS: dict[str, tuple[HumanAdapter, HumanHelp]] = {}
+_FROM_CODE: dict[str, tuple[HumanAdapter, HumanHelp]] = {}
+"""Adapters registered from code (`register_human_adapter`); the others come from each game's
+`GameInfo.human`."""
 
 
 def register_human_adapter(game_id: str, adapter: HumanAdapter, help_text: HumanHelp) -> None:
-    """Let people play `game_id` with short commands."""
-    _ADAPTERS[game_id] = (adapter, help_text)
+    """Let people play `game_id` with short commands, from code (a game declares its own
+    adapter in its `GameInfo`; this overrides it, e.g. in a notebook)."""
+    _FROM_CODE[game_id] = (adapter, help_text)
+
+
+def human_adapter(game_id: str) -> tuple[HumanAdapter, HumanHelp] | None:
+    """The short-command adapter and its help line for `game_id`; None: JSON replies only."""
+    if game_id in _FROM_CODE:
+        return _FROM_CODE[game_id]
+    info = info_or_none(game_id)
+    seat = info.human if info is not None else None
+    if seat is None or seat.adapter is None or seat.help is None:
+        return None
+    return resolve_ref(seat.adapter), resolve_ref(seat.help)
 
 
 class HumanAgent(Agent):
@@ -61,7 +78,7 @@ class HumanAgent(Agent):
 
     def _how_to_answer(self, request: Request) -> str:
         """The input syntax, said once before the first briefing."""
-        adapter = _ADAPTERS.get(self.game_id)
+        adapter = human_adapter(self.game_id)
         lines = ["The briefing below is written for models; you may answer more simply."]
         if adapter is not None:
             lines.append(adapter[1](request))
@@ -76,7 +93,7 @@ class HumanAgent(Agent):
 
     def _parse(self, request: Request, line: str) -> Action:
         """A typed line -> action: JSON through the model's parser, else the game's commands."""
-        adapter = _ADAPTERS.get(self.game_id)
+        adapter = human_adapter(self.game_id)
         if adapter is None or line.lstrip().startswith("{"):
             return request.spec.parse(line)
         return adapter[0](request, line)
@@ -92,7 +109,7 @@ class HumanAgent(Agent):
             self._shown_system = request.system
         title = escape(f"{request.spec.kind} · round {request.round}")
         c.print(Panel(Text(request.observation), title=title))
-        adapter = _ADAPTERS.get(self.game_id)
+        adapter = human_adapter(self.game_id)
         if adapter is not None:
             c.print(Text(adapter[1](request), style="dim"))
         asked = time.monotonic()

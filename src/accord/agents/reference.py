@@ -1,10 +1,11 @@
 """Registry of reference (non-LLM) agents per game, addressed by name in agent specs.
 
-Packages declare them as entry points of the ``accord.agents`` group: the entry point's name is
-a game id (or alias) and it names a mapping ``{agent name: factory}`` (`accord.core.plugins`). A
-package may add agents to another package's game; a name already taken for that game is
-skipped and reported. ``register_reference("negotiation-v3", "greedy", GreedyAgent)`` adds one
-from code. Specs then say ``{agent: greedy}`` (YAML) or ``--agents greedy,local/smollm2`` (CLI).
+A game declares its own in its `GameInfo` (``agents``: a mapping ``{agent name: factory}``,
+`accord.core.gameinfo`). The older way still works, and lets a package add agents to another
+package's game: an entry point of the ``accord.agents`` group whose name is a game id (or alias)
+and which names such a mapping (`accord.core.plugins`); a name already taken for that game is
+skipped and reported. ``register_reference(game_id, "greedy", GreedyAgent)`` adds one from
+code. Specs then say ``{agent: greedy}`` (YAML) or ``--agents greedy,local/smollm2`` (CLI).
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ from collections.abc import Callable, Mapping
 
 from accord.agents.base import Agent
 from accord.core import plugins
-from accord.core.errors import ConfigError, UnknownGameError
-from accord.core.registry import resolve
+from accord.core.errors import AccordError, ConfigError, UnknownGameError
+from accord.core.gameinfo import Lazy, resolve_ref
+from accord.core.registry import info_or_none, resolve, source_of
 
 AgentFactory = Callable[[], Agent]
 
@@ -51,6 +53,18 @@ def _discover(game_id: str) -> None:
 
 
 def _load_agents(game_id: str) -> None:
+    info = info_or_none(game_id)
+    if info is not None and info.agents is not None:
+        package = source_of(game_id)
+        where = info.agents.target if isinstance(info.agents, Lazy) else "GameInfo.agents"
+        try:
+            table = resolve_ref(info.agents)
+        except AccordError as exc:
+            plugins.report(
+                package, plugins.GAMES, info.alias, where, str(exc), "fix GameInfo.agents"
+            )
+        else:
+            _add(plugins.Plugin(package, plugins.GAMES, info.alias, where, table), game_id)
     for ep in plugins.entry_points(plugins.AGENTS):
         try:
             target = resolve(ep.name)

@@ -6,8 +6,8 @@ Four views, one row per:
   game as a typed column plus all metrics as JSON, usage totals, times);
 - ``seats``: seat of a game (agent, model, usage, the seat's ``results.jsonl`` row as JSON);
 - ``events``: trace event (type, step ``t``, seat, round and the whole event as JSON);
-- ``messages``: communication act of any game (negotiation cheap talk, calendar DMs and group
-  chats, sorting broadcasts, direct messages and key-value writes).
+- ``messages``: communication act of any game, as its `GameInfo.messages` extractor reads its
+  events (``message`` events with a text field for a game that declares none).
 
 Every view carries ``run_dir`` (the directory as given) and ``trace_id``; join on both, since
 trace ids are only unique inside one run. `docs/analysis.md` lists every column.
@@ -23,8 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +31,7 @@ import duckdb
 import numpy as np
 
 from accord.analysis.sandbox import TZ_TYPE, check_read_only, lock_down, without_time_zones
+from accord.core import gameinfo
 from accord.core.errors import ConfigError
 from accord.traces.io import check_inside
 from accord.traces.schema import READABLE_VERSIONS, SCHEMA_VERSION
@@ -47,67 +47,14 @@ _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _USAGE = ("input_tokens", "output_tokens", "reasoning_tokens", "calls", "attempts")
 _LABELS = ("experiment", "batch", "repeat", "pairing", "first_speaker")
 
-MessageRow = tuple[int, Any, str, list[int] | None, str, bool]
+MessageRow = gameinfo.MessageRow
 """(index of the event, sender seat, channel, recipients, text, delivered); the event's own
 ``t``, ``round`` and ``turn`` complete the row."""
-MessageExtractor = Callable[[list[dict[str, Any]], int], list[MessageRow]]
+MessageExtractor = gameinfo.MessageExtractor
 """``extract(events, num_seats)`` -> one `MessageRow` per communication act."""
 
 
 # -- messages of each game -----------------------------------------------------------------
-
-
-def _negotiation_messages(events: list[dict[str, Any]], seats: int) -> list[MessageRow]:
-    """Cheap talk (seed 004 §3): every ``message`` event goes to the other seat."""
-    rows: list[MessageRow] = []
-    for i, e in enumerate(events):
-        if e.get("type") == "message" and isinstance(seat := e.get("seat"), int):
-            others = [s for s in range(seats) if s != seat]
-            delivered = bool(e.get("delivered", True))
-            rows.append((i, seat, "cheap_talk", others, str(e.get("speech", "")), delivered))
-    return rows
-
-
-def _calendar_messages(events: list[dict[str, Any]], seats: int) -> list[MessageRow]:
-    """CalBench App. A.4 routing: ``dm_sent`` and group-chat ``message`` events."""
-    del seats
-    return [
-        (i, e["sender"], str(e.get("channel", "dm")), e.get("recipients"),
-         str(e.get("content", "")), bool(e.get("delivered", True)))
-        for i, e in enumerate(events)
-        if e.get("type") in ("dm_sent", "message") and "sender" in e
-    ]  # fmt: skip
-
-
-_SORTING_CHANNELS = {"broadcast_message": "broadcast", "send_message": "p2p", "write_file": "kv"}
-_AGENT = re.compile(r"Agent-(\d+)")
-
-
-def _sorting_messages(events: list[dict[str, Any]], seats: int) -> list[MessageRow]:
-    """MAS-Bench Table 5: the commands that put information on a channel.
-
-    ``broadcast_message`` (recipients as the reply names them), ``send_message <to> <body>``
-    (delivered unless the recipient had submitted) and ``write_file <key>`` (the shared store:
-    no recipients; the text is the key line and the value).
-    """
-    del seats
-    rows: list[MessageRow] = []
-    for i, e in enumerate(events):
-        commands = (e.get("commands") or []) if e.get("type") == "turn" else []
-        for c in commands:
-            parts = str(c.get("command", "")).split(None, 1)
-            channel = _SORTING_CHANNELS.get(parts[0]) if parts else None
-            if channel is None:
-                continue
-            verb, body = parts[0], parts[1] if len(parts) > 1 else ""
-            recipients: list[int] | None = None
-            if verb == "broadcast_message" and c.get("ok"):
-                recipients = [int(a) for a in _AGENT.findall(str(c.get("reply", "")))]
-            elif verb == "send_message":
-                to, _, body = body.strip().partition(" ")
-                recipients = [int(to)] if to.isdigit() else None
-            rows.append((i, e.get("seat"), channel, recipients, body.strip(), bool(c.get("ok"))))
-    return rows
 
 
 def _generic_messages(events: list[dict[str, Any]], seats: int) -> list[MessageRow]:
@@ -123,16 +70,25 @@ def _generic_messages(events: list[dict[str, Any]], seats: int) -> list[MessageR
     return rows
 
 
-_EXTRACTORS: dict[str, MessageExtractor] = {
-    "negotiation": _negotiation_messages,
-    "calendar": _calendar_messages,
-    "sorting": _sorting_messages,
-}
+_EXTRACTORS: dict[str, MessageExtractor] = {}
+"""Extractors registered from code (`register_messages`), by short game name; the others come
+from each game's `GameInfo.messages`."""
 
 
 def register_messages(game: str, extract: MessageExtractor) -> None:
-    """Teach the ``messages`` view a game's communication events (`game` = short name)."""
+    """Teach the ``messages`` view a game's communication events from code (`game` = short
+    name); a game declares its own in its `GameInfo`."""
     _EXTRACTORS[game] = extract
+
+
+def extractor(game_id: str, game: str) -> MessageExtractor:
+    """The message extractor of a trace's game: registered, declared, else the generic one."""
+    if game in _EXTRACTORS:
+        return _EXTRACTORS[game]
+    info = gameinfo.info_for_trace(game_id, game)
+    if info is not None and info.messages is not None:
+        return gameinfo.resolve_ref(info.messages)
+    return _generic_messages
 
 
 # -- rows ----------------------------------------------------------------------------------
@@ -191,7 +147,7 @@ class _Columns:
         events = d.get("events") or []
         metrics = d.get("metrics") or {}
         names = {s["seat"]: s.get("name", "") for s in seats}
-        messages = _EXTRACTORS.get(game, _generic_messages)(events, len(seats))
+        messages = extractor(gid, game)(events, len(seats))
 
         g = self.games
         total = usage.get("total") or {}

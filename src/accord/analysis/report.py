@@ -1,7 +1,9 @@
 """`accord report`: per-game report builders, registered by game id.
 
-A game package declares its builder as an entry point of the ``accord.reports`` group, named
-after the game id (`accord.core.plugins`); `register_report(game_id, build)` adds one from code.
+A game declares its builder in its `GameInfo` (``report``, and ``report_ids`` for older game ids
+whose traces it also reads; `accord.core.gameinfo`). The older way still works: an entry point of
+the ``accord.reports`` group named after the game id (`accord.core.plugins`).
+`register_report(game_id, build)` adds one from code.
 `build(traces, out_dir)` receives every trace of that game found in the run directories and
 writes its tables (CSV + Markdown) and figures (PNG) into `out_dir`, returning the paths it
 wrote. `build_report` groups the traces by game and calls each builder; a game without a
@@ -20,7 +22,7 @@ from typing import Any
 
 from accord.analysis.paired_report import paired_tables
 from accord.core import plugins
-from accord.core.errors import ConfigError
+from accord.core.errors import AccordError, ConfigError
 from accord.core.ids import check_id
 from accord.traces.io import TraceList, readable_traces
 from accord.traces.schema import Trace
@@ -53,6 +55,21 @@ def report_builder(game_id: str) -> ReportBuilder:
 
 
 def _load_builder(game_id: str) -> ReportBuilder | None:
+    from accord.core.gameinfo import Lazy, info_for_trace, resolve_ref
+    from accord.core.registry import source_of
+
+    info = info_for_trace(game_id)
+    if info is not None and info.report is not None and game_id in info.trace_ids:
+        try:
+            declared: ReportBuilder = resolve_ref(info.report)
+        except AccordError as exc:
+            where = info.report.target if isinstance(info.report, Lazy) else "GameInfo.report"
+            plugins.report(
+                source_of(info.game_id), plugins.GAMES, info.alias, where, str(exc),
+                "fix GameInfo.report",
+            )  # fmt: skip
+        else:
+            return declared
     for ep in plugins.entry_points(plugins.REPORTS):
         plugin = plugins.load(ep) if ep.name == game_id else None
         if plugin is None:

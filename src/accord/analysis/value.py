@@ -5,23 +5,11 @@ without communication (0) and the oracle (1).
 
 The same formula serves lower-is-better outcomes (their oracle lies below the baseline). A
 value of 1 means talk closed the whole gap to the oracle, 0 that it added nothing, below 0
-that it hurt. Per game, the outcomes, the oracle and the no-communication baseline are:
-
-- negotiation (seed 004 §5.1, Fig. 3, Table 10): joint efficiency, optimum rate and
-  1 - overdraw rate, oracle 1 (the joint optimum M every round). Baseline: games with
-  ``cheap_talk: false`` (App. D.7), matched to talk games by pairing (seat order ignored) and
-  compatibility ratio M/C, under the same transparency and intervention (partner and project
-  conditions are pooled). Channel: ``cheap_talk``.
-- calendar (CalBench §4.2): success (scheduled-meeting ratio), oracle 1 (every task is built
-  around a feasible witness schedule), and coordination-adjusted excess, oracle 0. CalBench
-  has no no-talk condition; ours is a run with ``dm_cap: 0`` (no message is ever delivered,
-  on any channel), matched by team and by every other option (channels and turn limits
-  aside). Channel: the ``channels`` option (dm, participant_groupchat, all_groupchat, all).
-- sorting (MAS-Bench §3.4): SR and instance success, oracle 1 (the ``share-all`` reference
-  team reaches SR = 1 on every task). Baseline: the ``local-sort`` reference team (no
-  communication, each agent submits its own list sorted) on the very same task (options and
-  seed), replayed here; it is deterministic, so each game gets its exact floor. Channel: the
-  ``backend`` option (broadcast, p2p, kv).
+that it hurt. Each game declares its outcomes, their oracle and its no-communication baseline
+in its `GameInfo` (``value``: `accord.core.gameinfo.TalkValue`): either a played condition
+(``is_baseline``, e.g. an option that mutes every channel) matched to talk games by ``cell``, or
+a reference team (``baseline_agent``) replayed here on each talk game's very task (options and
+seed). The built-in games' ``outcomes`` modules cite the papers for theirs.
 
 Estimator. Talk games without a matched baseline are left out (and counted). Each talk game is
 paired with the mean baseline of its cell, so the baseline is reweighted to the talk games'
@@ -32,115 +20,69 @@ baseline games within each cell, independently (games are the unit, as in `stats
 from __future__ import annotations
 
 import asyncio
-import json
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from accord.analysis.stats import BOOTSTRAP_BLOCK as _BLOCK
+from accord.core import gameinfo
+from accord.core.gameinfo import TalkValue
 from accord.traces.schema import Trace
 
 Value = Callable[[Trace], float | None]
+Outcome = gameinfo.Outcome
+players = gameinfo.players
 
 
-@dataclass(frozen=True)
-class Outcome:
-    """One outcome whose gain from communication is measured."""
-
-    key: str
-    label: str
-    oracle: float
-    value: Value
-
-
-def _metric(key: str, *, flip: bool = False) -> Value:
-    def get(t: Trace) -> float | None:
-        v = t.metrics.get(key)
-        if not isinstance(v, int | float) or isinstance(v, bool):
-            return None
-        return 1.0 - float(v) if flip else float(v)
-
-    return get
-
-
-OUTCOMES: dict[str, tuple[Outcome, ...]] = {
-    "negotiation": (
-        Outcome("efficiency", "efficiency", 1.0, _metric("efficiency")),
-        Outcome("optimum", "optimum rate", 1.0, _metric("optimum_rate")),
-        Outcome("no_overdraw", "1 - overdraw", 1.0, _metric("overdraw_rate", flip=True)),
-    ),
-    "calendar": (
-        Outcome("success", "success", 1.0, _metric("success_rate")),
-        Outcome("adjusted_excess", "adjusted excess", 0.0, _metric("adjusted_excess")),
-    ),
-    "sorting": (
-        Outcome("sr", "SR", 1.0, _metric("sr")),
-        Outcome("success", "success", 1.0, _metric("success")),
-    ),
-}
-"""The outcomes rated per game (short game name)."""
-
-
-def players(t: Trace) -> str:
-    """The team, seat order ignored: ``"a × b"``."""
-    return " × ".join(sorted(s.model or s.agent for s in t.seats))
-
-
-def _ratio(t: Trace) -> Any:
-    return t.final_state.get("ratio", t.config.get("ratio"))
+def _talk(t: Trace) -> TalkValue | None:
+    info = gameinfo.info_for_trace(t.game_id, t.game)
+    return None if info is None else info.value
 
 
 def _is_baseline(t: Trace) -> bool:
-    if t.game == "negotiation":
-        return t.config.get("cheap_talk") is False
-    if t.game == "calendar":
-        return t.config.get("dm_cap") == 0
-    return False
+    spec = _talk(t)
+    return spec is not None and spec.is_baseline(t)
+
+
+def _is_floor(t: Trace) -> bool:
+    """A game of the replayed baseline team itself (never counted as talk)."""
+    spec = _talk(t)
+    agent = spec.baseline_agent if spec is not None else None
+    return agent is not None and all(s.agent == agent for s in t.seats)
 
 
 def channel(t: Trace) -> str:
     """The communication channel type of a game."""
-    if t.game == "negotiation":
-        return "cheap_talk"
-    if t.game == "calendar":
-        return str(t.config.get("channels", "dm"))
-    if t.game == "sorting":
-        return str(t.config.get("backend", ""))
-    return ""
+    spec = _talk(t)
+    return "" if spec is None else spec.channel(t)
 
 
 def cell(t: Trace) -> str:
     """What a talk game and its baseline must share."""
-    if t.game == "negotiation":
-        # The paper's conditions other than talk (transparency, interventions) must match too.
-        same = [t.config.get(k, "none") for k in ("transparency", "intervention")]
-        return json.dumps([players(t), _ratio(t), *same])
-    if t.game == "calendar":
-        skip = {"channels", "dm_cap", "max_turns_per_round"}
-        opts = {k: v for k, v in t.config.items() if k not in skip}
-        return json.dumps([players(t), opts], sort_keys=True, default=str)
-    return json.dumps([t.game_id, t.seed, t.config], sort_keys=True, default=str)
+    spec = _talk(t)
+    return gameinfo.same_task(t) if spec is None else spec.cell(t)
 
 
-def local_sort_baselines(traces: Iterable[Trace]) -> dict[str, Trace]:
-    """The ``local-sort`` team replayed on the task of every sorting trace, by `cell`."""
+def replayed_baselines(traces: Iterable[Trace]) -> dict[str, Trace]:
+    """Each game's baseline team (`TalkValue.baseline_agent`) replayed on the task of every
+    trace of a game that declares one, by `cell`."""
     from accord.runner.play import play_game
     from accord.runner.specs import AgentSpec, GameSpec
 
     specs: dict[str, GameSpec] = {}
     for t in traces:
         key = cell(t)
-        if t.game == "sorting" and key not in specs:
+        spec = _talk(t)
+        if spec is not None and spec.baseline_agent and key not in specs:
             specs[key] = GameSpec(
-                trace_id=f"local-sort-{len(specs)}",
+                trace_id=f"{spec.baseline_agent}-{len(specs)}",
                 game=t.game_id,
                 options=dict(t.config),
                 seed=t.seed,
-                agents=[AgentSpec(agent="local-sort")] * len(t.seats),
+                agents=[AgentSpec(agent=spec.baseline_agent)] * len(t.seats),
             )
 
     async def play_all() -> list[Trace]:
@@ -154,22 +96,22 @@ def value_of_communication(
     traces: Iterable[Trace], *, by_players: bool = False, resamples: int = 2000, seed: int = 0
 ) -> list[dict[str, Any]]:
     """One row per (game, channel[, team], outcome): achieved, baseline, oracle, value + CIs."""
-    done = [t for t in traces if t.status == "complete" and t.game in OUTCOMES]
+    done = [t for t in traces if t.status == "complete" and _talk(t) is not None]
     baselines: dict[str, list[Trace]] = defaultdict(list)
     for t in done:
         if _is_baseline(t):
             baselines[cell(t)].append(t)
-    for key, t in local_sort_baselines(done).items():
+    for key, t in replayed_baselines(done).items():
         baselines[key].append(t)
     groups: dict[tuple[str, ...], list[Trace]] = defaultdict(list)
     for t in done:
-        is_floor = t.game == "sorting" and all(s.agent == "local-sort" for s in t.seats)
-        if not (_is_baseline(t) or is_floor):
+        if not (_is_baseline(t) or _is_floor(t)):
             groups[(t.game, channel(t), players(t) if by_players else "")].append(t)
     rows = []
     for (game, chan, team), talk in sorted(groups.items()):
         matched = [t for t in talk if baselines.get(cell(t))]
-        for oc in OUTCOMES[game]:
+        spec = _talk(talk[0])
+        for oc in spec.outcomes if spec is not None else ():
             row: dict[str, Any] = {"game": game, "channel": chan}
             if by_players:
                 row["players"] = team

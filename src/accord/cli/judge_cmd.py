@@ -1,29 +1,24 @@
-"""`accord judge`: label negotiation rounds (seed 004 §5.8, App. G) and failed sorting games
-(MAS-Bench §5.3) with an LLM judge, and audit calendar privacy with one (CalBench App. I)."""
+"""`accord judge`: each game's LLM judges (declared in its `accord.core.gameinfo.GameInfo`), for
+example the negotiation round labels (seed 004 §5.8, App. G), the calendar privacy audit
+(CalBench App. I) and the failed sorting games' verdicts (MAS-Bench §5.3)."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
-from rich.markup import escape
 
 from accord.cli.main import _fail, app, console, print_skipped
 from accord.core.errors import AccordError, ConfigError
-
-if TYPE_CHECKING:
-    from accord.models.client import ModelClient
-    from accord.traces.schema import Trace
 
 
 @app.command("judge")
 def judge(
     dirs: Annotated[
         list[Path],
-        typer.Argument(help="Run directories with negotiation, calendar or sorting traces."),
+        typer.Argument(help="Run directories with traces of games that declare a judge."),
     ],
     model: Annotated[str, typer.Option(help="Judge model, provider/model.")],
     specialist_model: Annotated[
@@ -54,10 +49,13 @@ def judge(
         ),
     ] = False,
 ) -> None:
-    """Negotiation: label every round with the App. G taxonomy; write labels and prevalence.
+    """Run the LLM judges each game declares over the traces of DIRS.
+
+    Negotiation: label every round with the App. G taxonomy; write labels and prevalence.
     Calendar: the App. I privacy audit (judge VPS, Table 16, precision, Table 17, semantic
-    leaks against the keyword audit) in <out>/calendar/. Failed sorting games get the
-    convention-misalignment verdict of MAS-Bench §5.3 (conventions.jsonl and the table).
+    leaks against the keyword audit) in <out>/calendar/ when another judge writes in <out>.
+    Failed sorting games get the convention-misalignment verdict of MAS-Bench §5.3
+    (conventions.jsonl and the table).
 
     Negotiation games that get no labels are listed with the reason (also in unjudged.jsonl);
     when a judge labels no game at all the command exits 1 (the files are still written).
@@ -67,118 +65,49 @@ def judge(
 
     Example: accord judge runs/cal --model openai/gpt-5.4-mini --leak-set
     """
-    from accord.analysis.report import load_traces, write_table
+    from accord.analysis.report import load_traces
     from accord.cli.options import model_options
-    from accord.games.negotiation.config import TRACE_GAME_IDS
-    from accord.judges.agreement import agreement, inter_judge, prevalence
-    from accord.judges.negotiation import judge_game, merge, verdict_rows
-    from accord.models import get_model
-    from accord.traces.io import write_jsonl
+    from accord.core.gameinfo import JudgeRun, all_infos, resolve_ref
 
     target = out or dirs[0] / "judge"
+    errors: list[str] = []
     try:
-        everything = load_traces(dirs)
-        print_skipped(everything.skipped)
-        loaded = [t for t in everything if t.status == "complete"]
-        traces = [t for t in loaded if t.game_id in TRACE_GAME_IDS]
-        calendar = [t for t in loaded if t.game_id == "calendar-v2"]
-        judged_sorting = _judge_sorting(
-            everything,
-            get_model(model, **model_options(model_base_url, model_option)),
-            target,
-            concurrency,
-        )
-        if not traces and not calendar and not judged_sorting:
+        options = model_options(model_base_url, model_option)
+        loaded = load_traces(dirs)
+        print_skipped(loaded.skipped)
+        everything = list(loaded)
+        judges = [j for info in all_infos() for j in info.judges]
+        work = [(j, j.select(everything)) for j in judges]
+        work = [(j, traces) for j, traces in work if traces]
+        if not work:
+            what = ", ".join(j.what for j in judges if j.what) or "games that declare a judge"
             raise ConfigError(
-                "No complete negotiation or calendar-v2 traces, and no failed sorting games, to "
-                "judge in the given directories; give run directories of those games."
+                f"Nothing to judge in the given directories ({what}); give run directories "
+                "of those games."
             )
-        if calendar:
-            _calendar(
-                calendar,
-                get_model(model, **model_options(model_base_url, model_option)),
-                target / "calendar" if traces else target,
-                concurrency,
-                leak_set,
-            )
-        if not traces:
-            return
         human_rows = _read_human(human) if human is not None else None
-
-        def run_judge(spec: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-            client = get_model(spec, **model_options(model_base_url, model_option))
-
-            async def all_games() -> list[tuple[list[dict[str, Any]], str | None]]:
-                # One semaphore per event loop: each judge runs in its own asyncio.run, and a
-                # semaphore bound to the first loop fails in the second once games queue.
-                sem = asyncio.Semaphore(max(1, concurrency))
-
-                async def one(t: Any) -> tuple[list[dict[str, Any]], str | None]:
-                    async with sem:
-                        res = await judge_game(client, t)
-                    return verdict_rows(t, res.labels), res.reason
-
-                return await asyncio.gather(*(one(t) for t in traces))
-
-            done = asyncio.run(all_games())
-            rows = [r for g, _ in done for r in g]
-            missing = [
-                {"trace_id": t.trace_id, "judge": spec, "reason": reason or "no rounds labelled"}
-                for t, (g, reason) in zip(traces, done, strict=True)
-                if not g
-            ]
-            return rows, missing
-
-        target.mkdir(parents=True, exist_ok=True)
-        rows, unjudged = run_judge(model)
-        written: list[Path] = []
-        idle = [model] if not rows else []  # judges that labelled no game at all
-        if specialist_model is not None:
-            special, missing = run_judge(specialist_model)
-            unjudged += missing
-            idle += [specialist_model] if not special else []
-            write_jsonl(target / "labels_general.jsonl", rows)
-            write_jsonl(target / "labels_specialist.jsonl", special)
-            written += [target / "labels_general.jsonl", target / "labels_specialist.jsonl"]
-            written += write_table(
-                inter_judge(rows, special),
-                target / "inter_judge",
-                title="General vs specialist judge (Cohen's kappa)",
+        for j, traces in work:
+            # A judge with a subfolder moves there when another judge writes at the top.
+            shared = any(o.subfolder is None for o, _ in work if o is not j)
+            folder = target / j.subfolder if j.subfolder and shared else target
+            job = JudgeRun(
+                model=model,
+                options=options,
+                out=folder,
+                concurrency=concurrency,
+                specialist_model=specialist_model,
+                human_labels=human_rows,
+                leak_set=leak_set,
+                say=console.print,
             )
-            if human_rows is not None:
-                for name, part in (("general", rows), ("specialist", special)):
-                    written += write_table(
-                        agreement(part, human_rows),
-                        target / f"agreement_{name}",
-                        title=f"{name.capitalize()} judge vs human (Cohen's kappa)",
-                    )
-            rows = merge(rows, special)
-        write_jsonl(target / "labels.jsonl", rows)
-        write_jsonl(target / "unjudged.jsonl", unjudged)
-        written += write_table(prevalence(rows), target / "prevalence", title="Judge labels")
-        if human_rows is not None:
-            written += write_table(
-                agreement(rows, human_rows),
-                target / "agreement",
-                title="Judge vs human (Cohen's kappa)",
-            )
+            result = resolve_ref(j.run)(traces, job)
+            if result.error:
+                errors.append(result.error)
     except AccordError as exc:
         raise _fail(exc) from exc
-    judged = len({r["trace_id"] for r in rows})
-    console.print(f"Judged {judged}/{len(traces)} games ({len(rows)} rounds).")
-    for miss in unjudged:
-        console.print(
-            f"[yellow]not judged[/] {escape(miss['trace_id'])} by {escape(miss['judge'])}: "
-            f"{escape(miss['reason'])}"
-        )
-    for path in [target / "labels.jsonl", target / "unjudged.jsonl", *written]:
-        console.print(f"wrote {escape(str(path))}")
-    if idle:
-        console.print(
-            f"[red]Error:[/] {escape(', '.join(idle))} judged 0 of {len(traces)} negotiation "
-            "games; the reasons are above and in unjudged.jsonl (check the model name and "
-            "server, or try a stronger judge model)."
-        )
+    for error in errors:
+        console.print(f"[red]Error:[/] {error}")
+    if errors:
         raise typer.Exit(1)
 
 
@@ -188,36 +117,3 @@ def _read_human(path: Path) -> list[dict[str, Any]]:
         return [json.loads(x) for x in lines if x.strip()]
     except (OSError, json.JSONDecodeError) as exc:
         raise ConfigError(f"Cannot read human labels {path}: {exc}") from exc
-
-
-def _calendar(
-    traces: list[Any], client: Any, target: Path, concurrency: int, leak_set: bool
-) -> None:
-    """The App. I audit of calendar traces."""
-    from accord.judges.calendar_run import judge_calendar
-
-    written, counts = judge_calendar(
-        traces, client, target, concurrency=concurrency, leak_set=leak_set
-    )
-    console.print(
-        f"Judged {counts['cases'] - counts['unjudged']}/{counts['cases']} calendar cases "
-        f"from {counts['games']} games ({counts['beliefs']} nonzero beliefs)."
-    )
-    for path in written:
-        console.print(f"wrote {path}")
-
-
-def _judge_sorting(
-    traces: list[Trace], client: ModelClient, target: Path, concurrency: int
-) -> bool:
-    """Judge the failed sorting games among `traces`; False when there are none."""
-    from accord.judges.sorting import judge_games, needs_judge
-
-    failed = [t for t in traces if needs_judge(t)]
-    if not failed:
-        return False
-    judged, written = asyncio.run(judge_games(client, failed, target, concurrency))
-    console.print(f"Judged {judged}/{len(failed)} failed sorting games.")
-    for path in written:
-        console.print(f"wrote {path}")
-    return True

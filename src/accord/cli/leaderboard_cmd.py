@@ -66,10 +66,10 @@ def leaderboard_cmd(
                 sep = ""
             if not sep:
                 raise ConfigError(f"--margin expects dimension=number (e.g. cost=5), got {item!r}")
-        from accord.ratings import BOARDS
+        from accord.ratings import boards as declared
         from accord.ratings.scores import SCORE_KEY
 
-        known = {d.key for b in BOARDS.values() for d in b.dimensions} | {SCORE_KEY, "mmr"}
+        known = {d.key for b in declared().values() for d in b.dimensions} | {SCORE_KEY, "mmr"}
         for key in ([sort] if sort else []) + list(margins):
             if key not in known - ({"mmr"} if key in margins else set()):
                 raise ConfigError(

@@ -81,12 +81,15 @@ def print_skipped(skipped: list[str]) -> None:
 
 @app.command("games")
 def games_cmd() -> None:
-    """List the registered games and their reference agents, and any plugin that was skipped
-    (with its package and the fix).
+    """List the registered games, their reference agents and what else each declares
+    (`GameInfo`), and any plugin that was skipped (with its package and the fix).
 
     Example: accord games
     """
+    from rich.markup import escape
+
     from accord.agents.reference import reference_names
+    from accord.core.gameinfo import info_for
     from accord.core.registry import game_class, game_ids
 
     for gid in game_ids():
@@ -95,8 +98,16 @@ def games_cmd() -> None:
         # A plugin game may have no docstring at all: then it is listed without one.
         doc = next(iter((package.__doc__ or cls.__doc__ or "").strip().splitlines()), "")
         refs = ", ".join(reference_names(gid)) or "-"
-        console.print(f"[bold]{gid}[/bold]  {doc}\n    reference agents: {refs}")
-    from rich.markup import escape
+        console.print(f"[bold]{gid}[/bold]  {escape(doc)}\n    reference agents: {refs}")
+        info = info_for(gid)
+        parts = {
+            "report": info.report, "leaderboard": info.board, "value of talk": info.value,
+            "query messages": info.messages, "PettingZoo score": info.score,
+            "judge": info.judges, "terminal play": info.human.adapter,
+            "browser controls": info.human.controls, "suites": info.suites,
+        }  # fmt: skip
+        declared = ", ".join(name for name, part in parts.items() if part) or "-"
+        console.print(f"    declares: {declared}")
 
     from accord.core.plugins import problems
     from accord.models.registry import known_providers

@@ -1,17 +1,19 @@
-"""`accord scenario`: print scenarios with their oracle."""
+"""`accord scenario`: print scenarios with their oracle (a game's own scenario tool when its
+`GameInfo` declares one, else the scenario the game builds from its options and seed)."""
 
 from __future__ import annotations
 
 import enum
 import json
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
 from accord.cli.main import _fail, app, console
 from accord.cli.options import parse_options
 from accord.core.errors import AccordError, ConfigError
-from accord.core.registry import make, resolve
+from accord.core.gameinfo import ScenarioQuery, all_infos, info_for, resolve_ref
+from accord.core.registry import make
 
 
 class Format(enum.StrEnum):
@@ -77,94 +79,48 @@ def scenario(
 
     The other games print JSON whatever the format; --json is kept as --format json.
     """
-    calendar_flags = {
-        "num_agents": agents,
-        "num_slots": slots,
-        "num_meetings": meetings,
-        "participants_per_meeting": participants,
+    flags = {
+        "agents": agents,
+        "slots": slots,
+        "meetings": meetings,
+        "participants": participants,
         "density": density,
-        "num_blocked": blocked,
-        "cost_setting": costs,
+        "blocked": blocked,
+        "costs": costs,
     }
-    given = {k: v for k, v in calendar_flags.items() if v is not None}
+    given = {k: v for k, v in flags.items() if v is not None}
     try:
-        gid = resolve(game)
-        if given and gid != "calendar-v2":
+        info = info_for(game)
+        unknown = sorted(set(given) - set(info.scenario_flags))
+        if unknown:
+            owners = [i.alias for i in all_infos() if set(unknown) <= set(i.scenario_flags)]
             raise ConfigError(
-                "--agents/--slots/--meetings/--participants/--density/--blocked/--costs "
-                "describe calendar scenarios; use -o key=value for other games"
+                f"{'/'.join('--' + f for f in unknown)} describe "
+                f"{' or '.join(owners) or 'other games'} scenarios, not {info.alias} ones; "
+                "use -o key=value for its options"
             )
-        if not gid.startswith("negotiation-"):
-            game_obj = make(gid, {**parse_options(option), **given})
+        options = {**parse_options(option)}
+        options |= {info.scenario_flags[k]: v for k, v in given.items()}
+        if info.scenario is None:
+            game_obj = make(info.game_id, options)
             game_obj.reset(seed)
             typer.echo(json.dumps(game_obj.scenario(), indent=1))
             return
-        if filter_model and not generate:
-            raise ConfigError("--filter-model filters generated scenarios; add --generate")
-        if filter_tries < 1:
-            raise ConfigError("--filter-tries must be at least 1")
-        data = _negotiation(pool, scenario_id, generate, ratio, seed, filter_model, filter_tries)
+        query = ScenarioQuery(
+            options=options,
+            seed=seed,
+            pool=pool,
+            scenario_id=scenario_id,
+            generate=generate,
+            ratio=ratio,
+            filter_models=filter_model,
+            filter_tries=filter_tries,
+        )
+        result = resolve_ref(info.scenario)(query)
     except AccordError as exc:
         raise _fail(exc) from exc
     if as_json or fmt is Format.json:
-        typer.echo(json.dumps(data, indent=1))
+        typer.echo(json.dumps(result.data, indent=1))
         return
-    items = [data] if isinstance(data, dict) else data
-    for item in items:
-        o = item["oracle"]
-        console.print(
-            f"[bold]{item['id']}[/bold]  V1={o['V1']} V2={o['V2']} M={o['M']} "
-            f"M/C={o['ratio']:.2f}  joint optima: {len(o['joint_optima'])}"
-        )
-
-
-def _negotiation(
-    pool: str,
-    scenario_id: str | None,
-    generate: bool,
-    ratio: float,
-    seed: int,
-    filter_models: list[str] | None = None,
-    tries: int = 5,
-) -> dict[str, Any] | list[dict[str, Any]]:
-    from accord.games.negotiation.pool import get_scenario, load_pool, scenario_json
-    from accord.games.negotiation.scenario import Market
-
-    market = Market()
-    if generate:
-        from accord.games.negotiation.generate import generate_scenario
-
-        if ratio not in (0.5, 0.8, 1.0):
-            raise ConfigError(f"--ratio must be 0.5, 0.8 or 1.0, got {ratio}")
-        if filter_models:
-            return scenario_json(_filtered(ratio, seed, market, filter_models, tries), market)
-        return scenario_json(generate_scenario(ratio, seed, market), market)
-    if scenario_id is not None:
-        return scenario_json(get_scenario(scenario_id), market)
-    if pool != "paper":
-        raise ConfigError(f"unknown pool {pool!r}; the built-in pool is 'paper'")
-    return [scenario_json(s, market) for s in load_pool(pool)]
-
-
-def _filtered(ratio: float, seed: int, market: Any, models: list[str], tries: int) -> Any:
-    """The first generated scenario (seeds seed, seed+1, ...) every model solves pass@1."""
-    import asyncio
-
-    from accord.games.negotiation.generate import generate_scenario
-    from accord.games.negotiation.solo import filter_scenario
-    from accord.models import get_model
-
-    clients = [get_model(m) for m in models]
-    failures = []
-    for s in range(seed, seed + tries):
-        checked = asyncio.run(filter_scenario(clients, generate_scenario(ratio, s, market), market))
-        if all(c.passed for c in checked.oracle_checks):
-            return checked
-        failures += [
-            f"seed {s}, {c.model}: {c.detail}" for c in checked.oracle_checks if not c.passed
-        ]
-    raise ConfigError(
-        f"no generated scenario passed the oracle filter in {tries} tries ("
-        + "; ".join(failures[:3])
-        + "); raise --filter-tries or try another --seed"
-    )
+    for line in result.lines:
+        console.print(line)

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 import yaml
@@ -12,15 +11,12 @@ import yaml
 from accord.cli.main import _fail, app, console
 from accord.cli.options import parse_options
 from accord.core.errors import AccordError, ConfigError
-from accord.core.registry import resolve
-
-if TYPE_CHECKING:
-    from accord.games.calendar.scenario import Scenario
+from accord.core.gameinfo import all_infos, info_for, resolve_ref
 
 
 @app.command("suite")
 def suite(
-    game: Annotated[str, typer.Argument(help="Game name; suites exist for calendar.")],
+    game: Annotated[str, typer.Argument(help="Game name (e.g. calendar: its CalBench suites).")],
     name: Annotated[
         str,
         typer.Argument(help="canonical, calbench-uniform, calbench-varied, or a suite file."),
@@ -56,25 +52,35 @@ def suite(
       accord suite calendar canonical --experiment c.yaml --agents oracle-follower
     """
     try:
-        if resolve(game) != "calendar-v2":
+        info = info_for(game)
+        if info.suites is None:
+            with_suites = [i.alias for i in all_infos() if i.suites is not None]
             raise ConfigError(
-                f"{game!r} has no task suites; suites exist for calendar "
-                "(canonical, calbench-uniform, calbench-varied or a suite file)"
+                f"{game!r} has no task suites; suites exist for: "
+                f"{', '.join(with_suites) or 'no installed game'}"
             )
-        tasks = _calendar_tasks(name, seed)
-        _summary(name, tasks)
+        tool = resolve_ref(info.suites)
+        tasks = tool.tasks(name, seed)
+        for line in tool.summary(name, tasks):
+            console.print(line)
         if out is not None:
-            from accord.games.calendar.suite import write_suite
-
-            console.print(f"wrote {write_suite(out, tasks)}")
+            console.print(f"wrote {tool.write(out, tasks)}")
         if experiment is not None:
             where = str(out) if out is not None else name
-            if out is None and name == "canonical" and seed != 0:
+            if out is None and name in tool.seeded and seed != 0:
                 raise ConfigError(
-                    "the name 'canonical' means the seed-0 suite; with --seed also give --out "
+                    f"the name {name!r} means the seed-0 suite; with --seed also give --out "
                     "so that the experiment points at the written file"
                 )
-            data = _experiment(name, where, tasks, agents, model, parse_options(option))
+            data = _experiment(
+                info.alias,
+                name,
+                where,
+                [tool.task_id(t) for t in tasks],
+                agents,
+                model,
+                parse_options(option),
+            )
             experiment.parent.mkdir(parents=True, exist_ok=True)
             experiment.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
             console.print(f"wrote {experiment} ({len(tasks)} games; run: accord run {experiment})")
@@ -84,35 +90,11 @@ def suite(
         raise _fail(exc) from exc
 
 
-def _calendar_tasks(name: str, seed: int) -> list[Scenario]:
-    from accord.games.calendar.calbench import load_suite
-    from accord.games.calendar.suite import build_canonical_suite
-
-    if name == "canonical":
-        return build_canonical_suite(seed)
-    if seed != 0:
-        raise ConfigError(f"--seed only applies to the canonical suite, not to {name!r}")
-    return load_suite(name)
-
-
-def _summary(name: str, tasks: list[Scenario]) -> None:
-    """One line per (cost setting, agents) with the difficulty buckets by feasible fraction."""
-    from accord.games.calendar.counting import difficulty_bucket, feasible_fraction
-
-    groups: Counter[tuple[str, int, str]] = Counter(
-        (t.cost_setting, t.num_agents, difficulty_bucket(feasible_fraction(t))) for t in tasks
-    )
-    console.print(f"[bold]{name}[/bold]: {len(tasks)} tasks")
-    for setting, n in sorted({(s, a) for s, a, _ in groups}):
-        counts = ", ".join(f"{groups[(setting, n, b)]} {b}" for b in ("easy", "medium", "hard"))
-        total = sum(groups[(setting, n, b)] for b in ("easy", "medium", "hard"))
-        console.print(f"  {setting:8} {n} agents: {total:3} tasks ({counts})")
-
-
 def _experiment(
+    game: str,
     name: str,
     suite_ref: str,
-    tasks: list[Scenario],
+    task_ids: list[Any],
     agents: str | None,
     model: str | None,
     options: dict[str, Any],
@@ -130,15 +112,15 @@ def _experiment(
             raise ConfigError(f"-o {key}=... is set by the suite command itself; drop it")
     data: dict[str, Any] = {
         "version": 1,
-        "name": f"calendar-{Path(name).stem}",
+        "name": f"{game}-{Path(name).stem}",
         "defaults": {
-            "game": "calendar",
+            "game": game,
             "games": 1,
             "seed": 0,
             "agents": seats,
             "options": {"suite": suite_ref, **options},
         },
-        "grid": {"options.task": [t.task_id for t in tasks]},
+        "grid": {"options.task": task_ids},
     }
     expand(Experiment.model_validate(data))  # fails here, naming the problem, not at run time
     return data

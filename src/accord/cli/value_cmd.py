@@ -16,12 +16,13 @@ from rich.text import Text
 from accord.cli.main import _fail, app, console, print_skipped
 from accord.core.errors import AccordError, ConfigError
 
-NO_TALK = {
-    "negotiation": "-o cheap_talk=false",
-    "calendar": "-o dm_cap=0",
-    "sorting": "the local-sort baseline is replayed for you; check the tasks' options",
-}
-"""The option that makes each game's no-talk baseline (`accord.analysis.value`)."""
+
+def _how(game: str) -> str:
+    """How to play `game`'s no-talk baseline, as its `GameInfo.value` says."""
+    from accord.core.gameinfo import info_for_trace
+
+    info = info_for_trace("", game)
+    return info.value.how if info is not None and info.value is not None else "a no-talk run"
 
 
 class Format(enum.StrEnum):
@@ -55,7 +56,10 @@ def value_cmd(
         print_skipped(traces.skipped)
         rows = value_of_communication(traces, by_players=by_players)
         if not rows:
-            raise ConfigError("No negotiation, calendar or sorting games with talk found.")
+            raise ConfigError(
+                "No games with talk found of a game that declares a value of communication; "
+                "give run directories of such games (with talk)."
+            )
     except AccordError as exc:
         raise _fail(exc) from exc
     if out is not None:
@@ -78,7 +82,7 @@ def value_cmd(
                     "Games counted 'without a baseline' have no matching no-talk games, so they "
                     "are left out of the value. Play the same pairings and options without "
                     "communication and pass both runs: "
-                    + "; ".join(f"{g}: {NO_TALK.get(g, 'a no-talk run')}" for g in games)
+                    + "; ".join(f"{g}: {_how(g)}" for g in games)
                     + "."
                 )
             )

@@ -7,9 +7,11 @@ game's command list) and how the values of those controls become the action. The
 goes through the request's own parser, so a person meets exactly the rules a model meets and
 a bad answer gets the parser's own message.
 
-A game declares its controls once, next to its terminal human adapter::
+A game declares its controls once, next to its terminal human adapter, in its `GameInfo`::
 
-    register_play_controls(MyGame.game_id, PlayControls(form=my_form, build=my_build))
+    human=HumanSeat(adapter=..., help=..., controls=PlayControls(form=my_form, build=my_build))
+
+(`register_play_controls(game_id, controls)` sets them from code.)
 
 A game that declares none is played through a form built from the request's JSON schema.
 """
@@ -41,14 +43,23 @@ class PlayControls:
 
 
 _CONTROLS: dict[str, PlayControls] = {}
+"""Controls registered from code; the others come from each game's `GameInfo.human`."""
 
 
 def register_play_controls(game_id: str, controls: PlayControls) -> None:
-    """Let people play `game_id` in the browser with the game's own controls."""
+    """Let people play `game_id` in the browser with these controls (from code)."""
     _CONTROLS[game_id] = controls
 
 
 def play_controls(game_id: str) -> PlayControls | None:
     """The controls `game_id` declared, or None (the page then builds a form from the
     request's JSON schema)."""
-    return _CONTROLS.get(game_id)
+    if game_id in _CONTROLS:
+        return _CONTROLS[game_id]
+    from accord.core.gameinfo import resolve_ref
+    from accord.core.registry import info_or_none
+
+    info = info_or_none(game_id)
+    if info is None or info.human.controls is None:
+        return None
+    return resolve_ref(info.human.controls)

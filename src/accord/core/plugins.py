@@ -4,19 +4,18 @@ Accord finds them through package entry points, the way test runners find their 
 package declares them in its ``pyproject.toml``::
 
     [project.entry-points."accord.games"]
-    meeting = "meeting_point.game:MeetingGame"          # alias = the Game subclass
-
-    [project.entry-points."accord.agents"]
-    meeting-point-v1 = "meeting_point.agents:AGENTS"    # game id = {agent name: factory}
+    meeting-point = "meeting_point:INFO"                # alias = the game's GameInfo
 
     [project.entry-points."accord.models"]
     echo2 = "my_provider:build"                         # prefix = (model, spec, opts) -> client
 
-    [project.entry-points."accord.reports"]
-    meeting-point-v1 = "meeting_point.report:build"     # game id = (traces, folder) -> paths
+A game's declaration (`accord.core.gameinfo.GameInfo`) carries its reference agents, report and
+everything else. The older form still loads: a bare `Game` subclass in ``accord.games``, with
+``accord.agents`` (game id = {agent name: factory}, also for adding agents to another package's
+game) and ``accord.reports`` (game id = (traces, folder) -> paths) beside it.
 
-Accord's own three games, their agents and reports, and the built-in providers are declared the
-same way in Accord's ``pyproject.toml``. Each registry (`accord.core.registry`,
+Accord's own three games and the built-in providers are declared the same way in Accord's
+``pyproject.toml``. Each registry (`accord.core.registry`,
 `accord.agents.reference`, `accord.models.registry`, `accord.analysis.report`) loads its group
 on first use. An entry point that cannot be loaded or that breaks its group's contract is left
 out and recorded as a `PluginProblem` naming the package and the fix (`problems()`; ``accord

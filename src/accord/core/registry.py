@@ -1,10 +1,10 @@
 """Registry of versioned game ids (DESIGN principle 4).
 
 Games are found through the ``accord.games`` entry point group (`accord.core.plugins`): each entry
-point names a `Game` subclass, and its name is the game's short alias (``negotiation`` for
-``negotiation-v3``). Accord's own games are declared there like anyone else's, so this module
-never imports a game. `register` adds a class from code (a notebook, a test).
-`make("negotiation-v3", cfg)` builds one.
+point names a game's `GameInfo` declaration (`accord.core.gameinfo`), or, the older way, a bare
+`Game` subclass, and its name is the game's short alias. Accord's own games are declared there
+like anyone else's, so this module never imports a game. `register` adds a game from code (a
+notebook, a test). `make(game_id, cfg)` builds one.
 
 A class that breaks the contract (not a `Game`, abstract methods left, no versioned
 ``game_id``, a config model without defaults) or whose id or alias is taken is left out and
@@ -23,6 +23,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from accord.core import plugins
+from accord.core.declaration import GameInfo
 from accord.core.errors import ConfigError, UnknownGameError
 from accord.core.game import Game
 
@@ -30,6 +31,7 @@ GAME_ID = re.compile(r"^[a-z][a-z0-9_.-]*-v[0-9]+$")
 """A game id: lower-case name, a dash, ``v`` and a version number (``meeting-point-v1``)."""
 
 _GAMES: dict[str, type[Game]] = {}
+_INFOS: dict[str, GameInfo] = {}
 _ALIASES: dict[str, str] = {}
 _SOURCE: dict[str, str] = {}
 """Which package provided each game id and alias (for clash messages)."""
@@ -38,30 +40,39 @@ _LOCK = threading.RLock()
 """Discovery runs once even when several threads (a web server's) ask at the same time."""
 
 
-_FROM_CODE: dict[str, tuple[type[Game], tuple[str, ...]]] = {}
+_FROM_CODE: dict[str, tuple[GameInfo, tuple[str, ...]]] = {}
 """Games registered by `register` (kept across `accord.core.plugins.refresh`)."""
 
-
-def register(cls: type[Game], *aliases: str) -> type[Game]:
-    """Register a game class under its `game_id` (and short aliases such as ``negotiation``)."""
-    _FROM_CODE[cls.game_id] = (cls, aliases)
-    _put(cls, aliases)
-    return cls
+GameT = type[Game] | GameInfo
 
 
-def _put(cls: type[Game], aliases: tuple[str, ...]) -> None:
-    _GAMES[cls.game_id] = cls
+def register(game: GameT, *aliases: str) -> GameT:
+    """Register a game (its `GameInfo`, or a bare class) under its `game_id` and aliases.
+
+    A `GameInfo`'s own alias is registered too.
+    """
+    info = game if isinstance(game, GameInfo) else GameInfo.of(game, aliases[0] if aliases else "")
+    names = tuple(dict.fromkeys(a for a in (*aliases, info.alias) if a and a != info.game_id))
+    _FROM_CODE[info.game_id] = (info, names)
+    _put(info, names)
+    return game
+
+
+def _put(info: GameInfo, aliases: tuple[str, ...]) -> None:
+    _GAMES[info.game_id] = info.game
+    _INFOS[info.game_id] = info
     for alias in aliases:
-        _ALIASES[alias] = cls.game_id
+        _ALIASES[alias] = info.game_id
 
 
 def _forget() -> None:
     global _discovered
     _GAMES.clear()
+    _INFOS.clear()
     _ALIASES.clear()
     _SOURCE.clear()
-    for cls, aliases in _FROM_CODE.values():
-        _put(cls, aliases)
+    for info, aliases in _FROM_CODE.values():
+        _put(info, aliases)
     _discovered = False
 
 
@@ -85,12 +96,14 @@ def _discover() -> None:
 
 
 def _add(plugin: plugins.Plugin) -> None:
-    cls = plugin.obj
+    declared = plugin.obj
+    cls = declared.game if isinstance(declared, GameInfo) else declared
     broken = contract_problem(cls)
     if broken is not None:
         plugins.reject(plugin, *broken)
         return
-    names = [cls.game_id] if plugin.name == cls.game_id else [cls.game_id, plugin.name]
+    info = declared if isinstance(declared, GameInfo) else GameInfo.of(cls, plugin.name)
+    names = list(dict.fromkeys([cls.game_id, plugin.name, info.alias]))
     for name in names:
         taken = name in _GAMES or name in _ALIASES
         if taken and game_class_or_none(name) is not cls:
@@ -102,9 +115,20 @@ def _add(plugin: plugins.Plugin) -> None:
                 f"'{plugin.package.replace('_', '-')}-{name}') and name the entry point after it",
             )
             return
-    _put(cls, tuple(names[1:]))
+    _put(info, tuple(names[1:]))
     for name in names:
         _SOURCE[name] = plugin.package
+
+
+def info_or_none(name: str) -> GameInfo | None:
+    """The declaration registered under an id or alias, None if there is none."""
+    _discover()
+    return _INFOS.get(_ALIASES.get(name, name))
+
+
+def source_of(name: str) -> str:
+    """The package that provided a game id or alias (``"code"`` when `register` added it)."""
+    return _SOURCE.get(_ALIASES.get(name, name), "code")
 
 
 def game_class_or_none(name: str) -> type[Game] | None:
@@ -120,7 +144,7 @@ def contract_problem(cls: object) -> tuple[str, str] | None:
     if not (inspect.isclass(cls) and issubclass(cls, Game)):
         return (
             f"{cls!r} is not a subclass of accord.core.Game",
-            "point the entry point at your Game subclass ('module:ClassName')",
+            "point the entry point at your game's GameInfo ('module:INFO') or Game subclass",
         )
     if inspect.isabstract(cls):
         missing = ", ".join(sorted(getattr(cls, "__abstractmethods__", ())))

@@ -7,11 +7,10 @@ data (``data/<paper>.yaml``, `published.load_published`).
 """
 
 from accord.reproduce.compare import Comparison, Observation, compare, our_rows
-from accord.reproduce.plan import KITS, Plan, get_kit, make_plan
+from accord.reproduce.plan import Plan, get_kit, kits, make_plan
 from accord.reproduce.published import PAPERS, PublishedPaper, load_published
 
 __all__ = [
-    "KITS",
     "PAPERS",
     "Comparison",
     "Observation",
@@ -19,6 +18,7 @@ __all__ = [
     "PublishedPaper",
     "compare",
     "get_kit",
+    "kits",
     "load_published",
     "make_plan",
     "our_rows",

@@ -12,29 +12,44 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from accord.core.errors import ConfigError
-from accord.reproduce.calbench import CalBenchKit
-from accord.reproduce.grounding import GroundingKit
 from accord.reproduce.kit import Kit, Request
-from accord.reproduce.masbench import MasBenchKit
 from accord.reproduce.published import PAPERS, load_published
 from accord.runner.config import Defaults, Experiment, expand
 from accord.runner.specs import AgentSpec, GameSpec, parse_agent
 
-KITS: dict[str, type[Kit]] = {
-    "calbench": CalBenchKit,
-    "mas-bench": MasBenchKit,
-    "grounding": GroundingKit,
-}
-"""Every paper's kit, by its command-line name (the keys of `PAPERS`)."""
+
+def kits() -> dict[str, type[Kit]]:
+    """Every paper's kit, by its command-line name (the keys of `PAPERS`, in their order): each
+    game declares the kits of the papers its benchmark comes from (`GameInfo.kits`)."""
+    from accord.core.gameinfo import all_infos, resolve_ref
+
+    found: dict[str, type[Kit]] = {}
+    for info in all_infos():
+        for paper, kit in info.kits.items():
+            found[paper] = resolve_ref(kit)
+    return {p: found[p] for p in (*PAPERS, *sorted(set(found) - set(PAPERS))) if p in found}
+
+
+if TYPE_CHECKING:
+    KITS: dict[str, type[Kit]]
+    """The older name of `kits()` (built on access)."""
+
+
+def __getattr__(name: str) -> Any:
+    if name == "KITS":  # the older name of `kits()`
+        return kits()
+    raise AttributeError(name)
 
 
 def get_kit(paper: str) -> Kit:
     """The kit of `paper`; a `ConfigError` naming the papers if unknown."""
-    if paper not in KITS:
+    known = kits()
+    if paper not in known:
         raise ConfigError(f"unknown paper {paper!r}; choose one of: {', '.join(PAPERS)}")
-    return KITS[paper]()
+    return known[paper]()
 
 
 @dataclass

@@ -12,68 +12,31 @@ import json
 from pathlib import Path
 from typing import Any
 
+from accord.core.gameinfo import PromptCases
 from accord.runner.play import play_game
 from accord.runner.specs import AgentSpec, GameSpec
 
-NEGOTIATION: dict[str, dict[str, Any]] = {
-    "default": {"rounds": 3},
-    "no-thinking": {"rounds": 2, "thinking": False},
-    "no-talk": {"rounds": 2, "cheap_talk": False},
-    "shifting-rotating": {"rounds": 3, "partner": "shifting", "projects": "rotating"},
-    "transparency-joint": {"rounds": 2, "transparency": "joint", "projects": "rotating"},
-    "transparency-full-tom": {
-        "rounds": 2, "transparency": "full", "intervention": "theory_of_mind",
-    },
-    "share-projects-reminder": {
-        "rounds": 2, "intervention": "share_projects", "json_reminder": "always",
-    },
-    "themes-per-round-unlimited": {
-        "rounds": 3, "theme_per": "round", "talk_turns": 0, "max_talk_messages": 6,
-    },
-    "joint-goal-no-reflection": {"rounds": 2, "joint_goal": True, "reflection": False},
-}  # fmt: skip
 
-SORTING: dict[str, dict[str, Any]] = {
-    f"{task}-{backend}-{condition}": {
-        "n": 2, "k": 2, "task": task, "backend": backend, "condition": condition,
-        "max_rounds": 2,
-    }
-    for task in ("sort", "max", "prefix_sum")
-    for backend in ("broadcast", "p2p", "kv")
-    for condition in (("camoc", "base") if backend == "broadcast" else ("camoc",))
-}  # fmt: skip
-"""Every task and backend; CAMOC (two phases: the rerun prompt too) and, on broadcast, base."""
+def cases(game: str) -> PromptCases:
+    """The prompt cases `game` (an id or alias) declares (`GameInfo.prompt_cases`)."""
+    from accord.core.errors import ConfigError
+    from accord.core.gameinfo import info_for, resolve_ref
 
-CALENDAR: dict[str, dict[str, Any]] = {
-    "default": {},
-    "varied-capped": {"cost_setting": "varied", "max_turns_per_round": 2, "num_meetings": 2},
-    "dm-only-redteam": {"channels": "dm", "prompt_variant": "redteam", "variant_seats": [0]},
-    "groupchats-nosy": {"channels": "all_groupchat", "prompt_variant": "nosy-highpressure",
-                        "num_agents": 4, "participants_per_meeting": 2},
-    "suite-task": {"suite": "canonical", "task": 3},
-    "no-talk": {"dm_cap": 0, "num_meetings": 2},
-    "uncapped-turns": {"max_turns_per_round": None, "num_meetings": 2},
-}  # fmt: skip
-"""Channels, caps, cost displays, variants, a canonical task (log10 costs) and no talk."""
-
-CASES = {"negotiation": NEGOTIATION, "sorting": SORTING, "calendar": CALENDAR}
+    info = info_for(game)
+    if info.prompt_cases is None:
+        raise ConfigError(f"{info.game_id} declares no prompt cases (GameInfo.prompt_cases)")
+    return resolve_ref(info.prompt_cases)
 
 
 def seats(game: str, options: dict[str, Any]) -> int:
     """How many seats a case of `game` has."""
-    if game == "sorting":
-        return int(options["n"])
-    if game == "calendar":
-        from accord.core.registry import make_config
-
-        return int(make_config("calendar", options).seats())  # type: ignore[attr-defined]
-    return 2
+    return cases(game).seats(options)
 
 
-async def transcripts(game: str = "negotiation") -> dict[str, Any]:
+async def transcripts(game: str) -> dict[str, Any]:
     """Every case's seat transcripts (the exact messages each model was sent)."""
     out: dict[str, Any] = {}
-    for name, options in CASES[game].items():
+    for name, options in cases(game).cases.items():
         agents = [AgentSpec(model="mock/schema")] * seats(game, options)
         spec = GameSpec(trace_id=name, game=game, options=options, seed=7, agents=agents)
         trace = await play_game(spec)

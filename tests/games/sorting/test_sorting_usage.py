@@ -316,7 +316,7 @@ def test_te_and_cr_per_phase_from_reported_tokens() -> None:
 
 
 def test_the_leaderboard_te_is_the_reports_te() -> None:
-    from accord.ratings.scores import token_efficiency
+    from accord.games.sorting.outcomes import token_efficiency
 
     trace = play_mock(0, condition="camoc")
     assert token_efficiency(trace) == pytest.approx(trace_metrics(trace)["te_phase2"])

@@ -1,5 +1,4 @@
-"""Reference (non-LLM) agents of meeting-point-v1, declared as its ``accord.agents`` entry
-point.
+"""Reference (non-LLM) agents of meeting-point-v1, declared in the game's `INFO` (``agents``).
 
 * ``share``: says its costs (``my costs: 3,0,7,...``), then goes to the place cheapest for both
   when it has heard the partner's costs, else to its own cheapest. Two sharers reach the

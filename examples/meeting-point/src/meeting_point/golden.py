@@ -40,17 +40,13 @@ def golden_trace(case: str) -> dict[str, Any]:
 
 
 def ensure_registered() -> None:
-    """Before ``pip install -e .`` the entry points do not exist: register the game and its
-    agents from code. Once installed, Accord finds them through the entry points only."""
+    """Before ``pip install -e .`` the entry point does not exist: register the game's
+    declaration from code. Once installed, Accord finds it through the entry point only."""
     try:
         metadata.distribution("meeting-point")
     except metadata.PackageNotFoundError:
-        from accord.agents.reference import register_reference
         from accord.core.registry import register
 
-        from meeting_point.agents import AGENTS
-        from meeting_point.game import MeetingPointGame
+        from meeting_point import INFO
 
-        register(MeetingPointGame, "meeting-point")
-        for name, factory in AGENTS.items():
-            register_reference(GAME_ID, name, factory)
+        register(INFO)

@@ -1,7 +1,7 @@
 """`accord report` for meeting-point-v1: how often each pairing met, met at the best place, and
 how much cost it left on the table.
 
-Declared as the game's ``accord.reports`` entry point; `build` gets every trace of the game
+Declared in the game's `INFO` (``report``); `build` gets every trace of the game
 found in the run directories and returns the files it wrote.
 """
 

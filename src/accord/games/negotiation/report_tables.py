@@ -1,4 +1,4 @@
-"""Tables 3, 4, 9, 10 and Figures 2, 3, 5 of seed 004 for `accord report` (`report_build.py`).
+"""Tables 3, 4, 9, 10 and Figures 2, 3, 5 of seed 004 for `accord report` (`report.py`).
 
 Rates are pooled over rounds as in the paper (overdraw, optimum and early decision: hits /
 rounds; efficiency: mean of joint reward / M over rounds), computed by `metrics.game_metrics`

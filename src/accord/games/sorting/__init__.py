@@ -1,16 +1,39 @@
 """`sorting-v3`: distributed sorting over a communication backend (MAS-Bench).
 
 See `engine.py` for the rules and state machine and `docs/sorting.md` for every modelling
-choice and metric. The game, its reference agents (`protocols.REFERENCE_AGENTS`) and its
-report (`report.build`) reach Accord through entry points declared in Accord's
-``pyproject.toml``.
+choice and metric. Everything Accord knows about the game is declared once, in `INFO`, which
+Accord's ``pyproject.toml`` names in the ``accord.games`` entry point group.
 """
 
-from accord.core.controls import register_play_controls
-from accord.games.sorting import controls
+from accord.core.gameinfo import GameInfo, HumanSeat, Judge, Lazy
+from accord.games.sorting import outcomes
 from accord.games.sorting.config import SortingConfig
 from accord.games.sorting.engine import SortingGame
 
-register_play_controls(SortingGame.game_id, controls.CONTROLS)
+INFO = GameInfo(
+    game=SortingGame,
+    alias="sorting",
+    agents=Lazy("accord.games.sorting.protocols:REFERENCE_AGENTS"),
+    report=Lazy("accord.games.sorting.report:build"),
+    # sorting-v2 traces (older runs) still get the sorting report, with their CR definition.
+    report_ids=("sorting-v2",),
+    score_ids=("sorting-v2",),
+    board=outcomes.BOARD,
+    value=outcomes.VALUE,
+    messages=outcomes.messages,
+    score=outcomes.score,
+    judges=(
+        Judge(
+            "sorting",
+            select=outcomes.judged,
+            run=Lazy("accord.games.sorting.judge:command"),
+            what="failed sorting games",
+        ),
+    ),
+    human=HumanSeat(controls=Lazy("accord.games.sorting.controls:CONTROLS")),
+    golden=Lazy("accord.games.sorting.cases:GOLDEN"),
+    prompt_cases=Lazy("accord.games.sorting.cases:PROMPTS"),
+    kits={"mas-bench": Lazy("accord.games.sorting.paper:MasBenchKit")},
+)
 
-__all__ = ["SortingConfig", "SortingGame"]
+__all__ = ["INFO", "SortingConfig", "SortingGame"]

@@ -3,7 +3,7 @@
 The paper names five recurring patterns. Four are defined by what agents submitted, saw and
 read, so they are decided here from the trace alone; the fifth, convention misalignment
 (incompatible coordination conventions, e.g. index-based against value-range partitioning),
-is about what the messages mean and is left to the LLM judge (`accord.judges.sorting`).
+is about what the messages mean and is left to the LLM judge (`accord.games.sorting.judge`).
 
 Every agent whose final submission is wrong gets exactly one label, the first that applies:
 

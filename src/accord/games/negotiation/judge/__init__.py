@@ -1,7 +1,7 @@
 """LLM-as-judge pipelines (seed 004 §5.8, App. G for negotiation)."""
 
-from accord.judges.agreement import agreement, cohen_kappa, inter_judge, prevalence
-from accord.judges.negotiation import (
+from accord.games.negotiation.judge.agreement import agreement, cohen_kappa, inter_judge, prevalence
+from accord.games.negotiation.judge.verdicts import (
     Judged,
     RoundLabels,
     judge_game,

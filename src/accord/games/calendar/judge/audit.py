@@ -11,7 +11,7 @@ what a private calendar entry is about (semantic leaks, which the keyword audit 
 The call goes through `LLMAgent` with a JSON schema, so a malformed verdict is answered with
 the exact error and retried like any other decision; a case the judge never answers validly
 yields no rows (recorded as unjudged, never invented). Scoring the verdicts (raw and
-truth-calibrated judge VPS, precision, agreement, Table 16) is `judges.calendar_tables`.
+truth-calibrated judge VPS, precision, agreement, Table 16) is `tables`.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from accord.agents.llm import LLMAgent
 from accord.core.errors import ActionError
 from accord.core.spec import Action, ActionSpec, JSONSchema, Request
 from accord.games.negotiation.config import TRACE_GAME_IDS
-from accord.judges.taxonomy import (
+from accord.games.negotiation.judge.taxonomy import (
     AGENT_NAMES,
     AUX_KEYS,
     AUXILIARY,

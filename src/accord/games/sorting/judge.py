@@ -24,8 +24,10 @@ from typing import Any
 
 from accord.agents.llm import LLMAgent
 from accord.core.errors import ActionError
+from accord.core.gameinfo import JudgeResult, JudgeRun
 from accord.core.spec import Action, ActionSpec, JSONSchema, Request
 from accord.games.sorting.failures import classify
+from accord.games.sorting.outcomes import needs_judge
 from accord.models.client import ModelClient
 from accord.traces.schema import Trace
 
@@ -134,15 +136,6 @@ async def judge_trace(client: ModelClient, trace: Trace, *, seed: int = 0) -> di
     return holder["v"] if result.get("ok") else None
 
 
-def needs_judge(trace: Trace) -> bool:
-    """Complete sorting games that failed: the ones a failure mode can describe."""
-    return (
-        trace.game.startswith("sorting")
-        and trace.status == "complete"
-        and trace.metrics.get("success") != 1.0
-    )
-
-
 def verdict_row(trace: Trace, verdict: dict[str, Any] | None) -> dict[str, Any]:
     """One row per judged game, beside its rule-based labels."""
     from accord.games.sorting.report import team
@@ -216,3 +209,15 @@ async def judge_games(
             title="Convention misalignment, LLM judge (MAS-Bench §5.3)",
         )
     return sum(1 for r in rows if r["judged"]), written
+
+
+def command(traces: list[Trace], job: JudgeRun) -> JudgeResult:
+    """``accord judge`` on failed sorting games: the §5.3 verdicts into ``job.out``."""
+    from accord.models import get_model
+
+    client = get_model(job.model, **job.options)
+    judged, written = asyncio.run(judge_games(client, traces, job.out, job.concurrency))
+    job.say(f"Judged {judged}/{len(traces)} failed sorting games.")
+    for path in written:
+        job.say(f"wrote {path}")
+    return JudgeResult(judged)

@@ -28,12 +28,12 @@ from math import sqrt
 from typing import Any
 
 from accord.games.calendar import vps
+from accord.games.calendar.judge.audit import SCALE, Case, Verdict
 from accord.games.calendar.privacy import analyse_trace, leak_audit, leaks
 from accord.games.calendar.protocols.messages import decode
 from accord.games.calendar.rules import Calendar
 from accord.games.calendar.scenario import Scenario
-from accord.judges.agreement import cohen_kappa
-from accord.judges.calendar import SCALE, Case, Verdict
+from accord.games.negotiation.judge.agreement import cohen_kappa
 from accord.traces.schema import Trace
 
 Cell = tuple[str, int, int, int]
@@ -343,7 +343,7 @@ def kappa_rows(
 def load_leak_set() -> list[dict[str, Any]]:
     """The labelled semantic-leak set: ``id``, ``label`` (the sender's private context),
     ``message`` and ``leak`` (whether a person reading it learns what the entry is about)."""
-    text = resources.files("accord.judges").joinpath("data/calendar_semantic_leaks.jsonl")
+    text = resources.files("accord.games.calendar").joinpath("data/calendar_semantic_leaks.jsonl")
     return [json.loads(line) for line in text.read_text(encoding="utf-8").splitlines() if line]
 
 

@@ -29,8 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from accord.analysis.report import write_table
-from accord.judges import calendar_tables as tables
-from accord.judges.calendar import (
+from accord.core.gameinfo import JudgeResult, JudgeRun
+from accord.games.calendar.judge import tables
+from accord.games.calendar.judge.audit import (
     Case,
     Verdict,
     cases,
@@ -134,3 +135,23 @@ def _leak_set(client: ModelClient, out: Path, concurrency: int) -> list[Path]:
     written = write_table(rows, out / "leak_set", title="Labelled semantic-leak set")
     written += write_table(kappas, out / "leak_set_kappa", title="Leak set: Cohen's kappa")
     return written
+
+
+def command(traces: list[Trace], job: JudgeRun) -> JudgeResult:
+    """``accord judge`` on calendar traces: the App. I audit into ``job.out``."""
+    from accord.models import get_model
+
+    written, counts = judge_calendar(
+        traces,
+        get_model(job.model, **job.options),
+        job.out,
+        concurrency=job.concurrency,
+        leak_set=job.leak_set,
+    )
+    job.say(
+        f"Judged {counts['cases'] - counts['unjudged']}/{counts['cases']} calendar cases "
+        f"from {counts['games']} games ({counts['beliefs']} nonzero beliefs)."
+    )
+    for path in written:
+        job.say(f"wrote {path}")
+    return JudgeResult(counts["cases"] - counts["unjudged"])

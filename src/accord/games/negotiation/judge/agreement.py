@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from accord.judges.taxonomy import AUX_KEYS, CORE_KEYS
+from accord.games.negotiation.judge.taxonomy import AUX_KEYS, CORE_KEYS
 
 OUTCOMES = ("optimal", "suboptimal", "overdrawn")
 

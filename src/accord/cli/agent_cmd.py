@@ -77,12 +77,12 @@ def check_cmd(
     from pydantic import ValidationError
 
     from accord.remote.spec import RemoteSeatSpec
-    from accord.testing.agent_check import CHECK_GAMES, check_agent
+    from accord.testing.agent_check import check_agent, check_games
 
     try:
         if (url is None) == (command is None):
             raise ConfigError("give the URL to serve on, or --command to start the agent")
-        known = [g for g, _, _ in CHECK_GAMES]
+        known = [g for g, _, _ in check_games()]
         for g in game or []:
             if g not in known:
                 raise ConfigError(f"unknown check game {g!r}; choose from {', '.join(known)}")

@@ -340,6 +340,17 @@ class PromptCases:
     """How many seats a case's options give."""
 
 
+@dataclass(frozen=True)
+class AgentCheckGame:
+    """The small game ``accord agent check`` plays with the checked agent in seat 0
+    (`accord.testing.agent_check`)."""
+
+    others: str
+    """The reference agent in every other seat."""
+    options: Mapping[str, Any] = field(default_factory=dict)
+    """Game options that keep the check game short."""
+
+
 # -- the declaration ---------------------------------------------------------------------------
 
 
@@ -384,6 +395,8 @@ class GameInfo:
     kits: Mapping[str, Any] = field(default_factory=dict)
     """``accord reproduce``: paper name -> its kit class (`accord.reproduce.kit.Kit`, usually
     `Lazy`), for the papers whose benchmark this game implements."""
+    agent_check: AgentCheckGame | None = None
+    """``accord agent check``: the game a remote agent is checked on; None: not checked."""
 
     def __post_init__(self) -> None:
         if not self.alias:

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from accord.core import registry
 from accord.core.declaration import (
+    AgentCheckGame,
     Board,
     Dimension,
     GameInfo,
@@ -62,6 +63,7 @@ from accord.core.declaration import (
 )
 
 __all__ = [
+    "AgentCheckGame",
     "Board",
     "Dimension",
     "GameInfo",

@@ -21,6 +21,7 @@ from typing import Any
 
 from accord.agents.base import Agent
 from accord.agents.reference import make_reference
+from accord.core.gameinfo import all_infos
 from accord.core.registry import make, resolve
 from accord.remote.spec import RemoteSeatSpec
 from accord.runner.play import play_game
@@ -28,12 +29,16 @@ from accord.runner.specs import GameSpec, parse_agent
 from accord.traces.events import Event
 from accord.traces.schema import Trace
 
-CHECK_GAMES: tuple[tuple[str, dict[str, Any], str], ...] = (
-    ("negotiation", {}, "greedy"),
-    ("sorting", {"max_rounds": 3}, "share-all"),
-    ("calendar", {}, "oracle-follower"),
-)
-"""Game, options, and the reference agent of the other seats."""
+
+def check_games() -> list[tuple[str, dict[str, Any], str]]:
+    """Game alias, options, and the reference agent of the other seats, for every installed
+    game that declares an `AgentCheckGame` (`GameInfo.agent_check`)."""
+    return [
+        (info.alias, dict(info.agent_check.options), info.agent_check.others)
+        for info in all_infos()
+        if info.agent_check is not None
+    ]
+
 
 REFUSAL = (
     "accord agent check refuses this first valid reply once, on purpose: answer the same "
@@ -133,7 +138,7 @@ async def check_agent(
 ) -> list[GameCheck]:
     """Play one check game per built-in game (or those in `games`) against the agent."""
     results = []
-    for game, options, other in CHECK_GAMES:
+    for game, options, other in check_games():
         if games is not None and game not in games:
             continue
         game_id = resolve(game)

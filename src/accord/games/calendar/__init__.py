@@ -13,7 +13,7 @@ Everything Accord knows about the game is declared once, in `INFO`, which Accord
 
 from typing import TYPE_CHECKING, Any
 
-from accord.core.gameinfo import GameInfo, HumanSeat, Judge, Lazy
+from accord.core.gameinfo import AgentCheckGame, GameInfo, HumanSeat, Judge, Lazy
 from accord.games.calendar import outcomes
 from accord.games.calendar.config import CalendarConfig
 from accord.games.calendar.engine import CalendarGame
@@ -151,6 +151,7 @@ INFO = GameInfo(
         "blocked": "num_blocked",
         "costs": "cost_setting",
     },
+    agent_check=AgentCheckGame(others="oracle-follower"),
 )
 
 __all__ = [

@@ -5,7 +5,7 @@ choice and metric. Everything Accord knows about the game is declared once, in `
 Accord's ``pyproject.toml`` names in the ``accord.games`` entry point group.
 """
 
-from accord.core.gameinfo import GameInfo, HumanSeat, Judge, Lazy
+from accord.core.gameinfo import AgentCheckGame, GameInfo, HumanSeat, Judge, Lazy
 from accord.games.negotiation import outcomes
 from accord.games.negotiation.config import TRACE_GAME_IDS, NegotiationConfig
 from accord.games.negotiation.engine import NegotiationGame
@@ -38,6 +38,7 @@ INFO = GameInfo(
     prompt_cases=Lazy("accord.games.negotiation.cases:PROMPTS"),
     kits={"grounding": Lazy("accord.games.negotiation.paper:GroundingKit")},
     scenario=Lazy("accord.games.negotiation.scenario_tool:scenarios"),
+    agent_check=AgentCheckGame(others="greedy"),
 )
 
 __all__ = ["INFO", "NegotiationConfig", "NegotiationGame"]

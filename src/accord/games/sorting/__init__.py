@@ -5,7 +5,7 @@ choice and metric. Everything Accord knows about the game is declared once, in `
 Accord's ``pyproject.toml`` names in the ``accord.games`` entry point group.
 """
 
-from accord.core.gameinfo import GameInfo, HumanSeat, Judge, Lazy
+from accord.core.gameinfo import AgentCheckGame, GameInfo, HumanSeat, Judge, Lazy
 from accord.games.sorting import outcomes
 from accord.games.sorting.config import SortingConfig
 from accord.games.sorting.engine import SortingGame
@@ -34,6 +34,7 @@ INFO = GameInfo(
     golden=Lazy("accord.games.sorting.cases:GOLDEN"),
     prompt_cases=Lazy("accord.games.sorting.cases:PROMPTS"),
     kits={"mas-bench": Lazy("accord.games.sorting.paper:MasBenchKit")},
+    agent_check=AgentCheckGame(others="share-all", options={"max_rounds": 3}),
 )
 
 __all__ = ["INFO", "SortingConfig", "SortingGame"]

@@ -6,8 +6,8 @@ import importlib
 import os
 import pkgutil
 import sys
+from typing import Any
 
-import click
 import typer
 from rich.console import Console
 
@@ -53,7 +53,7 @@ def _one_line_usage_errors() -> None:
     if getattr(rich_utils.rich_format_error, "_accord", False):
         return
 
-    def rich_format_error(self: click.ClickException) -> None:
+    def rich_format_error(self: Any) -> None:  # typer's own (vendored) ClickException
         if type(self).__name__ == "NoArgsIsHelpError":  # the help was printed already
             return
         from rich.markup import escape
@@ -61,7 +61,7 @@ def _one_line_usage_errors() -> None:
         from accord.core.secrets import scrub_secrets
 
         message = " ".join(self.format_message().split())
-        ctx: click.Context | None = getattr(self, "ctx", None)
+        ctx = getattr(self, "ctx", None)
         hint = f" (see {ctx.command_path} --help)" if ctx is not None else ""
         err_console.print(f"[bold red]error:[/bold red] {escape(scrub_secrets(message))}{hint}")
 

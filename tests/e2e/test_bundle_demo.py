@@ -2,8 +2,8 @@
 plays one game of each game of ``experiments/demo.yaml`` beside the reference agents of that
 file, the run is bundled (`accord view bundle`), and the site is opened from ``file://`` in
 headless Chromium (Debian's ``chromium``, via Playwright): the runs page, the run page, each
-model game's replay stepped with the keyboard, and a model game beside a reference game of
-the same scenario. Every browser wait is bounded; the run is three short games.
+model game's replay stepped with the keyboard, and the model's calendar game stepped beside
+a reference game. Every browser wait is bounded; the run is three short model games.
 """
 
 from __future__ import annotations
@@ -89,13 +89,21 @@ def test_the_demo_site_opens_from_the_file_system(site: tuple[Path, Path]) -> No
             assert f"{len(trace.events) - 1}" in where.inner_text(), batch
             assert page.locator(".transcript-col .call").count() > 0, batch
 
-        # The model's calendar game beside IMAP's on the same scenario (seed 0, same options).
+        # The model's calendar game beside IMAP's (each batch draws its own seeds, so the
+        # page says the scenarios differ), stepped round by round with the keyboard.
         model = model_games["calendar smollm2"]
         imap = next(t for t in traces.values() if t.run.get("batch") == "calendar imap")
         _open(page, f"{base}#/side/demo/{model.trace_id}/demo/{imap.trace_id}")
         page.wait_for_selector("#side-a > *", timeout=WAIT_MS)
         page.wait_for_selector("#side-b > *", timeout=WAIT_MS)
-        assert "Same scenario" in page.inner_text("#side-scenario")
+        same = model.scenario == imap.scenario
+        assert ("Same scenario" in page.inner_text("#side-scenario")) == same
+        before = page.inner_text("#side-a-step")
+        page.keyboard.press("End")
+        page.wait_for_selector(f"#side-a-step:not(:text-is({before!r}))", timeout=WAIT_MS)
+        assert f"{len(model.events) - 1} of {len(model.events) - 1}" in page.inner_text(
+            "#side-a-step"
+        )
         assert "Metrics (B − A)" in page.inner_text("main")
         browser.close()
     assert errors == []

@@ -40,7 +40,6 @@ import asyncio
 import base64
 import concurrent.futures
 import gzip
-import itertools
 import json
 import re
 import shutil
@@ -48,7 +47,7 @@ from collections.abc import Callable, Coroutine, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, unquote, urlencode
+from urllib.parse import quote, unquote
 
 from fastapi import FastAPI
 from fastapi.routing import APIRoute
@@ -56,6 +55,7 @@ from fastapi.routing import APIRoute
 from accord.core.errors import ConfigError
 from accord.core.secrets import scrub_secrets
 from accord.web.app import STATIC_DIR, create_app, resolve_runs
+from accord.web.bundle_pairs import comparisons, sides_of
 
 __all__ = ["BundleResult", "bundle_key", "write_bundle"]
 
@@ -258,42 +258,6 @@ def _snapshot(path: str, body: bytes, run_names: dict[str, str]) -> bytes:
     return body
 
 
-def _comparisons(runs: list[dict[str, Any]]) -> list[str]:
-    """Comparison paths for every pair of sides the page offers (a whole run, or one batch of
-    it), both ways round: pairs that share a game first, so a cap drops the refusals."""
-    sides: list[tuple[str, str | None, set[str]]] = []
-    for r in runs:
-        groups = r.get("summary") or []
-        sides.append((r["run"], None, set(r.get("game_ids") or [])))
-        for batch in sorted({g["batch"] for g in groups if g.get("batch")}):
-            games = {g["game_id"] for g in groups if g.get("batch") == batch}
-            sides.append((r["run"], batch, games))
-    shared: list[str] = []
-    other: list[str] = []
-    for (ra, ba, ga), (rb, bb, gb) in itertools.permutations(sides, 2):
-        query = {"a": ra, "b": rb}
-        if ba is not None:
-            query["a_batch"] = ba
-        if bb is not None:
-            query["b_batch"] = bb
-        (shared if ga & gb else other).append("/api/compare?" + urlencode(query))
-    return shared + other
-
-
-def _sides(run_id: str, rows: list[dict[str, Any]]) -> list[tuple[bool, str]]:
-    """(same scenario?, ``/api/side`` path) for each ordered pair of the run's finished games
-    of one game id: the pairs a game page offers to step side by side."""
-    done = [r for r in rows if r.get("status") not in ("unreadable", "playing")]
-    out = []
-    for a, b in itertools.permutations(done, 2):
-        if a.get("game_id") != b.get("game_id"):
-            continue
-        query = {"a_run": run_id, "a_trace": a["trace_id"], "b_run": run_id}
-        path = "/api/side?" + urlencode({**query, "b_trace": b["trace_id"]})
-        out.append((bool(a.get("scenario")) and a.get("scenario") == b.get("scenario"), path))
-    return out
-
-
 def _index_html() -> str:
     """The served ``index.html`` made relative, with the bundle's loader and a CSP."""
     html = (STATIC_DIR / "index.html").read_text(encoding="utf-8")
@@ -428,7 +392,7 @@ async def _fill_site(
                     if path is not None:
                         await save(path)
             result.pages += 1
-        sides += _sides(run_id, [r for r in rows if r["trace_id"] in set(kept)])
+        sides += sides_of(run_id, [r for r in rows if r["trace_id"] in set(kept)])
     sides.sort(key=lambda s: not s[0])  # the same scenario first (a stable sort)
     for _, path in sides[:max_sides]:
         await save(path)
@@ -437,7 +401,7 @@ async def _fill_site(
         result.left_out.append(
             f"{len(sides) - max_sides} of {len(sides)} side-by-side pages (--max-sides {max_sides})"
         )
-    pairs = _comparisons(run_list)
+    pairs = comparisons(run_list)
     for path in pairs[:max_comparisons]:
         await save(path)
     result.comparisons = min(len(pairs), max_comparisons)

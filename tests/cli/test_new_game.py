@@ -94,6 +94,7 @@ def test_the_skeleton_has_every_part(skeleton: Path) -> None:
         "src/meeting_room/__init__.py",
         "src/meeting_room/actions.py",
         "src/meeting_room/config.py",
+        "src/meeting_room/controls.py",
         "src/meeting_room/engine.py",
         "src/meeting_room/golden.py",
         "src/meeting_room/human.py",

@@ -74,3 +74,33 @@ def test_accord_run_prints_a_fitted_table(tmp_path: Path) -> None:
     assert all(len(line) <= 160 for line in lines)
     assert "…" not in result.output
     assert any(CI.search(line) for line in lines), result.output
+
+
+def mixed_summary() -> dict[str, Any]:
+    """Three games' batches, each with its own metrics (as a run of the three-game demo)."""
+    groups = []
+    for game, n in (("calendar", 9), ("negotiation", 6), ("sorting", 5)):
+        values = {
+            f"{game}.m{i}": metric(0.5, 0.123, 0.987, f"{game} metric {i}", True) for i in range(n)
+        }
+        row = {"batch": f"{game}-smollm2", "pairing": "local/smollm2 ×2", "games": 4}
+        groups.append({**row, "complete": 4, "failed": 0, "fallback_rate": 0.25, "metrics": values})
+    return {"groups": groups}
+
+
+def test_a_mixed_game_table_keeps_each_games_first_metric() -> None:
+    wide = render(fit_table(summary_table(mixed_summary()), 160), 160)
+    for width in (160, 100):
+        fitted = fit_table(summary_table(mixed_summary()), width)
+        text = render(fitted, width)
+        assert "…" not in text and all(len(line) <= width for line in text.splitlines())
+        headers = [str(c.header) for c in fitted.columns]
+        for game in ("calendar", "negotiation", "sorting"):
+            assert f"{game} metric 0 %" in headers, (width, text)
+        assert "games" in headers and "failed" in headers
+        for line in text.splitlines():
+            if "-smollm" in line:  # each batch's row shows its own metric's mean
+                assert "50.0" in line, text
+    assert len(CI.findall(wide)) == 3, "wide enough: the intervals are kept"
+    narrow = render(fit_table(summary_table(mixed_summary()), 100), 100)
+    assert not CI.findall(narrow) and "the 95% CIs" in " ".join(narrow.split())

@@ -185,7 +185,12 @@ def test_two_people_play_a_whole_negotiation_in_two_browsers(tmp_path: Path) -> 
             page.goto(link)
             pages.append(page)
         pages[0].wait_for_selector("#answer-form", timeout=STEP_MS)
-        assert "--- CHEAP TALK" in pages[0].locator("#observation").inner_text()
+        assert "--- CHEAP TALK" in pages[0].locator("#observation").text_content()
+        # The game's own view of the seat, above the controls: the market and A's projects.
+        view = pages[0].locator("#seat-view")
+        assert view.bounding_box()["y"] < pages[0].locator("#answer-form").bounding_box()["y"]
+        own_view = view.inner_text()
+        assert "The market" in own_view and "Your projects" in own_view
         pages[0].screenshot(path=str(SHOTS / "seat.png"))
         seen: list[set[str]] = [set(), set()]
         deadline = time.monotonic() + 120
@@ -204,11 +209,19 @@ def test_two_people_play_a_whole_negotiation_in_two_browsers(tmp_path: Path) -> 
         pages[0].wait_for_selector("#seat-result table")
         lobby.wait_for_selector(".table-card .status-complete", timeout=STEP_MS)
         lobby.screenshot(path=str(SHOTS / "lobby.png"), full_page=True)
+        # Once it is over, the whole game (every seat) opens in the replay view.
+        pages[0].click("#seat-replay")
+        pages[0].wait_for_selector(".rv-scrubber", timeout=STEP_MS)
         browser.close()
     assert errors == []
     table = next(iter(hub.tables.values()))
     trace = read_trace(tmp_path / "humans" / "traces" / f"{table.spec.trace_id}.json")
     assert trace.status == "complete" and [s.agent for s in trace.seats] == ["human", "human"]
+    # The seat's view showed its own projects, never the partner's.
+    first = trace.scenario["scenarios"][0]["agents"]
+    mine, theirs = ({p["name"] for p in first[i]} for i in (0, 1))
+    assert all(name in own_view for name in mine)
+    assert not [name for name in theirs - mine if name in own_view]
     said = [e["speech"] for e in trace.events if e["type"] == "message"]
     assert "A here: shall we split [fairly]?" in said and "B here: shall we split [fairly]?" in said
     assert {e["seat"] for e in trace.events if e["type"] == "human_action"} == {0, 1}
@@ -271,7 +284,7 @@ def test_one_person_plays_a_calendar_seat_against_reference_agents(tmp_path: Pat
         page.wait_for_selector("#answer-form", timeout=STEP_MS)
         briefing = page.locator("#briefing").inner_text()
         assert "calendar assistant" in briefing
-        assert "Slot 0:" in page.locator("#observation").inner_text()
+        assert "Slot 0:" in page.locator("#observation").text_content()
         done: dict[str, Any] = {}
         deadline = time.monotonic() + 180
         shot = False

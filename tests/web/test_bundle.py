@@ -82,6 +82,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path,
     result = write_bundle([neg, cal], out)
     assert (result.runs, result.games, result.pages) == (2, 6, 6)
     assert result.figures == 2 and not result.left_out
+    # Every ordered pair of one run's games of one game id: 4 x 3 negotiations, 2 x 1 calendars.
+    assert result.sides == 14
     yield neg, cal, out
 
 
@@ -161,6 +163,19 @@ def test_secrets_reach_no_file_of_the_site(tmp_path: Path, monkeypatch) -> None:
         if file.is_file():
             assert KEY.encode() not in file.read_bytes(), file
     assert not any(KEY in t for t in texts.values())
+
+
+def test_max_sides_keeps_the_same_scenario_pairs_first(site, tmp_path: Path) -> None:
+    neg, _, _ = site
+    result = write_bundle([neg], tmp_path / "site", max_sides=4)
+    assert result.sides == 4 and "8 of 12 side-by-side pages" in " ".join(result.left_out)
+    saved = {p.name for p in (tmp_path / "site" / "data").glob("*.js")}
+    same = [("short", "long"), ("long", "short")]
+    for a, b in [(f"talk-{x}-{seed}", f"talk-{y}-{seed}") for x, y in same for seed in (1, 2)]:
+        path = f"/api/side?a_run=neg&a_trace={a}&b_run=neg&b_trace={b}"
+        assert f"{bundle_key(path)}.js" in saved
+    other = "/api/side?a_run=neg&a_trace=talk-short-1&b_run=neg&b_trace=talk-short-2"
+    assert f"{bundle_key(other)}.js" not in saved
 
 
 def test_max_games_lists_every_game_but_bounds_the_pages(tmp_path: Path) -> None:
@@ -294,6 +309,22 @@ def _check_pages(page, base: str, neg: Path) -> dict[str, str]:
     page.wait_for_selector(f"text=Events ({len(calendar.events)})")
     seen["calendar"] = page.inner_text("main")
 
+    # Two games of the same scenario stepped side by side, moved on with the arrow key.
+    _visit(page, f"{base}#/run/neg/game/talk-short-1")
+    page.wait_for_selector("#side-go")
+    page.select_option("#side-with", "talk-long-1")
+    page.click("#side-go")
+    page.wait_for_selector("#side-a > *")
+    page.wait_for_selector("#side-scenario")
+    assert "Same scenario" in page.inner_text("#side-scenario")
+    first = page.inner_text("#side-b-step")
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function(
+        "(t) => document.querySelector('#side-b-step').innerText !== t", arg=first
+    )
+    seen["side"] = page.inner_text("main")
+    assert "Metrics (B − A)" in seen["side"]
+
     _visit(page, f"{base}#/compare/neg/short/neg/long")
     page.wait_for_selector("#compare-mode")
     seen["compare"] = page.inner_text("main")
@@ -324,7 +355,7 @@ def test_site_from_a_static_server_shows_what_accord_serve_shows(
     # The pages are the same, but for the one thing a published site leaves out: the run's
     # directory on this machine shows as the folder's name.
     assert str(neg) in served["runs"] and str(neg) not in bundled["runs"]
-    for name in ("runs", "run", "game", "calendar", "compare"):
+    for name in ("runs", "run", "game", "calendar", "side", "compare"):
         local = served[name].replace(str(neg), "neg").replace(str(cal), CAL)
         assert bundled[name] == local, name
 

@@ -17,6 +17,7 @@ from accord.core.secrets import scrub_secrets
 from accord.models.cache import ModelCache
 from accord.models.recorded import has_replies
 from accord.runner.fork import ForkCounts, fork_spec, parse_at, seat_index
+from accord.runner.lock import RunLock, run_dir_of
 from accord.runner.play import play_game
 from accord.runner.replay import default_out, spec_from_trace
 from accord.runner.run import write_run_trace
@@ -71,7 +72,8 @@ def fork(
     continues the seat's conversation), and the other seats' models answer from the trace
     until the game leaves the parent's path. Each round is printed as it is reached. The
     forked trace records its parent trace id and the fork point in run.fork, and a `fork`
-    event marks the switch.
+    event marks the switch. Written into a run's traces/ folder (--out RUN/traces), the fork
+    holds that run's lock while it plays, as `accord run` does.
 
     Examples:
 
@@ -79,6 +81,7 @@ def fork(
 
       accord fork runs/g/traces/b-g000.json --at 3 --seat 1 --agent greedy --cache c
     """
+    lock: RunLock | None = None
     try:
         option = deprecated_model_option(option, old_option)
         if (model is None) == (agent is None):
@@ -105,6 +108,10 @@ def fork(
                 "asked again: give --cache DIR with the model cache its run filled"
             )
         model_cache = ModelCache(cache, replay_errors=True) if cache is not None else None
+        target = out or default_out(trace_path, "forks")
+        run = run_dir_of(target)
+        if run is not None:  # a fork written into a run's traces/ becomes one of its games
+            lock = RunLock.acquire(run)
         counts = ForkCounts()
         progress = _Progress(counts, parse_at(at))
         forked = asyncio.run(
@@ -115,9 +122,12 @@ def fork(
                 sink=progress,
             )
         )
-        path = write_run_trace(out or default_out(trace_path, "forks"), forked)
+        path = write_run_trace(target, forked)
     except AccordError as exc:
         raise _fail(exc) from exc
+    finally:
+        if lock is not None:
+            lock.release()
     progress.finish()
     console.print(f"Forked {parent.trace_id} -> {path} ({forked.status})")
     if from_trace:

@@ -6,6 +6,7 @@ import importlib
 import os
 import pkgutil
 import sys
+from typing import Any
 
 import typer
 from rich.console import Console
@@ -42,9 +43,37 @@ def _hide_flag_types() -> None:
 
 _hide_flag_types()
 
+
+def _one_line_usage_errors() -> None:
+    """Print a bad option or argument (``--cpus 0``, an unknown flag) as one ``error:`` line
+    naming the command's --help, not typer's boxed panel: every refusal reads the same way and
+    a log or a script sees one line (exit code 2 is click's, unchanged)."""
+    from typer import rich_utils
+
+    if getattr(rich_utils.rich_format_error, "_accord", False):
+        return
+
+    def rich_format_error(self: Any) -> None:  # typer's own (vendored) ClickException
+        if type(self).__name__ == "NoArgsIsHelpError":  # the help was printed already
+            return
+        from rich.markup import escape
+
+        from accord.core.secrets import scrub_secrets
+
+        message = " ".join(self.format_message().split())
+        ctx = getattr(self, "ctx", None)
+        hint = f" (see {ctx.command_path} --help)" if ctx is not None else ""
+        err_console.print(f"[bold red]error:[/bold red] {escape(scrub_secrets(message))}{hint}")
+
+    rich_format_error._accord = True  # type: ignore[attr-defined]
+    rich_utils.rich_format_error = rich_format_error
+
+
 # Piped output (CI logs, files) gets a wide table instead of rich's 80-column default.
 console = Console(width=None if sys.stdout.isatty() else 160)
-err_console = Console(stderr=True)
+# Errors are one line whatever the width: a pipe or a log would otherwise wrap at 80 columns.
+err_console = Console(stderr=True, soft_wrap=True)
+_one_line_usage_errors()
 
 
 def main() -> None:

@@ -3,12 +3,14 @@
 Rich squeezes a table wider than the terminal by cropping headers ("calend…") and wrapping
 cells, so a confidence interval ``72.9 [25.0, 100.0]`` ends up on three lines. Here the
 table is rebuilt instead: columns with no value in any row are left out, every cell keeps one
-line, and when the rest is still too wide the last columns are left out and named in the
-caption (their values stay in ``summary.json`` and ``accord report``).
+line, and when the rest is still too wide the least essential columns are left out and named
+in the caption (their values stay in ``summary.json`` and ``accord report``): each row keeps
+its own first columns, so a run of several games keeps every game's headline metric.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -30,14 +32,58 @@ NAME_WIDTH = 30
 """Room given to a kept name column (batch, pairing) before it wraps."""
 
 
-def _width(column: Column, cells: Sequence[object]) -> int:
-    """Width the column needs to show its header and every cell on one line."""
-    header = Text.from_markup(column.header).cell_len if isinstance(column.header, str) else 0
-    return max([header, *(Text.from_markup(c).cell_len for c in cells if isinstance(c, str))])
+def _width(column: Column, cells: Sequence[object], *, wrap_header: bool = False) -> int:
+    """Width the column needs to show every cell on one line, and its header on one line (or
+    with `wrap_header`, its longest word)."""
+    header = Text.from_markup(column.header).plain if isinstance(column.header, str) else ""
+    words = header.split() if wrap_header else [header]
+    header_len = max((Text(w).cell_len for w in words), default=0)
+    return max([header_len, *(Text.from_markup(c).cell_len for c in cells if isinstance(c, str))])
+
+
+def _ranks(cells: Sequence[Sequence[object]], chosen: list[int], keep: int) -> dict[int, int]:
+    """Per column, how essential it is (0 most). A mixed-game table's rows each have their
+    own game's metrics, and each row's first ones are its essentials: the columns every row
+    has before the first a row lacks (games, failed) are 0, any other column its best place
+    among a row's other valued columns. In a one-game table that is the column order."""
+    rows = range(len(cells[0]) if cells else 0)
+    valued = {i: {r for r in rows if _text(cells[i][r]) not in EMPTY} for i in chosen}
+    body = [i for i in chosen if i >= keep]
+    partial = [i for i in body if len(valued[i]) < len(rows)]
+    shared = {i for i in body if partial and i < partial[0]}
+    ranks = {i: 0 if i in shared else len(chosen) for i in body}
+    for row in rows:
+        own = [i for i in body if i not in shared and row in valued[i]]
+        for place, i in enumerate(own):
+            ranks[i] = min(ranks[i], place)
+    return ranks
+
+
+def _pick(order: list[int], needs: dict[int, int], room: int) -> list[int]:
+    """Columns of `order` (most essential first) that fit `room`, each taking its need + 3."""
+    picked = []
+    for i in order:
+        if needs[i] + 3 <= room:
+            picked.append(i)
+            room -= needs[i] + 3
+    return sorted(picked)
+
+
+def _mean_only(cell: object) -> object:
+    """``72.9 [25.0, 100.0]`` -> ``72.9``."""
+    return cell.split(" [", 1)[0] if isinstance(cell, str) and _CI.search(cell) else cell
+
+
+_CI = re.compile(r" \[-?[\d.]+, -?[\d.]+\]")
 
 
 def fit_table(table: Table, width: int, *, keep: int = 2, where: str = "summary.json") -> Table:
     """`table` rebuilt to fit `width` terminal columns.
+
+    The columns kept are the most essential that fit: those a row shows first (in a
+    mixed-game table, each game's own first metrics, not only the first game's). When even
+    each row's first columns do not fit with their confidence intervals, the intervals are
+    left out (said in the caption) so the means stay readable.
 
     Args:
         table: a rich table whose cells are strings (markup allowed).
@@ -46,34 +92,47 @@ def fit_table(table: Table, width: int, *, keep: int = 2, where: str = "summary.
         where: where the left-out columns' values can be read, for the caption.
     """
     columns = list(table.columns)
-    cells = [list(c._cells) for c in columns]
-    chosen = [
+    cells: list[list[Any]] = [list(c._cells) for c in columns]
+    valued = [
         i for i, col in enumerate(cells) if i < keep or any(_text(c) not in EMPTY for c in col)
     ]
-    needs = {i: _width(columns[i], cells[i]) for i in chosen}
-    needs.update({i: min(needs[i], NAME_WIDTH) for i in chosen[:keep]})
-    # Per column: one space of padding each side and one border; plus the table's last border.
-    total = 1 + sum(needs[i] + 3 for i in chosen)
-    dropped: list[int] = []
-    while total > width and len(chosen) > keep + 1:
-        last = chosen.pop()
-        dropped.insert(0, last)
-        total -= needs[last] + 3
-    caption = table.caption
+    names = valued[:keep]
+    ranks = _ranks(cells, valued, keep)
+    order = sorted(ranks, key=lambda i: (ranks[i], i))
+    essential = [i for i in order if ranks[i] == 0] or order[:1]
+    notes: list[str] = []
+    for means_only in (False, True):
+        shown = [[_mean_only(c) for c in col] if means_only else col for col in cells]
+        needs = {i: _width(columns[i], shown[i], wrap_header=means_only) for i in valued}
+        needs.update({i: min(needs[i], NAME_WIDTH // (2 if means_only else 1)) for i in names})
+        # Per column: one space of padding each side and one border; plus the last border.
+        room = width - 1 - sum(needs[i] + 3 for i in names)
+        chosen = _pick(order, needs, room)
+        if all(i in chosen for i in essential):
+            break
+    if means_only:
+        notes.append("the 95% CIs")
+    cells = shown
+    dropped = [i for i in order if i not in chosen]
     if dropped:
-        names = ", ".join(_text(columns[i].header) for i in dropped)
-        caption = f"Left out for the terminal's width: {names} (see {where}, or widen it)."
+        notes.append(", ".join(_text(columns[i].header) for i in sorted(dropped)))
+    caption = table.caption
+    if notes:
+        left = "; ".join(notes)
+        caption = f"Left out for the terminal's width: {left} (see {where}, or widen it)."
     fitted = Table(title=table.title, caption=caption, show_lines=table.show_lines)
-    for i in chosen:
+    for i in [*names, *chosen]:
         col = columns[i]
         fitted.add_column(
             col.header,
             justify=col.justify,
-            no_wrap=i >= keep,
+            no_wrap=i >= keep and not means_only,
             min_width=needs[i] if i >= keep else None,
+            max_width=needs[i] if means_only else None,
+            overflow="fold" if i < keep else "ellipsis",  # a long batch name wraps, whole
         )
     for row in range(table.row_count):
-        fitted.add_row(*(cells[i][row] for i in chosen))
+        fitted.add_row(*(cells[i][row] for i in [*names, *chosen]))
     return fitted
 
 

@@ -34,14 +34,19 @@ def bundle(
         int,
         typer.Option(min=0, help="Comparisons of two runs or batches computed into the site."),
     ] = 200,
+    max_sides: Annotated[
+        int,
+        typer.Option(min=0, help="Side-by-side pages (two games of a run stepped together)."),
+    ] = 100,
 ) -> None:
-    """Write the runs' web view (run pages, games, replays, transcripts, figures,
-    leaderboard, comparisons) as a self-contained static site: no server, nothing loaded
-    from the network. Open SITE/index.html from disk, or copy SITE/ to any static host.
+    """Write the runs' web view (run pages, games, replays, side-by-side replays,
+    transcripts, figures, leaderboard, comparisons) as a self-contained static site: no
+    server, nothing loaded from the network. Open SITE/index.html from disk, or copy SITE/
+    to any static host.
 
     Example: accord view bundle runs/demo runs/grid --out site/
 
-    Example: accord view bundle runs/big --out site/ --max-games 500
+    Example: accord view bundle runs/big --out site/ --max-games 500 --max-sides 20
     """
     try:
         from accord.web.bundle import write_bundle
@@ -56,6 +61,7 @@ def bundle(
             site,
             max_games=max_games,
             max_comparisons=max_comparisons,
+            max_sides=max_sides,
             progress=lambda line: console.print(f"bundling {escape(line)}", highlight=False),
         )
     except AccordError as exc:
@@ -64,7 +70,8 @@ def bundle(
         raise _fail(ConfigError(f"cannot write --out {out}: {exc.strerror or exc}")) from exc
     console.print(
         f"wrote {escape(str(result.out))}/index.html: {result.runs} runs, {result.games} games "
-        f"({result.pages} pages), {result.comparisons} comparisons, {result.figures} figures, "
+        f"({result.pages} pages), {result.comparisons} comparisons, {result.sides} side-by-side "
+        f"pages, {result.figures} figures, "
         f"{result.bytes_written / 1e6:.1f} MB of data",
         highlight=False,
         soft_wrap=True,

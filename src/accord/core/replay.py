@@ -13,6 +13,10 @@ a game from another package gets a replay page without front-end code:
 `tone` is one of `TONES` (the page colours cells by it); `overlay` is a second text drawn on
 top of a cell when the page's overlay is switched on (the oracle's schedule, say).
 
+The same module may declare ``seat_frame(request) -> Frame | None``: the view a person playing
+that seat in the browser sees above their controls (`seat_frame_of`). It is built from the
+seat's own `Request` only, so it can show nothing the rules keep from that seat.
+
 A `Replay` holds one step per trace event, each naming its frame and its *mark* (a number that
 never decreases: the round, say), so two games of one scenario can be stepped side by side
 round by round (`align`). Consecutive equal frames are stored once.
@@ -28,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from accord.core.errors import ConfigError
 
 if TYPE_CHECKING:
+    from accord.core.spec import Request
     from accord.traces.schema import Trace
 
 TONES = frozenset(
@@ -133,6 +138,25 @@ def replay_of(game_cls: type[Any], trace: Trace) -> dict[str, Any] | None:
             f"{len(trace.events)} events; report this as a bug of the game's view"
         )
     return built.as_dict()
+
+
+def seat_frame_of(game_cls: type[Any], request: Request) -> Frame | None:
+    """The frame the view `game_cls` declares shows a person at `request.seat` (its
+    ``seat_frame``), or None when it declares none or cannot draw this request."""
+    name = getattr(game_cls, "replay_module", None)
+    if not name:
+        return None
+    try:
+        draw = getattr(importlib.import_module(name), "seat_frame", None)
+    except ImportError:
+        return None
+    if draw is None:
+        return None
+    try:
+        frame: Frame | None = draw(request)
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError):
+        return None  # the controls below still say everything the seat needs
+    return frame
 
 
 def align(marks_a: Sequence[int], marks_b: Sequence[int]) -> list[tuple[int, int]]:

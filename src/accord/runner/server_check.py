@@ -3,8 +3,11 @@ answer them stops the run with the fix (`accord.models.server`).
 
 `check_server_context` asks each server once for its context size and refuses a run whose
 longest prompt plus the reply cap cannot fit: the game is played once with the offline mock
-model in the served seats, and the longest conversation it sends (the first prompt plus every
-turn's growth) is measured on the server."""
+model in the served seats, the longest conversation it sends (the first prompt plus every
+turn's growth) is taken at its worst (each earlier reply in it as long as the reply cap
+allows, `worst_case`) and measured on the server. A stand-in's replies are short; a real
+model's can fill the cap, so the stand-in's own conversation could fit where the game does
+not."""
 
 from __future__ import annotations
 
@@ -107,48 +110,70 @@ def check_server_context(specs: Sequence[GameSpec]) -> None:
             key = (str(agent.model), str(_base_url(agent)))
             if key not in longest or size > longest[key][0]:
                 longest[key] = (size, prompt, spec, agent)
-    for (model, base_url), (size, prompt, spec, agent) in longest.items():
+    for (model, base_url), (_, prompt, spec, agent) in longest.items():
         # A busy CPU server takes a while to read a long prompt: as long as one call may.
         wait = agent.options.get("timeout_s", 120.0)
         wait = float(wait) if isinstance(wait, int | float) else 120.0
-        _check_one(model, base_url, size, prompt, spec, agent, wait)
+        _check_one(model, base_url, prompt, spec, agent, wait)
+
+
+_FILL = " ok"
+"""One token in every tokenizer we know of: a reply of `cap` tokens is ``_FILL * cap``."""
+
+
+def worst_case(prompt: list[dict[str, str]], cap: int) -> list[dict[str, str]]:
+    """`prompt` as it is at its largest: every earlier reply in it as long as the reply cap
+    allows (a stand-in's replies are short, a real model's may not be: replies through
+    ``json_object`` with no schema ramble on), plus room for the reply to it."""
+    longest = _FILL * cap
+    grown = [{**m, "content": longest} if m["role"] == "assistant" else m for m in prompt]
+    return [*grown, {"role": "user", "content": longest}]
 
 
 def _check_one(
     model: str,
     base_url: str,
-    size: int,
     prompt: list[dict[str, str]],
     spec: GameSpec,
     agent: AgentSpec,
     timeout_s: float,
 ) -> None:
+    """Refuse the run when the longest conversation, with every reply in it (and the reply to
+    it) as long as the cap allows, cannot fit the server's context."""
     cap = reply_cap(agent) or game_class(spec.game).reply_tokens
     headers = _auth(agent)
     name = _served_name(model)
+    worst = worst_case(prompt, cap)
     n_ctx = reported_context(base_url, name, headers=headers)
-    if n_ctx is not None and size / _CHARS_PER_TOKEN_LOW + cap <= n_ctx:
+    if n_ctx is not None and sum(len(m["content"]) for m in worst) / _CHARS_PER_TOKEN_LOW <= n_ctx:
         return  # fits even by a pessimistic estimate: no need to send it
-    tokens, said = measure_prompt(base_url, name, prompt, headers=headers, timeout_s=timeout_s)
-    if said is None and n_ctx is None and tokens is not None:
-        # The server did not say its size (llama-cpp-python). It refuses only a prompt that
-        # does not fit (and silently shortens replies), so ask again with room for a reply
-        # taken by filler: only the filler is new to its prompt cache.
-        filler = [*prompt, {"role": "user", "content": " ok" * cap}]
-        _, said = measure_prompt(base_url, name, filler, headers=headers, timeout_s=timeout_s)
-        if said is None:
-            return  # the longest prompt and a full reply fit
+    # llama-cpp-python says no size and refuses only what does not fit; llama.cpp and vLLM
+    # refuse it too, naming their size: so the worst case itself is sent, with max_tokens 1.
+    tokens, said = measure_prompt(base_url, name, worst, headers=headers, timeout_s=timeout_s)
     if said is not None:
         n_ctx = said
     if n_ctx is None or (tokens is None and said is None):
+        return  # the server neither refused it nor said its size
+    if said is None and tokens is not None and tokens <= n_ctx:
         return
-    if tokens is None or said is not None or tokens + cap > n_ctx:
-        size_text = f"is {tokens} tokens" if tokens is not None else "does not fit"
-        raise ConfigError(
-            f"{model} at {base_url}: the prompts of {spec.trace_id} grow to one that {size_text} "
-            f"(measured on the server with a stand-in's replies) and each reply may take {cap} "
-            "more: " + context_fix(n_ctx, (tokens or n_ctx) + cap) + "."
-        )
+    replies = sum(1 for m in prompt if m["role"] == "assistant")
+    needed = tokens if tokens is not None and tokens > n_ctx else None
+    grows = "does not fit" if needed is None else f"takes {needed} tokens"
+    raise ConfigError(
+        f"{model} at {base_url}: the longest prompt of {spec.trace_id} holds {replies} earlier "
+        f"replies; with each of them and the reply to it as long as max_tokens ({cap}) allows, "
+        f"it {grows} (measured on the server): {context_fix(n_ctx, needed)}"
+        f"{_smaller_cap(n_ctx, needed, cap, replies)}."
+    )
+
+
+def _smaller_cap(n_ctx: int, needed: int | None, cap: int, replies: int) -> str:
+    """``; -M max_tokens=N fits``: the largest reply cap whose worst case fits `n_ctx`."""
+    if needed is None:
+        return ""
+    base = needed - (replies + 1) * cap  # the conversation without its replies
+    fits = (n_ctx - base) // (replies + 1)
+    return f"; -M max_tokens={fits} fits" if 32 <= fits < cap else ""
 
 
 def _auth(agent: AgentSpec) -> dict[str, str]:

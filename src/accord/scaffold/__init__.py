@@ -2,7 +2,8 @@
 
 The skeleton (files under ``game/`` here, each ending in ``.tmpl``) is a complete small game:
 a pyproject declaring its entry points, a `Game` with one seat type and one action, a config
-model, prompts as Jinja2 templates, reference agents, a report, the conformance test, golden
+model, prompts as Jinja2 templates, reference agents, browser controls for people (declared
+fields), a report, the conformance test, golden
 traces with the script that regenerates them, and a docs page. Its package has the same role
 files as Accord's own games (`ROLE_FILES`), each with the TODO notes an author needs. It passes
 `accord.testing` as written; docs/writing-a-game.md walks through it.

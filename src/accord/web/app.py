@@ -34,7 +34,6 @@ from accord.core.registry import game_class, game_ids
 from accord.traces.io import read_trace
 from accord.traces.schema import Trace
 from accord.web.live import (
-    SSE_HEADERS,
     game_stream,
     live_game,
     live_logs,
@@ -264,8 +263,8 @@ def create_app(
     bound to the loopback interface, so a web page elsewhere cannot reach the traces by
     pointing its own domain name at 127.0.0.1 (DNS rebinding). With `play`, its output
     directory is served as a run too, and games still playing are cancelled at shutdown.
-    Live streams share one watcher per run and are capped at `max_streams` per client
-    address (`accord.web.watch`).
+    Live streams share one watcher per run and all of them (play seats' too) are capped at
+    `max_streams` per client address (`accord.web.watch`).
     """
     if play is not None and all(d.resolve() != play.out.resolve() for d in dirs):
         dirs = [*dirs, play.out]
@@ -287,8 +286,9 @@ def create_app(
     app = FastAPI(
         title="Accord", docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan
     )
+    cap = StreamCap(max_streams)  # every live stream, play seats' included
     if play is not None:
-        add_play_routes(app, play)
+        add_play_routes(app, play, cap)
     if allowed_hosts is not None:
         app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))
 
@@ -333,23 +333,9 @@ def create_app(
         )
         for run in runs.values()
     }
-    cap = StreamCap(max_streams)
 
     def capped(request: Request, body: AsyncGenerator[str, None]) -> StreamingResponse:
-        """`body` as a stream counted against its client's cap (429 when it is full)."""
-        client = request.client.host if request.client is not None else "?"
-        if not cap.take(client):
-            raise HTTPException(429, cap.refusal())
-
-        async def counted() -> AsyncIterator[str]:
-            try:
-                async for chunk in body:
-                    yield chunk
-            finally:
-                cap.give_back(client)
-                await body.aclose()
-
-        return StreamingResponse(counted(), media_type="text/event-stream", headers=SSE_HEADERS)
+        return cap.stream(request, body)
 
     @app.get("/api/runs")
     def list_runs() -> list[dict[str, Any]]:

@@ -20,7 +20,10 @@ route of the API under ``/api/runs`` or ``/api/games`` is asked for each run, ea
 each registered game id (``{run_id}``, ``{trace_id}``, ``{game_id}``), whichever feature
 added it, except live streams. Comparisons (``/api/compare``) are asked for
 each pair of runs and each pair of batches inside a run, both ways round, up to
-`MAX_COMPARISONS`; a comparison left out says so on the page.
+`MAX_COMPARISONS`; a comparison left out says so on the page. Side-by-side pages
+(``/api/side``: two games of one game id in one run stepped together, as a game page offers)
+are saved for each ordered pair of a run's games of one game id, pairs of the same scenario
+first, up to `MAX_SIDES` (each holds both games' replays); one left out says so when opened.
 
 Bounds. Each game's trace is its own file, loaded only when its page opens; a run's games
 table is one (compressed) file, paged in the browser. At most ``max_games`` games per run get
@@ -37,7 +40,6 @@ import asyncio
 import base64
 import concurrent.futures
 import gzip
-import itertools
 import json
 import re
 import shutil
@@ -45,7 +47,7 @@ from collections.abc import Callable, Coroutine, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, unquote, urlencode
+from urllib.parse import quote, unquote
 
 from fastapi import FastAPI
 from fastapi.routing import APIRoute
@@ -53,6 +55,7 @@ from fastapi.routing import APIRoute
 from accord.core.errors import ConfigError
 from accord.core.secrets import scrub_secrets
 from accord.web.app import STATIC_DIR, create_app, resolve_runs
+from accord.web.bundle_pairs import comparisons, sides_of
 
 __all__ = ["BundleResult", "bundle_key", "write_bundle"]
 
@@ -62,6 +65,8 @@ COMPRESS_ABOVE = 4096
 """Payloads larger than this many bytes are stored gzip-compressed."""
 MAX_COMPARISONS = 200
 """At most this many comparisons are computed into a bundle."""
+MAX_SIDES = 100
+"""At most this many side-by-side pages (two games stepped together) go into a bundle."""
 DEFAULT_MAX_GAMES = 2000
 """Games per run that get their own pages unless ``--max-games`` says otherwise."""
 
@@ -82,6 +87,7 @@ class BundleResult:
     games: int = 0
     pages: int = 0
     comparisons: int = 0
+    sides: int = 0
     figures: int = 0
     bytes_written: int = 0
     left_out: list[str] = field(default_factory=list)
@@ -252,28 +258,6 @@ def _snapshot(path: str, body: bytes, run_names: dict[str, str]) -> bytes:
     return body
 
 
-def _comparisons(runs: list[dict[str, Any]]) -> list[str]:
-    """Comparison paths for every pair of sides the page offers (a whole run, or one batch of
-    it), both ways round: pairs that share a game first, so a cap drops the refusals."""
-    sides: list[tuple[str, str | None, set[str]]] = []
-    for r in runs:
-        groups = r.get("summary") or []
-        sides.append((r["run"], None, set(r.get("game_ids") or [])))
-        for batch in sorted({g["batch"] for g in groups if g.get("batch")}):
-            games = {g["game_id"] for g in groups if g.get("batch") == batch}
-            sides.append((r["run"], batch, games))
-    shared: list[str] = []
-    other: list[str] = []
-    for (ra, ba, ga), (rb, bb, gb) in itertools.permutations(sides, 2):
-        query = {"a": ra, "b": rb}
-        if ba is not None:
-            query["a_batch"] = ba
-        if bb is not None:
-            query["b_batch"] = bb
-        (shared if ga & gb else other).append("/api/compare?" + urlencode(query))
-    return shared + other
-
-
 def _index_html() -> str:
     """The served ``index.html`` made relative, with the bundle's loader and a CSP."""
     html = (STATIC_DIR / "index.html").read_text(encoding="utf-8")
@@ -294,6 +278,7 @@ def write_bundle(
     *,
     max_games: int = DEFAULT_MAX_GAMES,
     max_comparisons: int = MAX_COMPARISONS,
+    max_sides: int = MAX_SIDES,
     progress: Callable[[str], None] | None = None,
 ) -> BundleResult:
     """Write the static site of the run directories `dirs` into `out`; see the module doc.
@@ -301,8 +286,8 @@ def write_bundle(
     `out` must be new, empty or an earlier bundle (which is replaced). Raises `ConfigError`
     for a missing run directory or an unusable `out`, before anything is written.
     """
-    if max_games < 0 or max_comparisons < 0:
-        raise ConfigError("--max-games and --max-comparisons must be 0 or more")
+    if min(max_games, max_comparisons, max_sides) < 0:
+        raise ConfigError("--max-games, --max-comparisons and --max-sides must be 0 or more")
     for d in dirs:
         if not d.is_dir():
             raise ConfigError(
@@ -326,7 +311,8 @@ def write_bundle(
     (out / "index.html").write_text(_index_html(), encoding="utf-8")
     writer = _Writer(out / "data", result)
     names = {run_id: run_id for run_id in runs}  # a run's id is its folder's name
-    _run(_fill_site(app, writer, runs, names, max_games, max_comparisons, progress))
+    limits = (max_games, max_comparisons, max_sides)
+    _run(_fill_site(app, writer, runs, names, limits, progress))
     marker = {
         "format": 1,
         "complete": True,
@@ -354,11 +340,12 @@ async def _fill_site(
     writer: _Writer,
     runs: dict[str, Any],
     names: dict[str, str],
-    max_games: int,
-    max_comparisons: int,
+    limits: tuple[int, int, int],
     progress: Callable[[str], None] | None,
 ) -> None:
+    max_games, max_comparisons, max_sides = limits
     result = writer.result
+    sides: list[tuple[bool, str]] = []
     routes = _routes(app)
 
     async def save(path: str) -> tuple[int, bytes]:
@@ -405,7 +392,16 @@ async def _fill_site(
                     if path is not None:
                         await save(path)
             result.pages += 1
-    pairs = _comparisons(run_list)
+        sides += sides_of(run_id, [r for r in rows if r["trace_id"] in set(kept)])
+    sides.sort(key=lambda s: not s[0])  # the same scenario first (a stable sort)
+    for _, path in sides[:max_sides]:
+        await save(path)
+    result.sides = min(len(sides), max_sides)
+    if len(sides) > max_sides:
+        result.left_out.append(
+            f"{len(sides) - max_sides} of {len(sides)} side-by-side pages (--max-sides {max_sides})"
+        )
+    pairs = comparisons(run_list)
     for path in pairs[:max_comparisons]:
         await save(path)
     result.comparisons = min(len(pairs), max_comparisons)

@@ -19,17 +19,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as dt
+import functools
 import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import quote
 
 from accord.agents.base import Agent
 from accord.core.controls import play_controls
 from accord.core.errors import AccordError, ConfigError
 from accord.core.registry import game_class, make, resolve
+from accord.core.replay import seat_frame_of
 from accord.runner.play import build_agent, play_game
 from accord.runner.results import write_outputs
 from accord.runner.run import check_seats, write_run_trace
@@ -221,7 +224,10 @@ class PlayHub:
             ch = table.channels.get(i)
             if ch is not None:
                 controls = play_controls(table.spec.game)
-                agents.append(WebHumanAgent(ch, timeout_s=self.seat_timeout_s, controls=controls))
+                view = functools.partial(seat_frame_of, game_class(table.spec.game))
+                agents.append(
+                    WebHumanAgent(ch, timeout_s=self.seat_timeout_s, controls=controls, view=view)
+                )
             else:
                 agents.append(_build(a, table.spec))
         return agents
@@ -247,7 +253,17 @@ class PlayHub:
             row = None
             if trace is not None:
                 row = next((r for r in trace.seat_rows if r.get("seat") == seat), None)
-            ch.post({"type": "end", "status": table.status, "error": table.error, "result": row})
+            end: dict[str, Any] = {
+                "type": "end",
+                "status": table.status,
+                "error": table.error,
+                "result": row,
+            }
+            if trace is not None:  # the whole game, replayed in the run view
+                end["replay"] = f"#/run/{quote(self.run_id, safe='')}/game/" + quote(
+                    trace.trace_id, safe=""
+                )
+            ch.post(end)
 
     async def close(self) -> None:
         """Cancel games still playing (their traces are not written)."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Any
 
 from fastapi import FastAPI, Header, HTTPException, Request
@@ -21,9 +21,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from accord.agents.reference import reference_names
 from accord.core.errors import AccordError
 from accord.core.registry import game_ids, make
-from accord.web.live import KEEPALIVE_S, SSE_HEADERS, sse
+from accord.web.live import KEEPALIVE_S, sse
 from accord.web.play import PlayHub, Table
 from accord.web.seat import SeatChannel
+from accord.web.watch import StreamCap
 
 MAX_ANSWER_CHARS = 20_000
 """Longest answer accepted (the longest valid reply of any game is far shorter)."""
@@ -62,8 +63,10 @@ def seat_info(table: Table, ch: SeatChannel) -> dict[str, Any]:
     }
 
 
-def add_play_routes(app: FastAPI, hub: PlayHub) -> None:
-    """Mount the lobby and seat endpoints of `hub` on `app`."""
+def add_play_routes(app: FastAPI, hub: PlayHub, cap: StreamCap | None = None) -> None:
+    """Mount the lobby and seat endpoints of `hub` on `app`; seat streams count against `cap`
+    (the view's cap on live streams per client), as the run and game streams do."""
+    streams = cap if cap is not None else StreamCap()
 
     def check_key(key: str | None) -> None:
         if key is None or not secrets.compare_digest(key, hub.lobby_key):
@@ -113,7 +116,7 @@ def add_play_routes(app: FastAPI, hub: PlayHub) -> None:
     async def seat_stream(token: str, request: Request, since: int = 0) -> StreamingResponse:
         table, ch = find_seat(token)
 
-        async def body() -> AsyncIterator[str]:
+        async def body() -> AsyncGenerator[str, None]:
             sent = max(since, 0)
             ch.connect()
             hub.joined(table)
@@ -139,7 +142,7 @@ def add_play_routes(app: FastAPI, hub: PlayHub) -> None:
             finally:
                 ch.disconnect()
 
-        return StreamingResponse(body(), media_type="text/event-stream", headers=SSE_HEADERS)
+        return streams.stream(request, body())
 
     @app.post("/api/play/seat/{token}/check")
     async def seat_check(token: str, body: Answer) -> dict[str, Any]:

@@ -168,12 +168,19 @@ class WebHumanAgent(Agent):
     spec = "human"
 
     def __init__(
-        self, channel: SeatChannel, *, timeout_s: float, controls: PlayControls | None = None
+        self,
+        channel: SeatChannel,
+        *,
+        timeout_s: float,
+        controls: PlayControls | None = None,
+        view: Callable[[Request], dict[str, Any] | None] | None = None,
     ) -> None:
         super().__init__()
         self.channel = channel
         self.timeout_s = timeout_s
         self.controls = controls
+        self.view = view
+        """The game's view of a request for its seat (`accord.core.replay.seat_frame_of`)."""
         self._shown_system: str | None = None
         self._next_id = 0
 
@@ -189,6 +196,9 @@ class WebHumanAgent(Agent):
             "observation": request.observation,
             "form": form_spec(request, self.controls),
         }
+        frame = self.view(request) if self.view is not None else None
+        if frame is not None:
+            item["view"] = frame  # drawn above the controls, as the game's replay draws it
         if request.system and (request.reset_context or request.system != self._shown_system):
             item["system"] = request.system
             self._shown_system = request.system

@@ -16,10 +16,14 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+if TYPE_CHECKING:
+    from fastapi import Request
+    from fastapi.responses import StreamingResponse
 
 T = TypeVar("T")
 
@@ -120,6 +124,29 @@ class StreamCap:
             self.open[client] = left
         else:
             self.open.pop(client, None)
+
+    def stream(self, request: Request, body: AsyncGenerator[str, None]) -> StreamingResponse:
+        """`body` as a server-sent-event stream counted against its client's cap (HTTP 429 when
+        it is full). Every live stream of the view goes through here: a run's, a game's and a
+        play seat's."""
+        from fastapi import HTTPException
+        from fastapi.responses import StreamingResponse
+
+        from accord.web.live import SSE_HEADERS
+
+        client = request.client.host if request.client is not None else "?"
+        if not self.take(client):
+            raise HTTPException(429, self.refusal())
+
+        async def counted() -> AsyncIterator[str]:
+            try:
+                async for chunk in body:
+                    yield chunk
+            finally:
+                self.give_back(client)
+                await body.aclose()
+
+        return StreamingResponse(counted(), media_type="text/event-stream", headers=SSE_HEADERS)
 
     def refusal(self) -> str:
         """The HTTP 429 message."""

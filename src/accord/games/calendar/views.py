@@ -16,9 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 from accord.core.replay import Frame, Replay, Tone, cell, facts, grid, messages
 from accord.games.calendar import rules
-from accord.games.calendar.scenario import Scenario
+from accord.games.calendar.scenario import Scenario, display_cost
 
 if TYPE_CHECKING:
+    from accord.core.spec import Request
     from accord.traces.schema import Trace
 
 MESSAGE_TYPES = ("dm_sent", "message")
@@ -185,3 +186,42 @@ def _label(ev: Mapping[str, Any], names: list[str]) -> str:
     who = ev.get("agent", ev.get("sender"))
     name = names[who] if isinstance(who, int) and 0 <= who < len(names) else None
     return f"{ev.get('type', '?')}" + (f" · {name}" if name else "")
+
+
+def seat_frame(request: Request) -> Frame | None:
+    """What a person at `request.seat` sees above their controls: their own calendar as the
+    prompt shows it (entries and costs, CalBench §3), the current meeting and the phase. Built
+    from the seat's own request only (never the oracle's slots it also carries)."""
+    info = request.info
+    if info.get("phase") == "REFLECTION" or "calendar" not in info:
+        return None
+    meeting = info["meeting"]
+    log = info.get("cost_display") == "log10"
+    cells = []
+    for item in info["calendar"]:
+        if item is None:
+            cells.append(cell("", "free", "free"))
+            continue
+        cost = display_cost(int(item["cost"])) if log else int(item["cost"])
+        if item["kind"] == "meeting":
+            tone: Tone = "current" if item["id"] == meeting["id"] else "meeting"
+            cells.append(cell(f"M{item['id']} ·{cost}", tone, f"meeting M{item['id']}"))
+        else:
+            tone = "blocked" if item.get("blocked") else "busy"
+            what = ("blocked " if item.get("blocked") else "") + f"errand #{item['id']}"
+            cells.append(cell(f"#{item['id']} ·{cost}", tone, f"{what}, cost {cost}"))
+    slots = [str(s) for s in range(int(info["num_slots"]))]
+    return {
+        "title": f"Round {info['round']} · meeting M{meeting['id']} · {info['phase']}",
+        "panels": [
+            grid("Your calendar (slot → entry ·cost)", slots, [("you", cells)]),
+            facts(
+                "Now",
+                [
+                    ("meeting", f"M{meeting['id']} for agents {list(meeting['participants'])}"),
+                    ("you take part", "yes" if info.get("is_participant") else "no"),
+                    ("phase", info["phase"]),
+                ],
+            ),
+        ],
+    }

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from accord.core.replay import Frame, Replay, Tone, cell, facts, grid, messages
 
 if TYPE_CHECKING:
+    from accord.core.spec import Request
     from accord.traces.schema import Trace
 
 
@@ -203,3 +204,46 @@ def replay(trace: Trace) -> Replay:
         who = f" · {state.sides[seat]}" if isinstance(seat, int) and 0 <= seat < 2 else ""
         out.add(frame, state.round, f"{ev.get('type', '?')}{who}")
     return out
+
+
+def seat_frame(request: Request) -> Frame | None:
+    """What a person at `request.seat` sees above their controls: the market both sides
+    know (§3.1), their own projects (never the partner's) and where the game is. Built from
+    the seat's own request only."""
+    info = request.info
+    if info.get("phase") == "reflect" or "market" not in info:
+        return None
+    market = info["market"]
+    names: dict[str, str] = info["names"]
+    resources = sorted(market.supply)
+    cols = [f"{names.get(r, r)} ({r})" for r in resources]
+    market_rows = [
+        ("supply (both of you)", [cell(str(market.supply[r]), "muted") for r in resources]),
+        ("unit cost", [cell(f"{market.costs[r]:g}") for r in resources]),
+    ]
+    own = [
+        (
+            p.name,
+            [
+                cell(str(p.requirements.get(r, "")), "busy" if r in p.requirements else None)
+                for r in resources
+            ]
+            + [cell(str(p.reward))],
+        )
+        for p in info["projects"]
+    ]
+    return {
+        "title": f"Round {info['round']} of {info['rounds']} · {info['phase']}",
+        "panels": [
+            grid("The market", cols, market_rows),
+            grid("Your projects (needs per run)", [*cols, "reward per run"], own),
+            facts(
+                "You",
+                [
+                    ("budget", f"{market.budget:g}"),
+                    ("resource types per purchase", f"at most {market.max_types}"),
+                    ("partner has decided", "yes" if info.get("partner_decided") else "no"),
+                ],
+            ),
+        ],
+    }

@@ -18,6 +18,7 @@ from accord.games.sorting.backends import agent_name
 from accord.games.sorting.commands import format_list, submission_key
 
 if TYPE_CHECKING:
+    from accord.core.spec import Request
     from accord.traces.schema import Trace
 
 PREVIEW = 120
@@ -176,3 +177,30 @@ def replay(trace: Trace) -> Replay:
         who = f" · {state.names[seat]}" if isinstance(seat, int) and 0 <= seat < state.n else ""
         out.add(state.frame(), state.mark, f"{ev.get('type', '?')}{who}")
     return out
+
+
+def seat_frame(request: Request) -> Frame | None:
+    """What a person at `request.seat` sees above their controls: their own slice, the task,
+    the backend and the round (MAS-Bench §3). Built from the seat's own request only."""
+    info = request.info
+    if "xs" not in info:
+        return None
+    return {
+        "title": f"Round {info['round']} of {info['max_rounds']} · task {info['task']}",
+        "panels": [
+            grid(
+                "Your numbers",
+                [str(i) for i in range(len(info["xs"]))],
+                [("you", [cell(str(x), "busy") for x in info["xs"]])],
+            ),
+            facts(
+                "The task",
+                [
+                    ("task", info["task"]),
+                    ("backend", info["backend"]),
+                    ("agents", info["n"]),
+                    ("you submit", f"{info['submit_len']} integers"),
+                ],
+            ),
+        ],
+    }

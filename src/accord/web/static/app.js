@@ -844,8 +844,10 @@ async function renderSeat(token) {
     open = item.id;
     request.replaceChildren(...[
       el("h3", {}, `Your move: ${item.form.kind} · round ${item.round}`),
-      el("pre", { id: "observation" }, item.observation),
-      own ? el("p", { class: "muted" }, "The text above is what a model in your seat is told; answer with the controls below.") : null,
+      // The game's own view of where you stand (its replay view, for your seat only).
+      item.view ? el("div", { id: "seat-view", class: "rv-view" }, replayFrame(item.view)) : null,
+      item.view ? el("details", {}, el("summary", {}, "What a model in your seat is told"), el("pre", { id: "observation" }, item.observation)) : el("pre", { id: "observation" }, item.observation),
+      own ? el("p", { class: "muted" }, item.view ? "Answer with the controls below." : "The text above is what a model in your seat is told; answer with the controls below.") : null,
       !own && item.form.hint ? el("p", { class: "muted" }, item.form.hint) : null,
       el("div", { id: "answer-form", "data-kind": item.form.kind, "data-id": item.id, "data-controls": own ? item.form.controls.game : "schema" }, form.node),
       check, el("p", {}, send), error].filter(Boolean));
@@ -869,6 +871,7 @@ async function renderSeat(token) {
       status.textContent = item.status; status.className = `status-${item.status}`;
       request.replaceChildren(el("p", { id: "game-over" }, `The game is over (${item.status}).`, item.error ? el("span", { class: "error" }, " " + item.error) : null));
       if (item.result) result.replaceChildren(el("h2", {}, "Your result"), keyValueTable(item.result));
+      if (typeof item.replay === "string" && item.replay.startsWith("#/run/")) result.append(el("p", {}, el("a", { href: item.replay, id: "seat-replay" }, "Replay the whole game, every seat shown")));
     }
   };
   show(

@@ -239,10 +239,67 @@ function sortingControls(c, names, changed) {
   };
 }
 
-const GAME_CONTROLS = { calendar: calendarControls, negotiation: negotiationControls, sorting: sortingControls };
+// -- any game: controls declared as fields (accord.core.controls.fields_form) ----------------
+// choice (radio buttons, or a list when there are many), number, text, check and note, each
+// with the limits the game declared; value() maps each field's name to its value.
+function fieldsControls(c, names, changed) {
+  const readers = [];
+  const rows = c.fields.map((f, n) => {
+    const id = `field-${n}`;
+    if (f.kind === "note") return el("p", { class: "muted field-note" }, f.label);
+    if (f.kind === "choice") {
+      if (f.options.length <= 8) {
+        const group = `choice-${n}-${Math.random().toString(36).slice(2)}`;
+        const radios = f.options.map((o) => {
+          const r = el("input", { type: "radio", name: group, value: String(o.value), checked: o.value === f.default, "aria-label": o.text });
+          r.addEventListener("change", changed);
+          return [r, o];
+        });
+        readers.push([f.name, () => { const hit = radios.find(([r]) => r.checked); return hit ? hit[1].value : null; }]);
+        return el("fieldset", { class: "field-choice", "data-field": f.name }, el("legend", {}, f.label),
+          radios.map(([r, o]) => el("label", { class: "field-option" }, r, " ", o.text)));
+      }
+      const pick = el("select", { id, "data-field": f.name }, el("option", { value: "" }, "(choose)"),
+        f.options.map((o, i) => el("option", { value: String(i), selected: o.value === f.default }, o.text)));
+      pick.addEventListener("change", changed);
+      readers.push([f.name, () => (pick.value === "" ? null : f.options[Number(pick.value)].value)]);
+      return el("div", { class: "form-row" }, el("label", { for: id }, f.label), pick);
+    }
+    if (f.kind === "number") {
+      const box = ctlNumber({ id, "data-field": f.name, min: f.min ?? false, max: f.max ?? false, value: f.default ?? false });
+      if (f.min !== null && f.min !== undefined && f.min < 0) box.removeAttribute("inputmode");
+      box.addEventListener("input", changed);
+      readers.push([f.name, () => { const v = box.value.trim(); return v === "" ? null : (/^-?\d+$/.test(v) ? Number(v) : v); }]);
+      return el("div", { class: "form-row" }, el("label", { for: id }, f.label), box);
+    }
+    if (f.kind === "check") {
+      const box = el("input", { type: "checkbox", id, "data-field": f.name, checked: !!f.default });
+      box.addEventListener("change", changed);
+      readers.push([f.name, () => box.checked]);
+      return el("div", { class: "form-row" }, el("label", {}, box, " ", f.label));
+    }
+    // text
+    const count = el("span", { class: "muted" }, `0/${f.max}`);
+    const box = f.lines > 1
+      ? el("textarea", { id, "data-field": f.name, rows: f.lines, cols: 60, maxlength: f.max })
+      : el("input", { id, "data-field": f.name, size: 40, maxlength: f.max });
+    box.addEventListener("input", () => { count.textContent = `${box.value.length}/${f.max}`; changed(); });
+    readers.push([f.name, () => box.value]);
+    return el("div", { class: "form-row" }, el("label", { for: id }, f.label), box, " ", count);
+  });
+  return {
+    node: el("div", { class: "controls controls-fields" }, c.title ? el("p", {}, c.title) : null, rows),
+    value: () => Object.fromEntries(readers.map(([name, read]) => [name, read()])),
+  };
+}
 
-// The controls for `c` (null when this page does not know the game's control set).
+// The page's own control sets, by the name a form gives (the built-in games use these).
+const CONTROL_SETS = { calendar: calendarControls, negotiation: negotiationControls, sorting: sortingControls };
+
+// The controls for `c`: declared fields, whatever the game, or a control set of this page
+// (null when the page knows neither: the seat then gets the form from the reply's schema).
 function gameControls(c, names, changed) {
-  const build = GAME_CONTROLS[c.game];
+  if (Array.isArray(c.fields)) return fieldsControls(c, names, changed);
+  const build = Object.hasOwn(CONTROL_SETS, c.game) ? CONTROL_SETS[c.game] : null;
   return build ? build(c, names, changed) : null;
 }

@@ -122,8 +122,12 @@ def test_the_skeleton_has_every_part(skeleton: Path) -> None:
     notes = [role for role in ROLE_FILES if not role.endswith("/")]
     assert all("TODO(author)" in (package / role).read_text() for role in notes)
     pyproject = (skeleton / "pyproject.toml").read_text()
-    assert 'meeting_room = "meeting_room.engine:MeetingRoomGame"' in pyproject
-    assert 'meeting_room-v1 = "meeting_room.protocols:AGENTS"' in pyproject
+    # One entry point: the game's declaration, which names its agents, report and human seat.
+    assert 'meeting_room = "meeting_room:INFO"' in pyproject
+    assert "accord.agents" not in pyproject and "accord.reports" not in pyproject
+    init = (package / "__init__.py").read_text()
+    assert 'agents=Lazy("meeting_room.protocols:AGENTS")' in init
+    assert 'controls=Lazy("meeting_room.controls:CONTROLS")' in init
     assert "%%" not in "".join(p.read_text() for p in skeleton.rglob("*") if p.is_file())
     golden = json.loads((skeleton / "tests/golden/meeting_room-follow.json").read_text())
     assert golden["status"] == "complete" and golden["game_id"] == "meeting_room-v1"

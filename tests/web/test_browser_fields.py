@@ -34,7 +34,7 @@ def scaffolded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     write_skeleton(names, folder)
     sys.path.insert(0, str(folder / "src"))
     module = importlib.import_module("pick_fields")
-    registry.register(module.PickFieldsGame)
+    registry.register(module.INFO)  # its declaration: agents, human seat, browser controls
     yield module
     registry._FROM_CODE.pop(names.game_id, None)
     controls._CONTROLS.pop(names.game_id, None)

@@ -333,7 +333,12 @@ async def run_specs(
                 task.cancel()
         await runner.close()
         # Even an interrupted run leaves consistent results for the games that finished.
-        report.summary = write_outputs(out, [s.trace_id for s in specs], statuses=report.statuses)
+        report.summary = write_outputs(
+            out,
+            [s.trace_id for s in specs],
+            statuses=report.statuses,
+            known=scan.records if scan is not None else None,  # kept traces: not read again
+        )
         if live_run is not None:
             live_run.progress(finished=True, interrupted=report.interrupted)
         lock.release()

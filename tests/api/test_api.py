@@ -103,7 +103,7 @@ def test_experiment_object_file_and_plan_give_the_same_games(tmp_path: Path) -> 
         ({"agents": "greedy", "model": "mock/schema"}, ConfigError, "not both"),
         ({"game": "no-such-game"}, UnknownGameError, "Unknown game"),
         ({"model": "nosuchprovider/x"}, ConfigError, "nosuchprovider"),
-        ({"concurrency": 0}, ConfigError, "--concurrency must be at least 1"),
+        ({"concurrency": 0}, ConfigError, "^concurrency must be at least 1"),
     ],
 )
 def test_bad_input_raises_the_typed_error_before_any_file(
@@ -124,8 +124,18 @@ def test_bad_targets_and_a_finished_directory_are_refused(tmp_path: Path) -> Non
         accord.plan(accord.Experiment(), agents="greedy,greedy")
     quick(tmp_path)
     before = (tmp_path / "summary.json").read_text()
-    with pytest.raises(ConfigError, match="already holds 3 traces"):
+    with pytest.raises(ConfigError, match="already holds 3 traces") as refused:
         quick(tmp_path)
+    # The API names its argument; the command prints its flag instead.
+    assert "resume=True" in str(refused.value) and "--" not in str(refused.value)
+    cli = CliRunner().invoke(
+        app,
+        [
+            *("run", "negotiation", "--agents", "cooperative,greedy", "--games", "3"),
+            *("--option", "rounds=2", "--option", "talk_turns=1", "--out", str(tmp_path)),
+        ],
+    )
+    assert cli.exit_code == 2 and "Use --resume" in cli.output and "resume=True" not in cli.output
     assert (tmp_path / "summary.json").read_text() == before  # nothing computed is lost
 
 

@@ -99,15 +99,17 @@ def check_run(
     runs. Each problem is one `ConfigError`, so the run stops with exit code 2 instead of
     failing every game."""
     if cache is not None and cache.exists() and not cache.is_dir():
+        where = "it is created if missing"
         raise ConfigError(
-            f"--cache {cache} is a file; give a directory for the model cache (it is created "
-            "if missing)."
+            f"cache={cache} is a file; give a directory for the model cache ({where}).",
+            cli=f"--cache {cache} is a file; give a directory for the model cache ({where}).",
         )
     for d in estimate_from:
         if not (d / "traces").is_dir():
+            what = "is not a run directory (no traces/ inside); give a directory an earlier "
             raise ConfigError(
-                f"--estimate-from {d} is not a run directory (no traces/ inside); give a "
-                "directory an earlier accord run wrote."
+                f"estimate_from {d} {what}accord run wrote.",
+                cli=f"--estimate-from {d} {what}accord run wrote.",
             )
     check_seats(specs, models=models)
     check_games(specs)
@@ -180,9 +182,10 @@ def prepare_out(
     traces = out / "traces"
     existing = list(traces.glob("*.json")) if traces.exists() else []
     if existing and not resume:
+        held = f"{out} already holds {len(existing)} traces."
         raise ConfigError(
-            f"{out} already holds {len(existing)} traces. Use --resume to continue that run, "
-            "or choose another --out directory."
+            f"{held} Pass resume=True to continue that run, or choose another out directory.",
+            cli=f"{held} Use --resume to continue that run, or choose another --out directory.",
         )
     # Written and compared one game at a time (`accord.runner.plan_file`): memory stays flat.
     if resume:
@@ -234,9 +237,10 @@ async def run_specs(
             run reads each of them once; by default they are read here.
     """
     if concurrency < 1:
-        raise ConfigError("--concurrency must be at least 1")
+        raise ConfigError("concurrency must be at least 1", cli="--concurrency must be at least 1")
     if max_cost is not None and not 0 <= max_cost < float("inf"):
-        raise ConfigError(f"--max-cost must be a number of dollars, zero or more (got {max_cost})")
+        why = f"must be a number of dollars, zero or more (got {max_cost})"
+        raise ConfigError(f"max_cost {why}", cli=f"--max-cost {why}")
     runner = make_executor(
         executor, address=address, cache_dir=cache, num_cpus=num_cpus, cpus_per_game=cpus_per_game
     )

@@ -16,14 +16,17 @@ finished game of this run.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from accord.core.errors import ConfigError
 from accord.runner.cost import GroupHistory, TokenHistory, add_group, add_history
 from accord.runner.results import TraceRecord, file_stamp, record_of
 from accord.traces.io import check_inside, read_trace, skip_reason
+
+K = TypeVar("K")
 
 
 @dataclass
@@ -84,8 +87,8 @@ def scan_run(out: Path) -> RunScan:
 
 
 def merge_history(
-    into: dict[tuple[str, str], TokenHistory], more: dict[tuple[str, str], TokenHistory]
-) -> dict[tuple[str, str], TokenHistory]:
+    into: dict[K, TokenHistory], more: Mapping[K, TokenHistory]
+) -> dict[K, TokenHistory]:
     """`into` with the token history `more` added (the estimate of a resumed run learns
     from earlier runs and from the games already in its own directory)."""
     for key, h in more.items():

@@ -46,7 +46,8 @@ class RunPlan:
     ) -> None:
         """Refuse, before any game or file, a plan whose models cannot run (a misspelt model,
         a missing extra, every missing API key at once: `accord.models.preflight`; the run
-        then checks its seats and games as it starts). With ``models=False`` (a dry run)
+        and the seats: an unknown agent, a remote seat's missing program; the run then checks
+        its games as it starts). With ``models=False`` (a dry run)
         everything a run checks before play is checked here, but the API keys: the seats,
         one game of each configuration, a `cache` that is a file, `estimate_from` folders
         that are not runs (`accord.runner.run.check_run`).
@@ -56,10 +57,12 @@ class RunPlan:
         """
         if models:
             from accord.models.preflight import check_models
+            from accord.runner.run import check_seats
 
             check_models(
                 (a.model, dict(a.options)) for s in self.specs for a in s.agents if a.model
             )
+            check_seats(self.specs)  # agents, remote seats' programs: nothing is called
         else:
             from accord.runner.run import check_run
 

@@ -103,3 +103,20 @@ async def test_a_remote_agent_plays_a_plugin_game(kit, meeting_point: str, via: 
     assert trace.status == "complete", trace.error
     assert trace.game_id == "meeting-point-v1"
     assert trace.usage[trace.seats[0].name].decisions > 0
+
+
+async def test_a_remote_seat_is_offered_when_the_game_starts(kit) -> None:
+    """Seat 1 speaks second: its join details come at game start, before seat 0 acts."""
+    agent = kit.example()
+
+    async def _mcp(via: str, url: str, token: str) -> None:
+        await agent.play(url, token)
+
+    seat = kit.remote("mcp", max_errors=40, deadline_s=30)
+    trace, joins = await kit.play_with("negotiation", ["greedy", seat], _mcp)
+    assert trace.status == "complete", trace.error
+    assert len(joins.lines) == 1 and "seat 1" in joins.lines[0]
+    (join,) = [e for e in trace.events if e["type"] == "remote_join"]
+    assert join["seat"] == 1
+    acted = [e["t"] for e in trace.events if e.get("seat") == 0 or e["type"] == "remote_request"]
+    assert acted and join["t"] < min(acted)

@@ -140,8 +140,8 @@ def check_games(specs: Sequence[GameSpec]) -> None:
 
 def check_seats(specs: Sequence[GameSpec], *, models: bool = True) -> None:
     """Refuse a run whose seats cannot be built (unknown agent, unknown provider, bad model
-    options, missing API key, missing base_url) before any game starts, rather than fail every
-    game of it.
+    options, missing API key, missing base_url, a ``command:`` seat whose program is not
+    there) before any game starts, rather than fail every game of it.
 
     The bundled local model is not loaded here: that is heavy, and each game reports it. With
     ``models=False`` (a dry run) everything is checked but the API keys: a plan may be priced
@@ -159,6 +159,9 @@ def check_seats(specs: Sequence[GameSpec], *, models: bool = True) -> None:
             if ident in seen:
                 continue
             seen.add(ident)
+            missing = agent.remote.missing_program() if agent.remote is not None else None
+            if missing is not None:
+                raise ConfigError(missing)
             if agent.agent is not None and not agent.is_human and agent.remote is None:
                 make_reference(game_id, agent.agent)
             elif agent.model is not None and not agent.model.startswith("local/"):

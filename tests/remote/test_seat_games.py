@@ -120,3 +120,32 @@ async def test_a_remote_seat_is_offered_when_the_game_starts(kit) -> None:
     assert join["seat"] == 1
     acted = [e["t"] for e in trace.events if e.get("seat") == 0 or e["type"] == "remote_request"]
     assert acted and join["t"] < min(acted)
+
+
+async def test_accord_transcript_shows_a_remote_seats_exchanges(kit, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from accord.cli.main import app
+    from accord.traces.io import write_trace
+
+    seat = kit.remote("http", max_errors=40, deadline_s=30)
+    trace, _ = await kit.play_with("negotiation", [seat, "greedy"], _http)
+    assert trace.status == "complete", trace.error
+    path = write_trace(tmp_path, trace)
+    runner = CliRunner(env={"COLUMNS": "200"})
+    shown = runner.invoke(app, ["transcript", str(path), "--seat", "0"])
+    assert shown.exit_code == 0, shown.output
+    sent = [e for e in trace.events if e["type"] == "remote_request"]
+    acts = [e for e in trace.events if e["type"] == "remote_call" and e["tool"] == "act"]
+    assert f"remote · {len(sent)} requests" in shown.output
+    assert shown.output.count("\nrequest ") == len(sent) > 0
+    assert shown.output.count("call act via http") == len(acts)
+    assert shown.output.count("answered in") == len(sent)
+    messages = trace.transcripts[trace.seats[0].name].messages
+    replies = [m for m in messages if m["role"] == "assistant"]
+    assert len(replies) == len(acts) and shown.output.count(" assistant") == len(replies)
+    one = runner.invoke(app, ["transcript", str(path), "--seat", "0", "--call", "2"])
+    assert one.exit_code == 0 and one.output.count("\nrequest ") == 1
+    assert " system" in one.output  # the system prompt in force is shown with one request
+    missing = runner.invoke(app, ["transcript", str(path), "--seat", "0", "--call", "999"])
+    assert missing.exit_code == 2 and "has no request 999" in missing.output

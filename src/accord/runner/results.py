@@ -15,8 +15,10 @@ game: the share of decisions answered by the request's fallback is reported per 
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import sys
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -103,16 +105,16 @@ def summary_entry(t: Trace, *, keep_trace: bool = True) -> SummaryEntry:
         for key, _, _ in cls.summary_metrics:
             v = t.metrics.get(key)
             if isinstance(v, int | float):
-                values.append((key, float(v)))
+                values.append((sys.intern(key), float(v)))
         pool = cls.detail_pool()
         if pool is not None and hasattr(pool, "cells"):
             cells = pool.cells(t)
         elif pool is not None and keep_trace:
             kept = t
-    return SummaryEntry(
-        game_id=t.game_id,
-        batch=str(t.run.get("batch", "")),
-        pairing=str(t.run.get("pairing", "")),
+    return SummaryEntry(  # labels shared by many games are held once (interned)
+        game_id=sys.intern(t.game_id),
+        batch=sys.intern(str(t.run.get("batch", ""))),
+        pairing=sys.intern(str(t.run.get("pairing", ""))),
         complete=complete,
         reason="" if complete else failure_reason(t),
         cost=(
@@ -261,7 +263,9 @@ class TraceRecord:
     """Inode, size and modification time (ns) of the file when it was read."""
     trace_id: str = ""
     status: str = ""
-    rows: tuple[dict[str, Any], ...] = ()
+    rows_json: str = "[]"
+    """The ``results.jsonl`` rows, as one JSON list (a string is a fraction of the dicts'
+    memory; decoding gives the rows back exactly, so the file is the same)."""
     entry: SummaryEntry | None = None
     error: str = ""
     """Why the file is listed under ``unreadable`` (then nothing else is set)."""
@@ -282,8 +286,9 @@ def record_of(path: Path, trace: Trace, stamp: tuple[int, int, int]) -> TraceRec
         entry = summary_entry(trace, keep_trace=False)
     except ConfigError as exc:  # a game this installation does not know
         return TraceRecord(stamp, error=skip_reason(path, exc))
-    rows = tuple({"schema_version": RUN_FILES_VERSION, **row} for row in seat_rows(trace))
-    return TraceRecord(stamp, trace.trace_id, trace.status, rows, entry)
+    rows = [{"schema_version": RUN_FILES_VERSION, **row} for row in seat_rows(trace)]
+    text = json.dumps(rows, ensure_ascii=False)
+    return TraceRecord(stamp, trace.trace_id, sys.intern(trace.status), text, entry)
 
 
 def write_outputs(
@@ -321,7 +326,7 @@ def write_outputs(
         if record.entry is not None and needs_trace(record.entry):
             # A detail pool that takes whole traces: fed now, while this one is in hand.
             record = TraceRecord(
-                stamp, record.trace_id, record.status, record.rows, summary_entry(trace)
+                stamp, record.trace_id, record.status, record.rows_json, summary_entry(trace)
             )
         return record
 
@@ -340,7 +345,7 @@ def write_outputs(
             builder.add_entry(record.entry)
             if statuses is not None:
                 statuses[record.trace_id] = record.status
-            yield from record.rows
+            yield from json.loads(record.rows_json)
 
     write_jsonl(out / "results.jsonl", rows())
     summary = {"schema_version": RUN_FILES_VERSION, **builder.result()}

@@ -22,7 +22,7 @@ import accord.runner
 import accord.traces.io as trace_io
 from accord.cli.main import app
 from accord.core.errors import AccordError, ConfigError, UnknownGameError
-from accord.runner.results import RUN_FILES_VERSION
+from accord.runner.results import RUN_FILES_VERSION, write_outputs
 
 OPTIONS = {"rounds": 2, "talk_turns": 1}
 
@@ -103,7 +103,7 @@ def test_experiment_object_file_and_plan_give_the_same_games(tmp_path: Path) -> 
         ({"agents": "greedy", "model": "mock/schema"}, ConfigError, "not both"),
         ({"game": "no-such-game"}, UnknownGameError, "Unknown game"),
         ({"model": "nosuchprovider/x"}, ConfigError, "nosuchprovider"),
-        ({"concurrency": 0}, ConfigError, "--concurrency must be at least 1"),
+        ({"concurrency": 0}, ConfigError, "^concurrency must be at least 1"),
     ],
 )
 def test_bad_input_raises_the_typed_error_before_any_file(
@@ -124,8 +124,18 @@ def test_bad_targets_and_a_finished_directory_are_refused(tmp_path: Path) -> Non
         accord.plan(accord.Experiment(), agents="greedy,greedy")
     quick(tmp_path)
     before = (tmp_path / "summary.json").read_text()
-    with pytest.raises(ConfigError, match="already holds 3 traces"):
+    with pytest.raises(ConfigError, match="already holds 3 traces") as refused:
         quick(tmp_path)
+    # The API names its argument; the command prints its flag instead.
+    assert "resume=True" in str(refused.value) and "--" not in str(refused.value)
+    cli = CliRunner().invoke(
+        app,
+        [
+            *("run", "negotiation", "--agents", "cooperative,greedy", "--games", "3"),
+            *("--option", "rounds=2", "--option", "talk_turns=1", "--out", str(tmp_path)),
+        ],
+    )
+    assert cli.exit_code == 2 and "Use --resume" in cli.output and "resume=True" not in cli.output
     assert (tmp_path / "summary.json").read_text() == before  # nothing computed is lost
 
 
@@ -157,8 +167,19 @@ def test_resume_reads_each_kept_trace_once_before_play(
     )
     assert report.skipped == 2 and report.played == 2
     assert {name: at_first_game[0][name] for name in kept} == {name: 1 for name in kept}
-    # After play, results.jsonl and summary.json are rebuilt from the files on disk.
-    assert all(reads[name] == 2 for name in kept)
+    # results.jsonl and summary.json are rebuilt from what that read kept: no second read.
+    assert {name: reads[name] for name in kept} == {name: 1 for name in kept}
+    resumed = {f: (tmp_path / f).read_bytes() for f in ("results.jsonl", "summary.json")}
+    write_outputs(
+        tmp_path,
+        [
+            s.trace_id
+            for s in accord.plan(
+                "negotiation", agents="mock/schema,greedy", games=4, options=OPTIONS, out=tmp_path
+            ).specs
+        ],
+    )
+    assert resumed == {f: (tmp_path / f).read_bytes() for f in resumed}  # a fresh rebuild
 
 
 def test_play_returns_a_trace_and_writes_nothing(

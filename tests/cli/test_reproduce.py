@@ -4,11 +4,14 @@ CalBench protocol rows beside the paper's values, and bad input as one line with
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
+import accord.traces.io as trace_io
 from accord.cli.main import app
 
 runner = CliRunner(env={"COLUMNS": "200"})
@@ -25,7 +28,9 @@ def _reproduce(out: Path, *args: str) -> dict:
     return json.loads((out / "reproduction.json").read_text())
 
 
-def test_calbench_table2_smoke_puts_the_protocol_rows_beside_the_paper(tmp_path: Path) -> None:
+def test_calbench_table2_smoke_puts_the_protocol_rows_beside_the_paper(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     out = tmp_path / "cal"
     rep = _reproduce(out, "calbench", "--table", "2")
     assert rep["planned"] == rep["complete"] == 32 and not rep["failed"]
@@ -45,7 +50,18 @@ def test_calbench_table2_smoke_puts_the_protocol_rows_beside_the_paper(tmp_path:
     assert "Smoke run" in text and "--model is not used" in text
     assert f"accord reproduce calbench --table 2 --model mock/schema --smoke --out {out}" in text
     assert (out / "reproduction" / "table2.png").is_file()
-    # A normal run directory: resuming plays nothing new.
+    # A normal run directory: resuming plays nothing new. The estimate, the skip list and the
+    # rebuilt results come from one read of each trace; the write-up reads them once more.
+    summary = (out / "summary.json").read_bytes()
+    reads: Counter[str] = Counter()
+    original = trace_io.read_text
+
+    def counting(path: Path, *args: Any, **kwargs: Any) -> str:
+        if kwargs.get("what") == "trace":
+            reads[Path(path).name] += 1
+        return original(path, *args, **kwargs)
+
+    monkeypatch.setattr(trace_io, "read_text", counting)
     again = runner.invoke(
         app,
         ["reproduce", "calbench", "--table", "2", "--smoke", "--yes", "--resume", "--out",
@@ -53,6 +69,9 @@ def test_calbench_table2_smoke_puts_the_protocol_rows_beside_the_paper(tmp_path:
     )  # fmt: skip
     assert again.exit_code == 0, again.output
     assert "32 of 32 already finished" in again.output and "Pilot:" not in again.output
+    assert "the games in this directory" in again.output  # the estimate, from the scan
+    assert len(reads) == 32 and set(reads.values()) == {2}
+    assert (out / "summary.json").read_bytes() == summary
     # Without --resume an existing run is never mixed into (and no pilot is played first).
     mixed = runner.invoke(
         app, ["reproduce", "calbench", "--table", "2", "--smoke", "--yes", "--out", str(out)]

@@ -120,3 +120,25 @@ async def test_without_the_remote_extra_a_seat_says_what_to_install(
     trace = await play_game(GameSpec(trace_id="p2", game="negotiation", seed=1, agents=seats))
     assert trace.status == "failed"
     assert "pip install 'accord[remote]'" in (trace.error or "")
+
+
+@pytest.mark.parametrize("program", ["no-such-accord-agent-program", "./agents/missing.py"])
+def test_a_command_seat_whose_program_is_missing_is_refused_before_any_game(
+    tmp_path: Path, program: str
+) -> None:
+    exp = tmp_path / "exp.yaml"
+    seat = {"agent": {"command": f"{program} --fast"}}
+    exp.write_text(
+        yaml.safe_dump(
+            {"name": "x", "defaults": {"game": "negotiation", "agents": [seat, "greedy"]}}
+        )
+    )
+    out = tmp_path / "run"
+    result = CliRunner().invoke(app, ["run", str(exp), "--out", str(out)])
+    assert result.exit_code == 2, result.output
+    said = " ".join(result.output.split())  # one message (wrapped to the terminal's width)
+    assert said.startswith("error: agent command") and said.count("error:") == 1
+    assert f"program '{program}' not found" in said
+    assert not (out / "traces").exists()
+    ok = parse_agent({"agent": {"command": f"{sys.executable} agent.py"}})
+    assert ok.remote is not None and ok.remote.missing_program() is None

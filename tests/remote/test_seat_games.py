@@ -103,3 +103,49 @@ async def test_a_remote_agent_plays_a_plugin_game(kit, meeting_point: str, via: 
     assert trace.status == "complete", trace.error
     assert trace.game_id == "meeting-point-v1"
     assert trace.usage[trace.seats[0].name].decisions > 0
+
+
+async def test_a_remote_seat_is_offered_when_the_game_starts(kit) -> None:
+    """Seat 1 speaks second: its join details come at game start, before seat 0 acts."""
+    agent = kit.example()
+
+    async def _mcp(via: str, url: str, token: str) -> None:
+        await agent.play(url, token)
+
+    seat = kit.remote("mcp", max_errors=40, deadline_s=30)
+    trace, joins = await kit.play_with("negotiation", ["greedy", seat], _mcp)
+    assert trace.status == "complete", trace.error
+    assert len(joins.lines) == 1 and "seat 1" in joins.lines[0]
+    (join,) = [e for e in trace.events if e["type"] == "remote_join"]
+    assert join["seat"] == 1
+    acted = [e["t"] for e in trace.events if e.get("seat") == 0 or e["type"] == "remote_request"]
+    assert acted and join["t"] < min(acted)
+
+
+async def test_accord_transcript_shows_a_remote_seats_exchanges(kit, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from accord.cli.main import app
+    from accord.traces.io import write_trace
+
+    seat = kit.remote("http", max_errors=40, deadline_s=30)
+    trace, _ = await kit.play_with("negotiation", [seat, "greedy"], _http)
+    assert trace.status == "complete", trace.error
+    path = write_trace(tmp_path, trace)
+    runner = CliRunner(env={"COLUMNS": "200"})
+    shown = runner.invoke(app, ["transcript", str(path), "--seat", "0"])
+    assert shown.exit_code == 0, shown.output
+    sent = [e for e in trace.events if e["type"] == "remote_request"]
+    acts = [e for e in trace.events if e["type"] == "remote_call" and e["tool"] == "act"]
+    assert f"remote · {len(sent)} requests" in shown.output
+    assert shown.output.count("\nrequest ") == len(sent) > 0
+    assert shown.output.count("call act via http") == len(acts)
+    assert shown.output.count("answered in") == len(sent)
+    messages = trace.transcripts[trace.seats[0].name].messages
+    replies = [m for m in messages if m["role"] == "assistant"]
+    assert len(replies) == len(acts) and shown.output.count(" assistant") == len(replies)
+    one = runner.invoke(app, ["transcript", str(path), "--seat", "0", "--call", "2"])
+    assert one.exit_code == 0 and one.output.count("\nrequest ") == 1
+    assert " system" in one.output  # the system prompt in force is shown with one request
+    missing = runner.invoke(app, ["transcript", str(path), "--seat", "0", "--call", "999"])
+    assert missing.exit_code == 2 and "has no request 999" in missing.output

@@ -48,8 +48,9 @@ def test_outputs_match_traces(tmp_path: Path) -> None:
 
 def test_refuses_to_mix_runs_and_resume_skips_done(tmp_path: Path) -> None:
     run_sync(specs(2), tmp_path)
-    with pytest.raises(ConfigError, match="--resume"):
+    with pytest.raises(ConfigError, match="resume=True") as refused:
         run_sync(specs(2), tmp_path)
+    assert refused.value.cli is not None and "Use --resume" in refused.value.cli
     with pytest.raises(ConfigError, match="different experiment"):
         run_sync(specs(3), tmp_path, resume=True)
     report = run_sync(specs(2), tmp_path, resume=True)

@@ -40,6 +40,11 @@ class Agent(ABC):
     async def act(self, request: Request, record: Recorder = _no_record) -> Action:
         """Answer `request` with a valid action (or the spec's documented fallback)."""
 
+    async def start(self, seat: int, record: Recorder = _no_record) -> None:  # noqa: B027
+        """The game has started and this agent holds `seat` (called once, before the first
+        request to any seat; default: nothing). A remote seat registers here, says how to
+        join and starts its agent process, so the agent is ready when its turn comes."""
+
     async def close(self) -> None:  # noqa: B027  (optional hook; most agents hold nothing)
         """Release resources at the end of a game (default: nothing)."""
 

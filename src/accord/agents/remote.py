@@ -73,6 +73,8 @@ class RemoteAgent(Agent):
         self._process: AgentProcess | None = None
         self._flushed = 0
         self._refused_seen = 0
+        self._join_by = 0.0
+        """When a seat that has not joined is a no-show (``join_s`` after it was offered)."""
         self._replaced: str | None = None
         self._messages: list[dict[str, Any]] = []
         self._shown_system: str | None = None
@@ -87,7 +89,13 @@ class RemoteAgent(Agent):
             return None
         return {"messages": self._messages, "calls": len(self._seat.calls)}
 
-    async def _join(self, request: Request, record: Recorder) -> None:
+    async def start(self, seat: int, record: Recorder = _no_record) -> None:
+        """At game start: register the seat, print its join details or start its agent
+        process; the no-show clock (``join_s``) runs from here."""
+        if self._seat is None:
+            await self._join(seat, record)
+
+    async def _join(self, seat_index: int, record: Recorder) -> None:
         from accord.remote import hub
         from accord.remote.seat import SeatSession
 
@@ -96,7 +104,7 @@ class RemoteAgent(Agent):
                 token=token,
                 game_id=self.game_id,
                 trace_id=self.trace_id,
-                seat=request.seat,
+                seat=seat_index,
                 spec=self.remote,
             )
 
@@ -105,7 +113,8 @@ class RemoteAgent(Agent):
         self._refused_seen = served.refused
         seat.refuse_first_reply = self.refuse_first_reply
         base = served.base_url
-        where = f"{self.trace_id} seat {request.seat}"
+        self._join_by = time.monotonic() + self.remote.join_s
+        where = f"{self.trace_id} seat {seat_index}"
         if self.remote.command is not None:
             from accord.remote.process import AgentProcess
 
@@ -116,7 +125,7 @@ class RemoteAgent(Agent):
                     "ACCORD_SEAT_MCP_URL": f"{base}/mcp",
                     "ACCORD_SEAT_TOKEN": seat.token,
                 },
-                name=f"{self.trace_id}.{request.seat}",
+                name=f"{self.trace_id}.{seat_index}",
             )
         else:
             url = f"{base}/mcp" if self.remote.remote == "mcp" else f"{base}/v1"
@@ -133,8 +142,8 @@ class RemoteAgent(Agent):
 
         if self._replaced is not None:
             return self._fallback(request, record, self._replaced)
-        if self._seat is None:
-            await self._join(request, record)
+        if self._seat is None:  # a play loop that did not call `start`
+            await self._join(request.seat, record)
         seat = self._joined()
         rid = seat.open_request(request)
         sent = payload(request, rid, self.remote.deadline_s)
@@ -176,10 +185,9 @@ class RemoteAgent(Agent):
 
         if seat.failure is not None:
             raise RemoteSeatError(seat.failure)
-        joined_by = time.monotonic() + self.remote.join_s
         while not seat.joined.is_set():
             self._check_process()
-            left = joined_by - time.monotonic()
+            left = self._join_by - time.monotonic()
             if left <= 0:
                 raise RemoteSeatError(
                     f"no-show: the agent made no call within {self.remote.join_s:g} s"

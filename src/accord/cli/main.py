@@ -92,7 +92,8 @@ def _fail(exc: AccordError) -> typer.Exit:
 
     from accord.core.secrets import scrub_secrets
 
-    err_console.print(f"[bold red]error:[/bold red] {escape(scrub_secrets(str(exc)))}")
+    text = getattr(exc, "cli", None) or str(exc)  # the flags' words, not the API's arguments
+    err_console.print(f"[bold red]error:[/bold red] {escape(scrub_secrets(text))}")
     return typer.Exit(2)
 
 

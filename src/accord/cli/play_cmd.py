@@ -8,10 +8,10 @@ from typing import Annotated
 
 import typer
 
+from accord.api import RunPlan, run
 from accord.cli.main import _fail, app, console
 from accord.cli.options import (
     model_options,
-    model_seats,
     out_path,
     parse_options,
     with_model_options,
@@ -19,9 +19,7 @@ from accord.cli.options import (
 from accord.cli.tables import fit_table, summary_table
 from accord.core.errors import AccordError, ConfigError
 from accord.core.registry import game_class, resolve
-from accord.models.preflight import check_models
 from accord.runner.config import Batch, Defaults, Experiment, expand
-from accord.runner.run import run_sync
 from accord.runner.specs import AgentSpec, parse_agent
 
 
@@ -76,11 +74,11 @@ def play(
             batches=[Batch(name="play")],
             prompts=str(prompts.resolve()) if prompts is not None else None,
         )
-        specs = expand(exp)
-        check_models(model_seats(specs))
         out_dir = out_dir or Path("runs/play") / dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+        plan = RunPlan(expand(exp), out_dir)
+        plan.check()  # the opponent's model, before the table is laid
         console.print(f"Type /quit to leave. Your trace will be saved in {out_dir}")
-        report = run_sync(specs, out_dir, concurrency=1)
+        report = run(plan, concurrency=1)
     except AccordError as exc:
         raise _fail(exc) from exc
     console.print(fit_table(summary_table(report.summary), console.width))

@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.markup import escape
 
+from accord.api import RunPlan
 from accord.cli.main import _fail, app, console
-from accord.cli.options import dollars, model_options, model_seats, out_path, with_model_options
+from accord.cli.options import dollars, model_options, out_path, with_model_options
 from accord.core.errors import AccordError, ConfigError
-from accord.models.preflight import check_models
 from accord.reproduce.plan import Plan
 
 if TYPE_CHECKING:
@@ -117,7 +117,8 @@ def reproduce(
             s.model_copy(update={"agents": with_model_options(s.agents, extra)}) for s in plan.specs
         ]
         out_dir = chosen or Path("runs") / (f"reproduce-{paper}" + ("-smoke" if smoke else ""))
-        _check_seats(plan, models=not dry_run)
+        run_plan = RunPlan(plan.specs, out_dir)
+        run_plan.check(models=not dry_run)
         traces = out_dir / "traces"
         if not (resume or dry_run) and traces.is_dir() and any(traces.glob("*.json")):
             raise ConfigError(
@@ -125,11 +126,11 @@ def reproduce(
                 "another --out directory"
             )
         _print_plan(plan, out_dir)
-        _estimate(plan, out_dir, pilot, estimate_from, resume, dry_run, yes, concurrency, max_cost)
+        _estimate(run_plan, pilot, estimate_from, resume, dry_run, yes, concurrency, max_cost)
         if dry_run:
             return
         _confirm(yes, f"Play {len(plan.specs)} games into {out_dir}?")
-        report = _play(plan, out_dir, concurrency, resume, max_cost)
+        report = _play(run_plan, concurrency, resume, max_cost)
     except AccordError as exc:
         raise _fail(exc) from exc
     _finish(plan, out_dir, report)
@@ -154,16 +155,6 @@ def paper_id(name: str) -> str:
     raise ConfigError(
         f"unknown paper {name!r}; choose one of: {', '.join(KITS)} (or a game: {games})"
     )
-
-
-def _check_seats(plan: Plan, *, models: bool) -> None:
-    """An unknown agent, provider or a missing API key (all of them at once), before anything
-    plays (a dry run may be planned on a machine without the keys)."""
-    from accord.runner.run import check_seats
-
-    if models:
-        check_models(model_seats(plan.specs))
-    check_seats(plan.specs, models=models)
 
 
 def _print_plan(plan: Plan, out: Path) -> None:
@@ -193,8 +184,7 @@ def _print_plan(plan: Plan, out: Path) -> None:
 
 
 def _estimate(
-    plan: Plan,
-    out: Path,
+    plan: RunPlan,
     pilot: int,
     estimate_from: list[Path] | None,
     resume: bool,
@@ -203,17 +193,18 @@ def _estimate(
     concurrency: int,
     max_cost: float | None,
 ) -> None:
-    """Measure (earlier runs, this directory, or a pilot) and print the estimate."""
+    """Measure (earlier runs, this directory, or a pilot) and print the estimate. This
+    directory's games come from the plan's scan, which the run then reuses: each is read once."""
     from accord.api import run
     from accord.reproduce.estimate import estimate, measure, needs_payment, pilot_specs
-    from accord.runner.planning import RunPlan
 
+    out = plan.out
     sources = list(estimate_from or [])
     label = "earlier runs" if sources else ""
-    if resume and (out / "traces").is_dir():
-        sources.append(out)
+    own = resume and (out / "traces").is_dir()
+    if own:
         label = "earlier runs and this directory" if label else "the games in this directory"
-    if not sources and pilot and not dry_run:
+    if not (sources or own) and pilot and not dry_run:
         trial = pilot_specs(plan.specs, pilot)
         paid = needs_payment(trial)
         if paid:
@@ -237,7 +228,9 @@ def _estimate(
             )
         sources.append(out / "pilot")
         label = f"a pilot of {pilot} game{'' if pilot == 1 else 's'} per row group"
-    history = measure(sources, label or "no earlier games")
+    history = measure(
+        sources, label or "no earlier games", scanned=plan.scan().pairings if own else None
+    )
     est = estimate(plan.specs, history)
     console.print("[bold]Estimate[/bold]")
     for line in est.lines(concurrency):
@@ -261,14 +254,11 @@ def _confirm(yes: bool, question: str) -> None:
         raise typer.Exit(0)
 
 
-def _play(
-    plan: Plan, out: Path, concurrency: int, resume: bool, max_cost: float | None
-) -> RunReport:
+def _play(plan: RunPlan, concurrency: int, resume: bool, max_cost: float | None) -> RunReport:
     from accord.cli.progress import run_with_progress
-    from accord.runner.planning import RunPlan
 
     options = {"executor": "local", "max_cost": max_cost}
-    return run_with_progress(RunPlan(plan.specs, out, checked=True), concurrency, resume, options)
+    return run_with_progress(plan, concurrency, resume, options)
 
 
 def _finish(plan: Plan, out: Path, report: RunReport) -> None:

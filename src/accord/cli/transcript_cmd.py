@@ -1,4 +1,6 @@
-"""`accord transcript`: print what a seat's model was sent and returned, call by call."""
+"""`accord transcript`: print what a seat's model was sent and returned, call by call; for a
+remote seat (`accord.agents.remote`), each request it was sent, the calls its agent made and
+the replies it gave, from the trace's ``remote_*`` records."""
 
 from __future__ import annotations
 
@@ -54,7 +56,11 @@ def transcript(
         str | None, typer.Option(help="Seat name (e.g. A) or index; default: every seat.")
     ] = None,
     call: Annotated[
-        int | None, typer.Option(help="Only this call (1-based, as in the events' 'call').")
+        int | None,
+        typer.Option(
+            help="Only this call (1-based, as in the events' 'call'); for a remote seat, "
+            "only this request (its request_id)."
+        ),
     ] = None,
     full: Annotated[
         bool,
@@ -65,7 +71,9 @@ def transcript(
 
     By default each call shows only the messages the seat's model had not been sent before
     (the system prompt once, then each new observation), then the reply, the tokens and any
-    retries; --full repeats the whole conversation of every call.
+    retries; --full repeats the whole conversation of every call. A remote seat (an agent in
+    another process) shows each request it was sent, every call its agent made, its replies
+    (a rejected one with why) and how long it took.
 
     Examples:
 
@@ -82,7 +90,97 @@ def transcript(
         raise _fail(exc) from exc
 
 
+def remote_events(trace: Trace, seat_name: str) -> list[dict[str, Any]]:
+    """The seat's ``remote_*`` records in step order (empty for a seat not held remotely)."""
+    seat = next((s.seat for s in trace.seats if s.name == seat_name), None)
+    return sorted(
+        (
+            e
+            for e in trace.events
+            if e.get("seat") == seat and str(e.get("type", "")).startswith("remote_")
+        ),
+        key=lambda e: int(e.get("t", 0)),
+    )
+
+
+def _print_remote_seat(
+    trace: Trace, name: str, records: list[dict[str, Any]], only: int | None, full: bool
+) -> None:
+    """A remote seat, request by request: the messages it was sent (the system prompt only
+    when it changed, unless `full`), each call its agent made, the replies (a rejected one with
+    why) and the outcome. `only` picks one request by its id. The seat's transcript holds
+    the messages in that same order: what was sent for a request, then its replies."""
+    messages = trace.transcripts[name].messages
+    info = next((s for s in trace.seats if s.name == name), None)
+    asked = [e for e in records if e["type"] == "remote_request"]
+    console.rule(
+        f"seat {escape(name)} · {escape(info.agent if info else '?')} · remote · "
+        f"{len(asked)} requests"
+    )
+    if only is not None and not any(int(e.get("request_id", 0)) == only for e in asked):
+        raise ConfigError(f"seat {name} has no request {only}; it was sent {len(asked)}")
+    at = 0  # the next message of the transcript
+    system: int | None = None  # the system prompt in force
+    show = only is None
+    for event in records:
+        kind = event["type"]
+        if kind == "remote_join":
+            if only is None:
+                console.print(f"[dim]offered over {escape(str(event.get('via')))}[/dim]")
+            continue
+        if kind == "remote_request":
+            show = only is None or int(event.get("request_id", 0)) == only
+            sent: list[int] = []
+            while at < len(messages) and messages[at].get("role") != "user":
+                if messages[at].get("role") == "system":
+                    system = at
+                sent.append(at)
+                at += 1
+            if at < len(messages):
+                sent.append(at)
+                at += 1
+            if not show:
+                continue
+            console.print(
+                f"\n[bold]request {event.get('request_id')} · "
+                f"{escape(str(event.get('kind', '')))}[/bold]"
+            )
+            if (full or only is not None) and system is not None and system not in sent:
+                _print_message(system, messages[system])  # the system prompt still in force
+            for i in sent:
+                _print_message(i, messages[i])
+        elif kind == "remote_call":
+            if show:
+                status = (
+                    "ok"
+                    if event.get("ok")
+                    else f"[red]refused:[/red] {escape(str(event.get('error', '')))}"
+                )
+                console.print(
+                    f"  [dim]call {escape(str(event.get('tool')))} via "
+                    f"{escape(str(event.get('via')))} at {event.get('at_s')} s:[/dim] {status}"
+                )
+            # An act call that named a request carried a reply: the transcript's next one.
+            replied = event.get("tool") == "act" and "request_id" in event
+            if replied and at < len(messages) and messages[at].get("role") == "assistant":
+                if show:
+                    _print_message(at, messages[at])
+                at += 1
+        elif show and kind == "remote_action":
+            usage = event.get("self_reported_usage")
+            note = f" · the agent reports {escape(str(usage))}" if usage else ""
+            console.print(f"  [dim]answered in {event.get('response_s')} s{note}[/dim]")
+        elif show and kind == "remote_failed":
+            console.print(f"  [red]failed:[/red] {escape(str(event.get('error')))}")
+        elif show and kind == "remote_unauthenticated":
+            console.print(f"  [yellow]{escape(str(event.get('note')))}[/yellow]")
+
+
 def _print_seat(trace: Trace, name: str, only: int | None, full: bool) -> None:
+    records = remote_events(trace, name)
+    if records:
+        _print_remote_seat(trace, name, records, only, full)
+        return
     messages = trace.transcripts[name].messages
     calls = seat_calls(trace, name)
     info = next((s for s in trace.seats if s.name == name), None)

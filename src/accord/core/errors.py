@@ -8,7 +8,16 @@ class AccordError(Exception):
 
 
 class ConfigError(AccordError):
-    """A config, scenario file or command-line value is wrong; the message names the key."""
+    """A config, scenario file or command-line value is wrong; the message names the key.
+
+    Raised from the Python API, the message names the function's arguments (``pass
+    resume=True``); `cli`, when given, is the same message in the ``accord`` command's words
+    (``add --resume``), which the command prints instead.
+    """
+
+    def __init__(self, message: str = "", *, cli: str | None = None) -> None:
+        super().__init__(message)
+        self.cli = cli
 
 
 class UnknownGameError(ConfigError):

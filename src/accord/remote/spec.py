@@ -6,7 +6,9 @@ Kept free of the MCP SDK and the web server so that reading an experiment file s
 
 from __future__ import annotations
 
+import os
 import shlex
+import shutil
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -70,6 +72,23 @@ class RemoteSeatSpec(BaseModel):
                     "'command' is empty: give the program to start, e.g. 'python my_agent.py'"
                 )
         return self
+
+    def missing_program(self) -> str | None:
+        """For a ``command`` seat whose program cannot be found (not on ``PATH``, or a path
+        that is not an executable file), one line saying so; else None."""
+        if self.command is None:
+            return None
+        program = shlex.split(self.command)[0]
+        if os.sep in program or (os.altsep and os.altsep in program):
+            found = os.path.isfile(program) and os.access(program, os.X_OK)
+        else:
+            found = shutil.which(program) is not None
+        if found:
+            return None
+        return (
+            f"agent command {self.command!r}: program {program!r} not found; check its name, "
+            "that it is installed and on PATH, or give its path"
+        )
 
     @property
     def display(self) -> str:

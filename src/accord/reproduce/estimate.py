@@ -17,7 +17,7 @@ only groups by row group and writes the plan's lines.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,6 +29,7 @@ from accord.runner.cost import (
     measure_groups,
     tokens_usd,
 )
+from accord.runner.scan import merge_history
 from accord.runner.specs import AgentSpec, GameSpec
 
 __all__ = [
@@ -86,9 +87,20 @@ class History:
         return sum(g.games for g in self.groups.values())
 
 
-def measure(dirs: Iterable[Path], label: str) -> History:
-    """Token use and time per row group from the complete traces in run directories."""
+def measure(
+    dirs: Iterable[Path], label: str, *, scanned: Mapping[str, GroupHistory] | None = None
+) -> History:
+    """Token use and time per row group from the complete traces in run directories, plus
+    `scanned`: the row groups of a directory already read (a resumed reproduction's own,
+    `accord.runner.scan.RunScan.pairings`), so its traces are not read again."""
     groups = measure_groups(dirs, lambda trace: str(trace.run.get("pairing", "?")), strict=False)
+    for key, more in (scanned or {}).items():
+        mine = groups.setdefault(key, GroupHistory())
+        mine.games += more.games
+        mine.seconds += more.seconds
+        mine.timed += more.timed
+        for model, h in more.models.items():
+            merge_history(mine.models, {model: h})
     hist = History(groups=groups)
     if hist.games:
         hist.sources.append(label)

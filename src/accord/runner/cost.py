@@ -100,18 +100,23 @@ def measure_groups(
             if not traces.is_dir():
                 raise ConfigError(f"{d} is not a run directory (no traces/ inside)")
         for trace in complete_traces(traces):
-            group = groups.setdefault(group_of(trace), GroupHistory())
-            group.games += 1
-            seconds = duration_s(trace.started_at, trace.ended_at)
-            if seconds is not None:
-                group.seconds += seconds
-                group.timed += 1
-            for seat in trace.seats:
-                usage = trace.usage.get(seat.name)
-                if seat.model is None or usage is None:
-                    continue
-                group.models.setdefault(seat.model, TokenHistory()).add(usage, seconds)
+            add_group(groups, group_of(trace), trace)
     return groups
+
+
+def add_group(groups: dict[str, GroupHistory], key: str, trace: Trace) -> None:
+    """Count one complete trace into ``groups[key]`` (`measure_groups`, one trace at a time)."""
+    group = groups.setdefault(key, GroupHistory())
+    group.games += 1
+    seconds = duration_s(trace.started_at, trace.ended_at)
+    if seconds is not None:
+        group.seconds += seconds
+        group.timed += 1
+    for seat in trace.seats:
+        usage = trace.usage.get(seat.name)
+        if seat.model is None or usage is None:
+            continue
+        group.models.setdefault(seat.model, TokenHistory()).add(usage, seconds)
 
 
 def measure(dirs: Iterable[Path]) -> dict[tuple[str, str], TokenHistory]:

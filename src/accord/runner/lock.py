@@ -72,9 +72,10 @@ class RunLock:
         except OSError as exc:
             holder = _read(fd)
             os.close(fd)
+            busy = f"{out} is in use by another Accord run ({describe(holder)}); wait for it to "
             raise RunLockedError(
-                f"{out} is in use by another Accord run ({describe(holder)}); wait for it to "
-                "finish, or choose another --out directory."
+                f"{busy}finish, or choose another out directory.",
+                cli=f"{busy}finish, or choose another --out directory.",
             ) from exc
         previous = _read(fd)
         stale = previous if previous and previous.get("released") is not True else None
@@ -133,7 +134,10 @@ def run_dir_of(folder: Path) -> Path | None:
 
 def _make_dir(out: Path) -> None:
     if out.exists() and not out.is_dir():
-        raise ConfigError(f"--out {out} is a file, not a directory; choose a directory.")
+        raise ConfigError(
+            f"out {out} is a file, not a directory; choose a directory.",
+            cli=f"--out {out} is a file, not a directory; choose a directory.",
+        )
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

@@ -69,9 +69,10 @@ def same_plan(path: Path, specs: Sequence[GameSpec]) -> bool:
 def check_plan(path: Path, specs: Sequence[GameSpec]) -> None:
     """Refuse to resume a run directory whose plan file holds another experiment."""
     if path.exists() and not same_plan(path, specs):
+        other = f"{path.parent} was started with a different experiment;"
         raise ConfigError(
-            f"{path.parent} was started with a different experiment; --resume needs the same "
-            "config and options (or use another --out)."
+            f"{other} resume=True needs the same config and options (or use another out).",
+            cli=f"{other} --resume needs the same config and options (or use another --out).",
         )
 
 

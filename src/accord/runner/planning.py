@@ -46,7 +46,8 @@ class RunPlan:
     ) -> None:
         """Refuse, before any game or file, a plan whose models cannot run (a misspelt model,
         a missing extra, every missing API key at once: `accord.models.preflight`; the run
-        then checks its seats and games as it starts). With ``models=False`` (a dry run)
+        and the seats: an unknown agent, a remote seat's missing program; the run then checks
+        its games as it starts). With ``models=False`` (a dry run)
         everything a run checks before play is checked here, but the API keys: the seats,
         one game of each configuration, a `cache` that is a file, `estimate_from` folders
         that are not runs (`accord.runner.run.check_run`).
@@ -56,10 +57,12 @@ class RunPlan:
         """
         if models:
             from accord.models.preflight import check_models
+            from accord.runner.run import check_seats
 
             check_models(
                 (a.model, dict(a.options)) for s in self.specs for a in s.agents if a.model
             )
+            check_seats(self.specs)  # agents, remote seats' programs: nothing is called
         else:
             from accord.runner.run import check_run
 
@@ -113,13 +116,16 @@ def plan_run(
     if isinstance(target, RunPlan):
         return target
     if out is not None and not str(out).strip():
-        raise ConfigError("--out is empty: name a directory, e.g. --out runs/mine")
+        raise ConfigError(
+            'out is empty: name a directory, e.g. out="runs/mine"',
+            cli="--out is empty: name a directory, e.g. --out runs/mine",
+        )
     out_dir = Path(out) if out is not None else None
     prompts_dir = Path(prompts).resolve() if prompts is not None else None
     quick = agents or model or options or suite or task
     if isinstance(target, Experiment):
         if quick:
-            raise ConfigError(_QUICK_ONLY)
+            raise ConfigError(_QUICK_ONLY_API, cli=_QUICK_ONLY)
         exp = target.model_copy(deep=True)
         if prompts_dir is not None:
             exp.prompts = str(prompts_dir)
@@ -132,7 +138,7 @@ def plan_run(
             if not path.is_file():
                 raise ConfigError(f"No experiment file {str(target)!r}. Check the path.")
             if quick:
-                raise ConfigError(_QUICK_ONLY)
+                raise ConfigError(_QUICK_ONLY_API, cli=_QUICK_ONLY)
             exp = load_experiment(path)
             if prompts_dir is not None:  # --prompts wins over the file's prompts:
                 exp.prompts = str(prompts_dir)
@@ -165,6 +171,10 @@ _QUICK_ONLY = (
     "--agents, --model, --option, --suite and --task apply to the quick form only; "
     "put them in the experiment file instead"
 )
+_QUICK_ONLY_API = (
+    "agents, model, options, suite and task apply to the quick form only (a game name); "
+    "put them in the experiment file instead"
+)
 
 
 def _default_out(exp: Experiment) -> Path:
@@ -175,7 +185,9 @@ def _default_out(exp: Experiment) -> Path:
 def seat_specs(agents: AgentsArg | None, model: str | None) -> list[AgentSpec]:
     """The seats of the quick form: `agents`, else `model` for every seat."""
     if agents and model:
-        raise ConfigError("give either --agents or --model, not both")
+        raise ConfigError(
+            "give either agents or model, not both", cli="give either --agents or --model, not both"
+        )
     if agents is None or isinstance(agents, str):
         return parse_agent_list(agents or model or "local/smollm2")
     return [parse_agent(a if isinstance(a, str | AgentSpec) else dict(a)) for a in agents]
@@ -197,7 +209,10 @@ def quick_experiment(
 ) -> Experiment:
     """The one-batch `Experiment` of the quick form (``accord run GAME --agents ...``)."""
     if games < 1:
-        raise ConfigError(f"--games must be at least 1 (got {games})")
+        raise ConfigError(
+            f"games must be at least 1 (got {games})",
+            cli=f"--games must be at least 1 (got {games})",
+        )
     seats = seat_specs(agents, model)
     if temperature is not None or max_tokens is not None:
         seats = [

@@ -20,7 +20,7 @@ import datetime as dt
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any, Literal
 
-from accord.agents.base import Agent
+from accord.agents.base import Agent, Recorder
 from accord.agents.llm import LLMAgent
 from accord.agents.reference import make_reference
 from accord.core import provenance
@@ -201,6 +201,8 @@ async def play_game(
         game.reset(spec.seed)
         if sink is not None:
             sink.begin(game.game_id, [game.seat_label(i) for i in range(game.num_seats)])
+        for i, a in enumerate(seats):
+            await a.start(i, _seat_recorder(game, i, events))
         while not game.done():
             requests = game.pending()
             if not requests:
@@ -334,6 +336,15 @@ async def _ask(agent: Agent, req: Request, buffer: _Buffered) -> Action:
         buffer.append((type_, fields))
 
     return await agent.act(req, record)
+
+
+def _seat_recorder(game: Game, seat: int, events: list[dict[str, Any]]) -> Recorder:
+    """Where an agent records what it did outside any request (`Agent.start`)."""
+
+    def record(type_: str, **fields: Any) -> None:
+        events.append({"type": type_, "t": game.next_step(), "seat": seat} | fields)
+
+    return record
 
 
 def _flush(

@@ -15,11 +15,14 @@ game: the share of decisions answered by the request's fallback is reported per 
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import sys
 from array import array
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +70,72 @@ def seat_rows(trace: Trace) -> list[dict[str, Any]]:
     return rows
 
 
+@dataclass(frozen=True, slots=True)
+class SummaryEntry:
+    """What the summary keeps of one trace (`summary_entry`): a few numbers, not the trace."""
+
+    game_id: str
+    batch: str
+    pairing: str
+    complete: bool
+    reason: str
+    """Why the game failed (`failure_reason`); empty for a complete game."""
+    cost: tuple[float, bool, int, int] | None
+    """Cost, cost known, decisions and fallbacks of the ``total`` usage (None without one)."""
+    values: tuple[tuple[str, float], ...]
+    """The game's summary metrics that are numbers (complete games only)."""
+    cells: Any = None
+    """The detail pool's share of the game (``pool.cells(trace)``), for pools that offer it."""
+    trace: Trace | None = None
+    """The trace itself, only for a complete game whose detail pool takes whole traces."""
+
+
+def summary_entry(t: Trace, *, keep_trace: bool = True) -> SummaryEntry:
+    """What `SummaryBuilder` needs of `t` (`UnknownGameError` for a game this installation
+    does not know). A detail pool with ``cells(trace)`` and ``add_cells(cells)`` is fed its
+    cells; one with ``add(trace)`` only needs the trace, kept when `keep_trace` (without it
+    the entry is None-trace and `needs_trace` says so)."""
+    cls = game_class(t.game_id)
+    total = t.usage.get("total")
+    complete = t.status == "complete"
+    values: list[tuple[str, float]] = []
+    cells: Any = None
+    kept: Trace | None = None
+    if complete:
+        for key, _, _ in cls.summary_metrics:
+            v = t.metrics.get(key)
+            if isinstance(v, int | float):
+                values.append((sys.intern(key), float(v)))
+        pool = cls.detail_pool()
+        if pool is not None and hasattr(pool, "cells"):
+            cells = pool.cells(t)
+        elif pool is not None and keep_trace:
+            kept = t
+    return SummaryEntry(  # labels shared by many games are held once (interned)
+        game_id=sys.intern(t.game_id),
+        batch=sys.intern(str(t.run.get("batch", ""))),
+        pairing=sys.intern(str(t.run.get("pairing", ""))),
+        complete=complete,
+        reason="" if complete else failure_reason(t),
+        cost=(
+            (total.cost_usd, total.cost_known, total.decisions, total.fallbacks)
+            if total is not None
+            else None
+        ),
+        values=tuple(values),
+        cells=cells,
+        trace=kept,
+    )
+
+
+def needs_trace(entry: SummaryEntry) -> bool:
+    """True when `entry` cannot be summarised without its trace (a detail pool that takes
+    whole traces, and the trace was not kept)."""
+    if not entry.complete or entry.cells is not None or entry.trace is not None:
+        return False
+    return game_class(entry.game_id).detail_pool() is not None
+
+
 class SummaryBuilder:
     """`summarize`, one trace at a time: keeps only each game's summary metrics (floats), so
     memory does not grow with the size of the traces."""
@@ -80,8 +149,11 @@ class SummaryBuilder:
     def add(self, t: Trace) -> None:
         """Count one trace (`UnknownGameError`, before counting anything, for a game this
         installation does not know)."""
-        game_class(t.game_id)
-        key = (t.game_id, str(t.run.get("batch", "")), str(t.run.get("pairing", "")))
+        self.add_entry(summary_entry(t))
+
+    def add_entry(self, e: SummaryEntry) -> None:
+        """Count one trace from what `summary_entry` kept of it (the same as `add`)."""
+        key = (e.game_id, e.batch, e.pairing)
         g = self._groups.get(key)
         if g is None:
             g = self._groups[key] = {
@@ -92,29 +164,30 @@ class SummaryBuilder:
                 "decisions": 0,
                 "fallbacks": 0,
                 "values": {},
-                "pool": game_class(t.game_id).detail_pool(),
+                "pool": game_class(e.game_id).detail_pool(),
             }
         g["games"] += 1
         self.games += 1
-        if "total" in t.usage:
-            g["cost_usd"] += t.usage["total"].cost_usd
-            g["cost_known"] = g["cost_known"] and t.usage["total"].cost_known
-        if t.status != "complete":
-            self._reasons[failure_reason(t)] += 1
+        if e.cost is not None:
+            g["cost_usd"] += e.cost[0]
+            g["cost_known"] = g["cost_known"] and e.cost[1]
+        if not e.complete:
+            self._reasons[e.reason] += 1
             return
         g["complete"] += 1
         self.complete += 1
-        if "total" in t.usage:
-            g["decisions"] += t.usage["total"].decisions
-            g["fallbacks"] += t.usage["total"].fallbacks
-        cls = game_class(t.game_id)
-        for key_, _, _ in cls.summary_metrics:
-            v = t.metrics.get(key_)
-            if isinstance(v, int | float):
-                # A float column per metric (8 bytes a game), not a list of float objects.
-                g["values"].setdefault(key_, array("d")).append(float(v))
-        if g["pool"] is not None:
-            g["pool"].add(t)  # pooled details (negotiation's process metrics), accumulated
+        if e.cost is not None:
+            g["decisions"] += e.cost[2]
+            g["fallbacks"] += e.cost[3]
+        for key_, v in e.values:
+            # A float column per metric (8 bytes a game), not a list of float objects.
+            g["values"].setdefault(key_, array("d")).append(v)
+        pool = g["pool"]
+        if pool is not None:  # pooled details (negotiation's process metrics), accumulated
+            if e.cells is not None:
+                pool.add_cells(e.cells)
+            elif e.trace is not None:
+                pool.add(e.trace)
 
     def result(self) -> dict[str, Any]:
         """The summary of every trace added (the shape `summarize` returns)."""
@@ -180,8 +253,50 @@ def failure_reason(trace: Trace) -> str:
     return _SEAT_PREFIX.sub("", trace.error or "unknown error (no message recorded)")
 
 
+@dataclass(frozen=True, slots=True)
+class TraceRecord:
+    """What the results files need of one trace file, read once (`record_of`): its seat rows
+    and its summary entry, or why it cannot be used. Tied to the file as it was then (`stamp`):
+    a file replaced since (a failed game played again) is read anew."""
+
+    stamp: tuple[int, int, int]
+    """Inode, size and modification time (ns) of the file when it was read."""
+    trace_id: str = ""
+    status: str = ""
+    rows_json: str = "[]"
+    """The ``results.jsonl`` rows, as one JSON list (a string is a fraction of the dicts'
+    memory; decoding gives the rows back exactly, so the file is the same)."""
+    entry: SummaryEntry | None = None
+    error: str = ""
+    """Why the file is listed under ``unreadable`` (then nothing else is set)."""
+
+
+def file_stamp(path: Path) -> tuple[int, int, int] | None:
+    """What identifies the content of `path` without reading it (None: it is gone)."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def record_of(path: Path, trace: Trace, stamp: tuple[int, int, int]) -> TraceRecord:
+    """The `TraceRecord` of `trace`, just read from `path`."""
+    try:
+        entry = summary_entry(trace, keep_trace=False)
+    except ConfigError as exc:  # a game this installation does not know
+        return TraceRecord(stamp, error=skip_reason(path, exc))
+    rows = [{"schema_version": RUN_FILES_VERSION, **row} for row in seat_rows(trace)]
+    text = json.dumps(rows, ensure_ascii=False)
+    return TraceRecord(stamp, trace.trace_id, sys.intern(trace.status), text, entry)
+
+
 def write_outputs(
-    out: Path, order: Sequence[str] | None = None, *, statuses: dict[str, str] | None = None
+    out: Path,
+    order: Sequence[str] | None = None,
+    *,
+    statuses: dict[str, str] | None = None,
+    known: Mapping[str, TraceRecord] | None = None,
 ) -> dict[str, Any]:
     """Rebuild ``results.jsonl`` and ``summary.json`` from ``out/traces``, one trace at a time
     (peak memory does not grow with the number of games).
@@ -190,6 +305,9 @@ def write_outputs(
     know (an old version's id, an uninstalled plugin), is skipped and listed under
     ``unreadable`` in the summary, with its reason; it never hides the rest of the run.
     `statuses`, when given, is filled with each readable trace's status, by trace id.
+    `known` holds what an earlier read kept of some files, by file name
+    (`accord.runner.scan`): a file unchanged since is not read again, and gives the same rows
+    and summary as reading it.
 
     Both files carry `RUN_FILES_VERSION` (``schema_version``: a key of the summary and of
     every row).
@@ -197,19 +315,37 @@ def write_outputs(
     builder = SummaryBuilder()
     unreadable: list[dict[str, str]] = []
 
+    def fresh(path: Path) -> TraceRecord:
+        stamp = file_stamp(path) or (0, 0, 0)
+        try:
+            check_inside(path)
+            trace = read_trace(path)
+        except ConfigError as exc:
+            return TraceRecord(stamp, error=skip_reason(path, exc))
+        record = record_of(path, trace, stamp)
+        if record.entry is not None and needs_trace(record.entry):
+            # A detail pool that takes whole traces: fed now, while this one is in hand.
+            record = TraceRecord(
+                stamp, record.trace_id, record.status, record.rows_json, summary_entry(trace)
+            )
+        return record
+
     def rows() -> Iterator[dict[str, Any]]:
         for path in trace_file_order(out / "traces", order):
-            try:
-                check_inside(path)
-                trace = read_trace(path)
-                builder.add(trace)  # first, so a game not installed here adds nothing
-            except ConfigError as exc:
-                unreadable.append({"file": path.name, "error": skip_reason(path, exc)})
+            record = (known or {}).get(path.name)
+            if (
+                record is None
+                or record.stamp != file_stamp(path)
+                or (record.entry is not None and needs_trace(record.entry))
+            ):
+                record = fresh(path)
+            if record.entry is None:
+                unreadable.append({"file": path.name, "error": record.error})
                 continue
+            builder.add_entry(record.entry)
             if statuses is not None:
-                statuses[trace.trace_id] = trace.status
-            for row in seat_rows(trace):
-                yield {"schema_version": RUN_FILES_VERSION, **row}
+                statuses[record.trace_id] = record.status
+            yield from json.loads(record.rows_json)
 
     write_jsonl(out / "results.jsonl", rows())
     summary = {"schema_version": RUN_FILES_VERSION, **builder.result()}

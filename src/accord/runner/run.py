@@ -99,15 +99,17 @@ def check_run(
     runs. Each problem is one `ConfigError`, so the run stops with exit code 2 instead of
     failing every game."""
     if cache is not None and cache.exists() and not cache.is_dir():
+        where = "it is created if missing"
         raise ConfigError(
-            f"--cache {cache} is a file; give a directory for the model cache (it is created "
-            "if missing)."
+            f"cache={cache} is a file; give a directory for the model cache ({where}).",
+            cli=f"--cache {cache} is a file; give a directory for the model cache ({where}).",
         )
     for d in estimate_from:
         if not (d / "traces").is_dir():
+            what = "is not a run directory (no traces/ inside); give a directory an earlier "
             raise ConfigError(
-                f"--estimate-from {d} is not a run directory (no traces/ inside); give a "
-                "directory an earlier accord run wrote."
+                f"estimate_from {d} {what}accord run wrote.",
+                cli=f"--estimate-from {d} {what}accord run wrote.",
             )
     check_seats(specs, models=models)
     check_games(specs)
@@ -138,8 +140,8 @@ def check_games(specs: Sequence[GameSpec]) -> None:
 
 def check_seats(specs: Sequence[GameSpec], *, models: bool = True) -> None:
     """Refuse a run whose seats cannot be built (unknown agent, unknown provider, bad model
-    options, missing API key, missing base_url) before any game starts, rather than fail every
-    game of it.
+    options, missing API key, missing base_url, a ``command:`` seat whose program is not
+    there) before any game starts, rather than fail every game of it.
 
     The bundled local model is not loaded here: that is heavy, and each game reports it. With
     ``models=False`` (a dry run) everything is checked but the API keys: a plan may be priced
@@ -157,6 +159,9 @@ def check_seats(specs: Sequence[GameSpec], *, models: bool = True) -> None:
             if ident in seen:
                 continue
             seen.add(ident)
+            missing = agent.remote.missing_program() if agent.remote is not None else None
+            if missing is not None:
+                raise ConfigError(missing)
             if agent.agent is not None and not agent.is_human and agent.remote is None:
                 make_reference(game_id, agent.agent)
             elif agent.model is not None and not agent.model.startswith("local/"):
@@ -180,9 +185,10 @@ def prepare_out(
     traces = out / "traces"
     existing = list(traces.glob("*.json")) if traces.exists() else []
     if existing and not resume:
+        held = f"{out} already holds {len(existing)} traces."
         raise ConfigError(
-            f"{out} already holds {len(existing)} traces. Use --resume to continue that run, "
-            "or choose another --out directory."
+            f"{held} Pass resume=True to continue that run, or choose another out directory.",
+            cli=f"{held} Use --resume to continue that run, or choose another --out directory.",
         )
     # Written and compared one game at a time (`accord.runner.plan_file`): memory stays flat.
     if resume:
@@ -234,9 +240,10 @@ async def run_specs(
             run reads each of them once; by default they are read here.
     """
     if concurrency < 1:
-        raise ConfigError("--concurrency must be at least 1")
+        raise ConfigError("concurrency must be at least 1", cli="--concurrency must be at least 1")
     if max_cost is not None and not 0 <= max_cost < float("inf"):
-        raise ConfigError(f"--max-cost must be a number of dollars, zero or more (got {max_cost})")
+        why = f"must be a number of dollars, zero or more (got {max_cost})"
+        raise ConfigError(f"max_cost {why}", cli=f"--max-cost {why}")
     runner = make_executor(
         executor, address=address, cache_dir=cache, num_cpus=num_cpus, cpus_per_game=cpus_per_game
     )
@@ -333,7 +340,12 @@ async def run_specs(
                 task.cancel()
         await runner.close()
         # Even an interrupted run leaves consistent results for the games that finished.
-        report.summary = write_outputs(out, [s.trace_id for s in specs], statuses=report.statuses)
+        report.summary = write_outputs(
+            out,
+            [s.trace_id for s in specs],
+            statuses=report.statuses,
+            known=scan.records if scan is not None else None,  # kept traces: not read again
+        )
         if live_run is not None:
             live_run.progress(finished=True, interrupted=report.interrupted)
         lock.release()

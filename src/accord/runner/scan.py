@@ -16,13 +16,17 @@ finished game of this run.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from accord.core.errors import ConfigError
-from accord.runner.cost import TokenHistory, add_history
-from accord.traces.io import check_inside, read_trace
+from accord.runner.cost import GroupHistory, TokenHistory, add_group, add_history
+from accord.runner.results import TraceRecord, file_stamp, record_of
+from accord.traces.io import check_inside, read_trace, skip_reason
+
+K = TypeVar("K")
 
 
 @dataclass
@@ -37,6 +41,10 @@ class RunScan:
     """Model cost of each readable trace (calls without a known price count as 0)."""
     history: dict[tuple[str, str], TokenHistory] = field(default_factory=dict)
     """Token use per ``(game_id, model)`` of the complete traces (`accord.runner.cost`)."""
+    pairings: dict[str, GroupHistory] = field(default_factory=dict)
+    """Games, time and token use per pairing label of the complete traces."""
+    records: dict[str, TraceRecord] = field(default_factory=dict)
+    """What the results files need of each file read, by file name."""
 
     def finished(self, *, include_failed: bool = False) -> set[str]:
         """Trace ids a resumed run skips: the complete ones, or every file with
@@ -62,21 +70,25 @@ def scan_run(out: Path) -> RunScan:
         except ConfigError:
             continue
         scan.present.add(path.stem)
+        stamp = file_stamp(path) or (0, 0, 0)
         try:
             trace = read_trace(path)
-        except ConfigError:
+        except ConfigError as exc:
+            scan.records[path.name] = TraceRecord(stamp, error=skip_reason(path, exc))
             continue  # missing for a resume: played again
         scan.statuses[path.stem] = trace.status
         total = trace.usage.get("total")
         scan.costs[path.stem] = total.cost_usd if total is not None else 0.0
         if trace.status == "complete":
             add_history(scan.history, trace)
+            add_group(scan.pairings, str(trace.run.get("pairing", "?")), trace)
+        scan.records[path.name] = record_of(path, trace, stamp)
     return scan
 
 
 def merge_history(
-    into: dict[tuple[str, str], TokenHistory], more: dict[tuple[str, str], TokenHistory]
-) -> dict[tuple[str, str], TokenHistory]:
+    into: dict[K, TokenHistory], more: Mapping[K, TokenHistory]
+) -> dict[K, TokenHistory]:
     """`into` with the token history `more` added (the estimate of a resumed run learns
     from earlier runs and from the games already in its own directory)."""
     for key, h in more.items():

@@ -65,15 +65,27 @@ class ProcessMetricPool:
 
     def add(self, trace: Trace) -> None:
         """Count one game's ``metrics.detail`` cells."""
+        self.add_cells(self.cells(trace))
+
+    @staticmethod
+    def cells(trace: Trace) -> array[float]:
+        """What `add` keeps of one game: numerator and denominator of every process metric
+        (NaN when the game is not eligible), so a resumed run's rebuild needs no trace."""
         detail = trace.metrics.get("detail") or {}
+        out = array("d")
         for key, _ in PROCESS_METRICS:
             cell = detail.get(key) if isinstance(detail, dict) else None
             if isinstance(cell, dict):
-                self._nums[key].append(float(cell["num"]))
-                self._dens[key].append(float(cell["den"]))
+                out.extend((float(cell["num"]), float(cell["den"])))
             else:
-                self._nums[key].append(math.nan)
-                self._dens[key].append(math.nan)
+                out.extend((math.nan, math.nan))
+        return out
+
+    def add_cells(self, cells: array[float]) -> None:
+        """Count one game from its `cells`."""
+        for i, (key, _) in enumerate(PROCESS_METRICS):
+            self._nums[key].append(cells[2 * i])
+            self._dens[key].append(cells[2 * i + 1])
 
     def result(self) -> dict[str, Any]:
         """``{key: {"label", "num", "den", "mean", "ci_low", "ci_high", "games"}}`` for every

@@ -1,4 +1,4 @@
-"""A person at the terminal plays sorting with the commands a model writes (games/sorting/human.py)."""
+"""A person at the terminal plays sorting with the commands a model writes (sorting/human.py)."""
 
 from __future__ import annotations
 

@@ -11,10 +11,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
 from accord.core import plugins
 from accord.remote.client import http_agent
+from accord.traces.events import RemoteAction, RemoteCall
+from accord.traces.schema import trace_json_schema
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -67,6 +70,10 @@ async def test_a_remote_agent_completes_the_game(
     assert transcript.calls == len(calls) or transcript.calls > len(calls)
     assert trace.seats[0].agent == f"remote-{via}"
     assert all(e.get("seat") == 0 for e in trace.events if e["type"].startswith("remote_"))
+    # Remote events are typed harness events, and the trace meets `accord trace-schema`.
+    assert all(isinstance(c, RemoteCall) for c in calls)
+    assert all(isinstance(e, RemoteAction) for e in trace.events if e["type"] == "remote_action")
+    jsonschema.validate(trace.model_dump(mode="json"), trace_json_schema())
 
 
 @pytest.fixture(scope="module")

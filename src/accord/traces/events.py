@@ -130,6 +130,12 @@ HARNESS_TYPES = (
     "human_timeout",
     "game_failed",
     "fork",
+    "remote_join",
+    "remote_request",
+    "remote_call",
+    "remote_action",
+    "remote_failed",
+    "remote_unauthenticated",
 )
 """The ``type`` of every harness event; a game may not use them for its own events."""
 
@@ -264,6 +270,68 @@ class Fork(HarnessEvent):
     by: str | None = None
 
 
+# -- remote agent seats (`accord.agents.remote`, docs/agents.md) -------------------------------
+
+
+class RemoteJoin(HarnessEvent):
+    """A remote seat was opened for its agent (never the seat's token)."""
+
+    type: Literal["remote_join"] = "remote_join"
+    via: str = Field("", description="mcp, http, or command (an agent process Accord started).")
+    url: str = Field("", description="The seat server's base URL.")
+
+
+class RemoteRequest(HarnessEvent):
+    """A request was opened for the remote agent."""
+
+    type: Literal["remote_request"] = "remote_request"
+    request_id: int | None = None
+    kind: str | None = None
+    deadline_s: Number | None = None
+    reply_schema: bool | None = Field(None, description="Whether a reply schema was sent.")
+
+
+class RemoteCall(HarnessEvent):
+    """One call the remote agent made (its reply text goes to the transcript)."""
+
+    type: Literal["remote_call"] = "remote_call"
+    tool: str = ""
+    via: str = Field("", description="mcp or http.")
+    at_s: Number | None = Field(None, description="Seconds since the seat opened.")
+    ok: bool | None = None
+    error: str | None = None
+    request_id: int | None = None
+
+
+class RemoteAction(HarnessEvent):
+    """The remote agent's reply was accepted as the seat's action."""
+
+    type: Literal["remote_action"] = "remote_action"
+    request_id: int | None = None
+    kind: str | None = None
+    response_s: Number = 0
+    self_reported_usage: dict[str, Number] | None = Field(
+        None, description="Usage the agent reported; self-reported, never counted as Accord's."
+    )
+
+
+class RemoteFailed(HarnessEvent):
+    """The remote agent did not answer a request (no-show, deadline, protocol violation)."""
+
+    type: Literal["remote_failed"] = "remote_failed"
+    request_id: int | None = None
+    kind: str | None = None
+    error: str = ""
+
+
+class RemoteUnauthenticated(HarnessEvent):
+    """Calls without a valid token reached the seat server while this seat was open."""
+
+    type: Literal["remote_unauthenticated"] = "remote_unauthenticated"
+    calls: int = 0
+    note: str = ""
+
+
 HARNESS_EVENTS: dict[str, type[HarnessEvent]] = {
     cls.model_fields["type"].default: cls
     for cls in (
@@ -278,6 +346,12 @@ HARNESS_EVENTS: dict[str, type[HarnessEvent]] = {
         HumanTimeout,
         GameFailed,
         Fork,
+        RemoteJoin,
+        RemoteRequest,
+        RemoteCall,
+        RemoteAction,
+        RemoteFailed,
+        RemoteUnauthenticated,
     )
 }
 """Every harness event model by its ``type``."""
@@ -339,6 +413,12 @@ Event = Annotated[
     | Annotated[HumanTimeout, Tag("human_timeout")]
     | Annotated[GameFailed, Tag("game_failed")]
     | Annotated[Fork, Tag("fork")]
+    | Annotated[RemoteJoin, Tag("remote_join")]
+    | Annotated[RemoteRequest, Tag("remote_request")]
+    | Annotated[RemoteCall, Tag("remote_call")]
+    | Annotated[RemoteAction, Tag("remote_action")]
+    | Annotated[RemoteFailed, Tag("remote_failed")]
+    | Annotated[RemoteUnauthenticated, Tag("remote_unauthenticated")]
     | Annotated[GameEvent, Tag(_GAME)],
     Discriminator(_tagger(HARNESS_EVENTS)),
 ]

@@ -30,7 +30,11 @@ INFO = GameInfo(
             what="failed sorting games",
         ),
     ),
-    human=HumanSeat(controls=Lazy("accord.games.sorting.controls:CONTROLS")),
+    human=HumanSeat(
+        adapter=Lazy("accord.games.sorting.human:human_adapter"),
+        help=Lazy("accord.games.sorting.human:human_help"),
+        controls=Lazy("accord.games.sorting.controls:CONTROLS"),
+    ),
     golden=Lazy("accord.games.sorting.cases:GOLDEN"),
     prompt_cases=Lazy("accord.games.sorting.cases:PROMPTS"),
     kits={"mas-bench": Lazy("accord.games.sorting.paper:MasBenchKit")},

@@ -14,7 +14,7 @@ from rich.panel import Panel
 from accord.agents.transcript import expand
 from accord.cli.main import _fail, app, console
 from accord.core.errors import AccordError, ConfigError
-from accord.traces.events import ModelCall, ModelErrorEvent
+from accord.traces.events import Event, ModelCall, ModelErrorEvent
 from accord.traces.io import read_trace
 from accord.traces.schema import Trace
 
@@ -90,7 +90,7 @@ def transcript(
         raise _fail(exc) from exc
 
 
-def remote_events(trace: Trace, seat_name: str) -> list[dict[str, Any]]:
+def remote_events(trace: Trace, seat_name: str) -> list[Event]:
     """The seat's ``remote_*`` records in step order (empty for a seat not held remotely)."""
     seat = next((s.seat for s in trace.seats if s.name == seat_name), None)
     return sorted(
@@ -104,7 +104,7 @@ def remote_events(trace: Trace, seat_name: str) -> list[dict[str, Any]]:
 
 
 def _print_remote_seat(
-    trace: Trace, name: str, records: list[dict[str, Any]], only: int | None, full: bool
+    trace: Trace, name: str, records: list[Event], only: int | None, full: bool
 ) -> None:
     """A remote seat, request by request: the messages it was sent (the system prompt only
     when it changed, unless `full`), each call its agent made, the replies (a rejected one with

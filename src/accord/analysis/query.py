@@ -30,12 +30,22 @@ from typing import Any
 import duckdb
 import numpy as np
 
+from accord.analysis import query_rows
+from accord.analysis.query_rows import Columns, parse, register_messages
 from accord.analysis.sandbox import TZ_TYPE, check_read_only, lock_down, without_time_zones
-from accord.core import gameinfo
 from accord.core.errors import ConfigError
-from accord.traces.io import check_inside
-from accord.traces.schema import READABLE_VERSIONS, SCHEMA_VERSION
-from accord.traces.upgrade import upgrade
+
+__all__ = [
+    "VIEWS",
+    "build_tables",
+    "cache_dir",
+    "check_read_only",
+    "connect",
+    "export_parquet",
+    "register_messages",
+    "run_query",
+    "trace_files",
+]
 
 CACHE_VERSION = 2
 """Bumped whenever the cached tables change shape or content; older caches are rebuilt
@@ -43,193 +53,7 @@ CACHE_VERSION = 2
 
 VIEWS: tuple[str, ...] = ("games", "seats", "events", "messages")
 
-_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _USAGE = ("input_tokens", "output_tokens", "reasoning_tokens", "calls", "attempts")
-_LABELS = ("experiment", "batch", "repeat", "pairing", "first_speaker")
-
-MessageRow = gameinfo.MessageRow
-"""(index of the event, sender seat, channel, recipients, text, delivered); the event's own
-``t``, ``round`` and ``turn`` complete the row."""
-MessageExtractor = gameinfo.MessageExtractor
-"""``extract(events, num_seats)`` -> one `MessageRow` per communication act."""
-
-
-# -- messages of each game -----------------------------------------------------------------
-
-
-def _generic_messages(events: list[dict[str, Any]], seats: int) -> list[MessageRow]:
-    """Games without an extractor: ``message`` events with a text field."""
-    del seats
-    rows: list[MessageRow] = []
-    for i, e in enumerate(events):
-        text = next((e[k] for k in ("text", "speech", "content") if k in e), None)
-        if e.get("type") == "message" and text is not None:
-            sender = e.get("seat", e.get("sender"))
-            delivered = bool(e.get("delivered", True))
-            rows.append((i, sender, "message", e.get("recipients"), str(text), delivered))
-    return rows
-
-
-_EXTRACTORS: dict[str, MessageExtractor] = {}
-"""Extractors registered from code (`register_messages`), by short game name; the others come
-from each game's `GameInfo.messages`."""
-
-
-def register_messages(game: str, extract: MessageExtractor) -> None:
-    """Teach the ``messages`` view a game's communication events from code (`game` = short
-    name); a game declares its own in its `GameInfo`."""
-    _EXTRACTORS[game] = extract
-
-
-def extractor(game_id: str, game: str) -> MessageExtractor:
-    """The message extractor of a trace's game: registered, declared, else the generic one."""
-    if game in _EXTRACTORS:
-        return _EXTRACTORS[game]
-    info = gameinfo.info_for_trace(game_id, game)
-    if info is not None and info.messages is not None:
-        return gameinfo.resolve_ref(info.messages)
-    return _generic_messages
-
-
-# -- rows ----------------------------------------------------------------------------------
-
-
-_GAME_BASE = (
-    "trace_id", "game_id", "game", "seed", "status", "error", *_LABELS, "labels", "config",
-    "num_seats", "players", "metrics", *_USAGE, "cost_usd", "latency_s", "num_events",
-    "num_messages", "started_at", "ended_at", "accord_version", "file",
-)  # fmt: skip
-_SEAT_COLS = (
-    "trace_id", "game_id", "game", "status", "batch", "pairing", "seat", "seat_name", "agent",
-    "model", "player", "reference", *_USAGE, "cost_usd", "latency_s", "metrics",
-)  # fmt: skip
-_EVENT_COLS = ("trace_id", "game_id", "idx", "type", "t", "seat", "round", "data")
-_MESSAGE_COLS = (
-    "trace_id", "game_id", "game", "idx", "t", "round", "turn", "sender", "sender_name",
-    "channel", "recipients", "text", "delivered",
-)  # fmt: skip
-
-
-class _Columns:
-    """Column-wise accumulators of the four tables."""
-
-    def __init__(self) -> None:
-        # Numeric scalar metrics become typed columns, in first-seen order; a column that
-        # appears only in later traces is back-filled with NULL for the earlier ones.
-        self.metric_names: list[str] = []
-        self.games: dict[str, list[Any]] = {c: [] for c in _GAME_BASE}
-        self.seats: dict[str, list[Any]] = {c: [] for c in _SEAT_COLS}
-        self.events: dict[str, list[Any]] = {c: [] for c in _EVENT_COLS}
-        self.messages: dict[str, list[Any]] = {c: [] for c in _MESSAGE_COLS}
-
-    def mark(self) -> tuple[int, ...]:
-        """Where each table stands, for `rollback`."""
-        return (len(self.metric_names), *(len(t["trace_id"]) for t in self._tables()))
-
-    def rollback(self, mark: tuple[int, ...]) -> None:
-        """Drop what an `add` that failed half-way appended after `mark`."""
-        metrics, *lengths = mark
-        for name in self.metric_names[metrics:]:
-            del self.games[name]
-        del self.metric_names[metrics:]
-        for table, n in zip(self._tables(), lengths, strict=True):
-            for column in table.values():
-                del column[n:]
-
-    def _tables(self) -> tuple[dict[str, list[Any]], ...]:
-        return (self.games, self.seats, self.events, self.messages)
-
-    def add(self, d: dict[str, Any], file: str) -> None:
-        tid, gid, game = d["trace_id"], d["game_id"], d.get("game", "")
-        run = d.get("run") or {}
-        seats = d.get("seats") or []
-        usage = d.get("usage") or {}
-        events = d.get("events") or []
-        metrics = d.get("metrics") or {}
-        names = {s["seat"]: s.get("name", "") for s in seats}
-        messages = extractor(gid, game)(events, len(seats))
-
-        g = self.games
-        total = usage.get("total") or {}
-        for key, value in (
-            ("trace_id", tid), ("game_id", gid), ("game", game), ("seed", str(d.get("seed"))),
-            ("status", d.get("status", "complete")), ("error", d.get("error")),
-            *((k, _str(run.get(k))) for k in _LABELS), ("labels", _dumps(run)),
-            ("config", _dumps(d.get("config") or {})), ("num_seats", len(seats)),
-            ("players", " vs ".join(_player(s) for s in seats)), ("metrics", _dumps(metrics)),
-            *((k, int(total.get(k, 0))) for k in _USAGE),
-            ("cost_usd", float(total.get("cost_usd", 0.0))),
-            ("latency_s", float(total.get("latency_s", 0.0))), ("num_events", len(events)),
-            ("num_messages", len(messages)), ("started_at", d.get("started_at") or None),
-            ("ended_at", d.get("ended_at") or None),
-            ("accord_version", d.get("accord_version", "")), ("file", file),
-        ):  # fmt: skip
-            g[key].append(value)
-        for key, v in metrics.items():
-            if key not in g and key not in _GAME_BASE and isinstance(v, int | float):
-                self.metric_names.append(key)
-                g[key] = [None] * (len(g["trace_id"]) - 1)
-        for key in self.metric_names:
-            v = metrics.get(key)
-            g[key].append(float(v) if isinstance(v, int | float) else None)
-
-        rows = {r.get("seat"): r for r in d.get("seat_rows") or []}
-        s = self.seats
-        for seat in seats:
-            u = usage.get(seat.get("name", "")) or {}
-            row = rows.get(seat["seat"], {})
-            for key, value in (
-                ("trace_id", tid), ("game_id", gid), ("game", game),
-                ("status", d.get("status", "complete")), ("batch", _str(run.get("batch"))),
-                ("pairing", _str(run.get("pairing"))), ("seat", seat["seat"]),
-                ("seat_name", seat.get("name")), ("agent", seat.get("agent")),
-                ("model", seat.get("model")), ("player", _player(seat)),
-                ("reference", seat.get("model") is None),
-                ("cost_usd", float(u.get("cost_usd", 0.0))),
-                ("latency_s", float(u.get("latency_s", 0.0))),
-                ("metrics", _dumps({k: v for k, v in row.items() if k not in ("seat", "name")})),
-            ):  # fmt: skip
-                s[key].append(value)
-            for key in _USAGE:
-                s[key].append(int(u.get(key, 0)))
-
-        ev = self.events
-        for i, e in enumerate(events):
-            seat_no = e.get("seat") if isinstance(e.get("seat"), int) else e.get("agent")
-            ev["trace_id"].append(tid)
-            ev["game_id"].append(gid)
-            ev["idx"].append(i)
-            ev["type"].append(e.get("type"))
-            ev["t"].append(e.get("t"))
-            ev["seat"].append(_int(seat_no))
-            ev["round"].append(_int(e.get("round")))
-            ev["data"].append(_dumps(e))
-
-        m = self.messages
-        for idx, sender, channel, recipients, text, delivered in messages:
-            e = events[idx]
-            for key, value in (
-                ("trace_id", tid), ("game_id", gid), ("game", game), ("idx", idx),
-                ("t", e.get("t")), ("round", _int(e.get("round"))), ("turn", _int(e.get("turn"))),
-                ("sender", _int(sender)), ("sender_name", names.get(sender)), ("channel", channel),
-                ("recipients", _dumps(recipients) if recipients is not None else None),
-                ("text", text), ("delivered", delivered),
-            ):  # fmt: skip
-                m[key].append(value)
-
-
-def _int(v: Any) -> int | None:
-    return v if isinstance(v, int) and not isinstance(v, bool) else None
-
-
-def _player(seat: dict[str, Any]) -> str:
-    """A seat's stable identity: its model, else its agent (CalBench App. E)."""
-    return str(seat.get("model") or seat.get("agent") or "")
-
-
-def _str(v: Any) -> str | None:
-    return None if v is None else str(v)
-
 
 # -- building tables -----------------------------------------------------------------------
 
@@ -288,58 +112,6 @@ def trace_files(directory: Path) -> list[Path]:
     return [folder / n for n in names]
 
 
-def _parse(path: Path) -> dict[str, Any]:
-    check_inside(path)
-    try:
-        data = json.loads(path.read_bytes())
-    except RecursionError as exc:
-        raise ConfigError(
-            f"Cannot read trace {path}: its JSON is nested too deeply to be a trace; "
-            "re-run the game or remove the file."
-        ) from exc
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"Cannot read trace {path}: {exc}") from exc
-    version = data.get("schema_version") if isinstance(data, dict) else None
-    if version not in READABLE_VERSIONS:
-        raise ConfigError(
-            f"{path} is not an Accord trace of schema version {SCHEMA_VERSION} "
-            f"(found {version!r}). Re-run the game or use the Accord version that wrote it."
-        )
-    problem = _shape_problem(data)
-    if problem is not None:
-        raise ConfigError(
-            f"Trace {path} is not a valid Accord trace: {problem}; fix the field or re-run "
-            "the game."
-        )
-    return dict(upgrade(data))  # older versions read as the current one (accord.traces.upgrade)
-
-
-_DICTS = ("run", "usage", "metrics", "config")
-"""Top-level fields the views read as objects (absent or null is fine)."""
-
-
-def _shape_problem(data: dict[str, Any]) -> str | None:
-    """What keeps a (hand-edited) trace from filling the views, or None: the fields read here
-    must have the trace schema's types (`accord.traces.schema`)."""
-    for key in ("trace_id", "game_id"):
-        if not isinstance(data.get(key), str) or not data[key]:
-            return f"field {key} is missing or not a text" if key in data else f"no {key}"
-    for key in ("events", "seats", "seat_rows"):
-        value = data.get(key)
-        if value is not None and (
-            not isinstance(value, list) or not all(isinstance(v, dict) for v in value)
-        ):
-            return f"field {key} must be a list of objects"
-    if any(not isinstance(s.get("seat"), int) for s in data.get("seats") or []):
-        return "every seat in field seats needs a whole-number seat"
-    for key in _DICTS:
-        if data.get(key) is not None and not isinstance(data[key], dict):
-            return f"field {key} must be an object"
-    if any(not isinstance(u, dict) for u in (data.get("usage") or {}).values()):
-        return "field usage must map each seat to an object"
-    return None
-
-
 def build_tables(con: duckdb.DuckDBPyConnection, files: Sequence[Path], schema: str) -> list[str]:
     """Parse `files` and create the four tables in `schema` (an attached database).
 
@@ -347,12 +119,12 @@ def build_tables(con: duckdb.DuckDBPyConnection, files: Sequence[Path], schema: 
     one-line reason returned, as every command that reads a run does
     (`accord.traces.io.readable_traces`).
     """
-    cols = _Columns()
+    cols = Columns()
     skipped: list[str] = []
     for path in files:
         mark = cols.mark()
         try:
-            cols.add(_parse(path), path.name)
+            cols.add(parse(path), path.name)
         except ConfigError as exc:
             cols.rollback(mark)
             skipped.append(" ".join(str(exc).split()))
@@ -388,7 +160,8 @@ def _array(values: list[Any]) -> np.ndarray[Any, np.dtype[Any]]:
 def _signature(files: Sequence[Path]) -> str:
     """What the cache must match: format, metric columns, and every trace's name/size/mtime."""
     h = hashlib.sha256(str(CACHE_VERSION).encode())
-    h.update(Path(__file__).read_bytes())  # a change to this module may change the tables
+    for module in (__file__, query_rows.__file__):  # a change to either may change the tables
+        h.update(Path(module).read_bytes())
     for p in files:
         st = p.stat()
         h.update(f"\n{p.name}\t{st.st_size}\t{st.st_mtime_ns}".encode())

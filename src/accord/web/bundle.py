@@ -54,8 +54,9 @@ from fastapi.routing import APIRoute
 
 from accord.core.errors import ConfigError
 from accord.core.secrets import scrub_secrets
-from accord.web.app import STATIC_DIR, create_app, resolve_runs
+from accord.web.app import STATIC_DIR, create_app
 from accord.web.bundle_pairs import comparisons, sides_of
+from accord.web.runs import resolve_runs
 
 __all__ = ["BundleResult", "bundle_key", "write_bundle"]
 

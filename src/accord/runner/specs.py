@@ -7,7 +7,7 @@ anything containing ``/`` is a model, anything else an agent name.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -26,6 +26,11 @@ class AgentSpec(BaseModel):
     label: str | None = Field(None, description="Name in tables (default: model or agent).")
     temperature: float | None = Field(None, ge=0, le=2, description="Sampling temperature.")
     max_tokens: int | None = Field(None, ge=1, description="Completion token cap per call.")
+    action_mode: Literal["json", "tools", "auto"] | None = Field(
+        None,
+        description="How a model seat acts: 'json' (default: one JSON reply), 'tools' (the "
+        "provider's native tool calls) or 'auto' (tools where the provider supports them).",
+    )
     options: dict[str, Any] = Field(
         default_factory=dict,
         description="Model client options: base_url, api_key_env, timeout_s, max_concurrency, "
@@ -40,6 +45,14 @@ class AgentSpec(BaseModel):
             raise ValueError(
                 f"model {self.model!r} must look like provider/model, e.g. 'local/smollm2'"
             )
+        if self.action_mode is not None:
+            if self.model is None:
+                raise ValueError("'action_mode' applies to model seats only (drop it here)")
+            from accord.agents.tools import mode_problem
+
+            mode = mode_problem(self.action_mode, self.model)
+            if mode is not None:
+                raise ValueError(mode)
         problem = secret_option_problem(self.options)
         if problem is not None:
             raise ValueError(problem)
@@ -51,8 +64,13 @@ class AgentSpec(BaseModel):
 
     @property
     def display(self) -> str:
-        """Short name for tables."""
-        return self.label or self.model or self.agent or "?"
+        """Short name for tables. A model seat in ``tools`` or ``auto`` mode carries its mode
+        (``openai/gpt-5 [tools]``), so results of different modes are never pooled under one
+        name; json mode, the default, keeps the plain name."""
+        name = self.label or self.model or self.agent or "?"
+        if self.action_mode in ("tools", "auto"):
+            name = f"{name} [{self.action_mode}]"
+        return name
 
     @property
     def is_human(self) -> bool:

@@ -266,7 +266,10 @@ def turn_spec(
     must_decide: bool,
     strict_runs: bool = False,
 ) -> ActionSpec:
-    """What a valid talk or decision reply is for one seat (D.1.4 envelope or D.6 plain)."""
+    """What a valid talk or decision reply is for one seat (D.1.4 envelope or D.6 plain);
+    in tools mode the talk and decide tools of `accord.games.negotiation.tools`."""
+    from accord.games.negotiation.tools import turn_tools  # it imports this module
+
     decision_schema = purchase_schema(names, projects, market)
     schema: JSONSchema | None
     if thinking:
@@ -303,6 +306,7 @@ def turn_spec(
         schema=schema,
         fallback=zero_decision if must_decide else silent_turn,
         format_hint=hint,
+        tools=turn_tools(decision_schema, thinking=thinking, must_decide=must_decide),
     )
 
 

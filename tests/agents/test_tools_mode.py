@@ -239,3 +239,18 @@ def test_a_game_in_tools_mode_records_tools_and_calls(game, seats, options) -> N
     name = trace.seats[0].name
     replies = [trace.transcripts[name].messages[c["reply"]] for c in calls if c["seat"] == 0]
     assert all(r["tool_calls"] for r in replies)
+
+
+def test_a_tools_mode_trace_replays_to_the_same_events() -> None:
+    seat = AgentSpec(model="mock/schema", action_mode="tools")
+    options = {"rounds": 1, "talk_turns": 2}
+    spec = GameSpec(trace_id="t", game="negotiation", options=options, seed=4, agents=[seat] * 2)
+    first = asyncio.run(play_game(spec))
+    again = asyncio.run(play_game(spec, recorded=first))
+    assert again.status == "complete", again.error
+
+    def strip(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [{k: v for k, v in e.items() if k not in ("latency_s", "t")} for e in events]
+
+    assert strip(again.events) == strip(first.events)
+    assert again.transcripts == first.transcripts

@@ -10,6 +10,7 @@ what the trace kept (tools offered and calls returned per model call).
 from __future__ import annotations
 
 import asyncio
+import itertools
 import random
 from typing import Any
 
@@ -109,7 +110,7 @@ def test_anthropic_wire_game_in_tools_mode(game: str, seats: int, options: dict[
         assert all("input_schema" in t and "name" in t for t in body["tools"])
         # Anthropic requires user and assistant turns to alternate.
         roles = [m["role"] for m in body["messages"]]
-        assert all(a != b for a, b in zip(roles, roles[1:], strict=False)), roles
+        assert all(a != b for a, b in itertools.pairwise(roles)), roles
     # The calls went back as tool_use blocks answered by tool_result blocks.
     blocks = [
         block

@@ -254,3 +254,21 @@ def test_a_tools_mode_trace_replays_to_the_same_events() -> None:
 
     assert strip(again.events) == strip(first.events)
     assert again.transcripts == first.transcripts
+
+
+async def test_the_cache_keys_tools_apart_and_replays_tool_calls(tmp_path) -> None:
+    from accord.models.cache import CachedModel, ModelCache
+
+    reply = _calls(("dm", {"to": 1, "content": "hi"}), text="t")
+    tools = list(tool_set(action_spec(TALK, [])).tools)  # type: ignore[union-attr]
+    ask = [{"role": "user", "content": "go"}]
+    cache = ModelCache(tmp_path, offline=False)
+    first = CachedModel(MockModel(replies=[reply, "plain"]), cache)
+    made = await first.complete(ask, tools=tools)
+    assert made.tool_calls == reply.tool_calls
+    # The same conversation without tools is another call (json mode), not a hit.
+    assert (await first.complete(ask)).text == "plain"
+    hit = await CachedModel(MockModel(replies=[]), ModelCache(tmp_path, offline=True)).complete(
+        ask, tools=tools
+    )
+    assert hit.raw["cache"] == "hit" and hit.tool_calls == reply.tool_calls

@@ -102,7 +102,7 @@ def tool_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     ("game", "seats", "options"),
     [
         ("negotiation", 2, {"rounds": 1, "talk_turns": 1, "ratio": 0.8}),
-        ("calendar", 3, {"max_turns_per_round": 1, "num_meetings": 1}),
+        ("calendar", 3, {"max_turns_per_round": 1, "num_meetings": 1, "decision_retries": 0}),
     ],
 )
 def test_short_game_in_tools_mode(tool_server: str, game: str, seats: int, options: Any) -> None:

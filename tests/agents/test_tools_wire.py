@@ -4,7 +4,8 @@ servers (`accord.testing.wire`), nothing patched.
 The fakes answer each request with one call of one of the tools it offers, arguments drawn
 valid from that tool's parameters; the checks are what went over HTTP (the tools in each
 API's own format, no JSON response format, the earlier calls answered by tool results) and
-what the trace kept (tools offered and calls returned per model call).
+what the trace kept (tools offered and calls returned per model call). The sorting game offers
+no tools (its requests have no reply schema): in tools mode it keeps its fenced commands.
 """
 
 from __future__ import annotations
@@ -19,7 +20,14 @@ import pytest
 from accord.models.mock import sample_valid
 from accord.runner.play import play_game
 from accord.runner.specs import AgentSpec, GameSpec
-from accord.testing.wire import Answer, anthropic_tool_body, openai_tool_body, wire_server
+from accord.testing.wire import (
+    Answer,
+    anthropic_body,
+    anthropic_tool_body,
+    openai_body,
+    openai_tool_body,
+    wire_server,
+)
 
 GAMES = [
     ("calendar", 3, {"max_turns_per_round": 1, "num_meetings": 2}),
@@ -123,3 +131,24 @@ def test_anthropic_wire_game_in_tools_mode(game: str, seats: int, options: dict[
     results = [b for b in blocks if b.get("type") == "tool_result"]
     assert uses and results
     assert {r["tool_use_id"] for r in results} <= uses
+
+
+@pytest.mark.parametrize("api", ["openai", "anthropic"])
+def test_sorting_keeps_its_fenced_commands_in_tools_mode(api: str) -> None:
+    reply = "```\nsubmit_result [1, 2, 3]\n```"
+
+    def answer(body: dict[str, Any]) -> Answer:
+        assert "tools" not in body, "sorting offers no tools"
+        return 200, {}, openai_body(reply) if api == "openai" else anthropic_body(reply)
+
+    with wire_server([], answer=answer) as server:
+        options: dict[str, Any] = {"api_key_env": f"WIRE_{api.upper()}_KEY"}
+        options["base_url"] = f"{server.url}/v1" if api == "openai" else server.url
+        model = "openai/gpt-4o-mini" if api == "openai" else "anthropic/claude-sonnet-4-5"
+        seat = AgentSpec(model=model, action_mode="tools", max_tokens=100, options=options)
+        trace = _play("sorting", 3, {}, seat)
+    assert trace.status == "complete", trace.error
+    assert trace.agents_config[0]["action_mode"] == "tools"
+    calls = [e for e in trace.events if e["type"] == "model_call"]
+    assert calls and not any("tools" in c for c in calls)
+    assert len(server.requests) == len(calls)

@@ -21,6 +21,7 @@ from accord.core.errors import ActionError
 from accord.core.spec import Action, ActionSpec, JSONSchema
 from accord.games.negotiation import rules
 from accord.games.negotiation.scenario import RESOURCES, Market, Project
+from accord.games.negotiation.tools import turn_tools
 
 THINKING_MAX = 600
 """Length cap on the private scratchpad (keeps constrained small models from rambling)."""
@@ -268,8 +269,6 @@ def turn_spec(
 ) -> ActionSpec:
     """What a valid talk or decision reply is for one seat (D.1.4 envelope or D.6 plain);
     in tools mode the talk and decide tools of `accord.games.negotiation.tools`."""
-    from accord.games.negotiation.tools import turn_tools  # it imports this module
-
     decision_schema = purchase_schema(names, projects, market)
     schema: JSONSchema | None
     if thinking:
@@ -306,7 +305,9 @@ def turn_spec(
         schema=schema,
         fallback=zero_decision if must_decide else silent_turn,
         format_hint=hint,
-        tools=turn_tools(decision_schema, thinking=thinking, must_decide=must_decide),
+        tools=turn_tools(
+            decision_schema, thinking=thinking, must_decide=must_decide, speech_max=SPEECH_MAX
+        ),
     )
 
 

@@ -19,9 +19,7 @@ from typing import Any
 from accord.core.errors import ActionError
 from accord.core.spec import JSONSchema
 from accord.core.tools import CallPair, ToolSet, call_arguments, tool
-from accord.games.negotiation.actions import SPEECH_MAX
 
-_SPEECH: JSONSchema = {"type": "string", "minLength": 1, "maxLength": SPEECH_MAX}
 _PROJECTS: JSONSchema = {
     "type": "object",
     "description": "Optional: runs per project name; left out, the engine assigns them.",
@@ -29,11 +27,15 @@ _PROJECTS: JSONSchema = {
 }
 
 
-def turn_tools(decision: JSONSchema, *, thinking: bool, must_decide: bool) -> ToolSet:
-    """The tools of one turn; `decision` is the purchase schema of `actions.purchase_schema`."""
+def turn_tools(
+    decision: JSONSchema, *, thinking: bool, must_decide: bool, speech_max: int
+) -> ToolSet:
+    """The tools of one turn; `decision` is the purchase schema of `actions.purchase_schema`,
+    `speech_max` the length cap of a message."""
+    speech: JSONSchema = {"type": "string", "minLength": 1, "maxLength": speech_max}
     decide_props: dict[str, JSONSchema] = {}
     if thinking:
-        decide_props["speech"] = _SPEECH
+        decide_props["speech"] = speech
     decide_props |= {"purchase": decision, "projects": _PROJECTS}
     decide = tool(
         "decide",
@@ -50,7 +52,7 @@ def turn_tools(decision: JSONSchema, *, thinking: bool, must_decide: bool) -> To
         "Send a message to the other party.",
         {
             "type": "object",
-            "properties": {"speech": _SPEECH},
+            "properties": {"speech": speech},
             "required": ["speech"],
             "additionalProperties": False,
         },

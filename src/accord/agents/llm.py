@@ -19,6 +19,13 @@ a trace event (DESIGN principle 8):
 - ``response_format_fallback``: the server refused a structured-output form and the client
   stepped down to a looser one (`accord.models.openai_compatible`).
 
+In tools mode (``action_mode``, `accord.agents.tools`) each request's actions are offered as
+the provider's tools; the reply's tool calls are turned into the reply text the request's parser
+reads, so validation, error texts, retries, fallback and events are those of json mode. The
+``model_call`` event then also lists the ``tools`` offered and the ``tool_calls`` returned; an
+assistant message keeps its tool calls and each call is answered by a ``tool`` message (``done``,
+or the error text on a rejected turn).
+
 Only valid replies stay in the conversation: a failed attempt and its correction are removed
 once the model answers correctly, so one bad reply does not poison later turns (the events keep
 the full record).
@@ -28,12 +35,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from accord.agents import tools as tooling
 from accord.agents.base import Agent, Recorder, _no_record
 from accord.agents.transcript import Transcript
 from accord.core.errors import ActionError, ModelError, ModelUnavailableError
 from accord.core.provenance import parse_reply, use_fallback
 from accord.core.rng import derive_seed
 from accord.core.spec import Action, Request
+from accord.core.tools import ToolSet
 from accord.models.base import ChatModel, Completion, Message
 
 MAX_RETRIES = 3
@@ -52,6 +61,7 @@ class LLMAgent(Agent):
         seed: base seed for providers that honour one; each call derives its own.
         session: prefix for the provider's cache key (the local model caches per session).
         max_retries: re-prompts per decision after a bad reply.
+        action_mode: ``json`` or ``tools`` (resolved already, `accord.agents.tools`).
     """
 
     def __init__(
@@ -64,6 +74,7 @@ class LLMAgent(Agent):
         seed: int = 0,
         session: str = "",
         max_retries: int = MAX_RETRIES,
+        action_mode: str = "json",
     ) -> None:
         super().__init__()
         self.client = client
@@ -74,6 +85,7 @@ class LLMAgent(Agent):
         self.seed = seed
         self.session = session
         self.max_retries = max_retries
+        self.action_mode = action_mode
         self.history: list[Message] = []
         self.transcript = Transcript()
         self._calls = 0
@@ -96,6 +108,7 @@ class LLMAgent(Agent):
             "model": self.model,
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
+            **({"action_mode": self.action_mode} if self.action_mode != "json" else {}),
         }
 
     async def act(self, request: Request, record: Recorder = _no_record) -> Action:
@@ -103,35 +116,44 @@ class LLMAgent(Agent):
             self.history = [{"role": "system", "content": request.system or ""}]
         elif request.system is not None and self.history[0]["content"] != request.system:
             self.history[0] = {"role": "system", "content": request.system}
-        asked: Message = {"role": "user", "content": request.observation}
-        convo: list[Message] = [*self.history, asked]
         spec = request.spec
+        toolset = tooling.tool_set(spec) if self.action_mode == "tools" else None
+        observation = request.observation
+        if toolset is not None and toolset.instruction:
+            observation = f"{observation}\n\n{toolset.instruction}"
+        asked: Message = {"role": "user", "content": observation}
+        convo: list[Message] = [*self.history, asked]
+        hint = toolset.instruction if toolset is not None else spec.format_hint
         self.usage.decisions += 1
         last_error = ""
         for attempt in range(self.max_retries + 1):
-            completion, reply = await self._call(convo, request, record)
+            completion, reply = await self._call(convo, request, record, toolset)
             try:
-                action, warnings = parse_reply(spec, completion.text)
+                text = completion.text
+                if toolset is not None:
+                    text = toolset.to_reply(text, tooling.calls_of(completion))
+                action, warnings = parse_reply(spec, text)
             except ActionError as exc:
                 last_error = str(exc)
+                raw = tooling.raw_reply(completion) if toolset is not None else completion.text
                 record(
                     "validation_error",
                     attempt=attempt + 1,
                     kind=spec.kind,
                     error_kind=exc.kind,
                     error=last_error,
-                    raw=completion.text[:_RAW_KEEP],
+                    raw=raw[:_RAW_KEEP],
                 )
-                correction: Message = {
-                    "role": "user",
-                    "content": self._retry_message(last_error, spec.format_hint),
-                }
-                convo = [*convo, reply, correction]
+                retry = self._retry_message(last_error, hint)
+                answers = tooling.tool_results(completion, retry, tooling.NOT_RUN)
+                correction: list[Message] = answers or [{"role": "user", "content": retry}]
+                convo = [*convo, reply, *correction]
                 continue
             for warning in warnings:
                 record("output_format_warning", kind=spec.kind, warning=warning)
             if not request.ephemeral:
-                self.history = [*self.history, asked, reply]
+                done = tooling.tool_results(completion, tooling.DONE, tooling.DONE)
+                self.history = [*self.history, asked, reply, *done]
             return action
         if spec.fallback is None:
             raise ModelError(
@@ -158,7 +180,11 @@ class LLMAgent(Agent):
         return msg + "\nPlease answer again."
 
     async def _call(
-        self, messages: list[Message], request: Request, record: Recorder = _no_record
+        self,
+        messages: list[Message],
+        request: Request,
+        record: Recorder = _no_record,
+        toolset: ToolSet | None = None,
     ) -> tuple[Completion, Message]:
         """One model call; an unreachable model ends the game (`ModelUnavailableError`)."""
         self._calls += 1
@@ -166,14 +192,25 @@ class LLMAgent(Agent):
         number = self.transcript.next_call()
         sent = self.transcript.sent(messages)
         try:
-            completion = await self.client.complete(
-                messages,
-                response_schema=request.spec.schema,
-                temperature=self.temperature,
-                max_tokens=self.max_tokens,
-                seed=seed,
-                session=f"{self.session}/seat{request.seat}",
-            )
+            session = f"{self.session}/seat{request.seat}"
+            if toolset is None:
+                completion = await self.client.complete(
+                    messages,
+                    response_schema=request.spec.schema,
+                    temperature=self.temperature,
+                    max_tokens=self.max_tokens,
+                    seed=seed,
+                    session=session,
+                )
+            else:  # tools mode: the actions go as tools, no response format
+                completion = await self.client.complete(
+                    messages,
+                    temperature=self.temperature,
+                    max_tokens=self.max_tokens,
+                    seed=seed,
+                    session=session,
+                    tools=list(toolset.tools),
+                )
         except ModelError as exc:
             retries = getattr(exc, "retries", None)
             record(
@@ -189,7 +226,7 @@ class LLMAgent(Agent):
             raise ModelUnavailableError(
                 str(exc), seat=request.seat, model=self.model, status=exc.status
             ) from exc
-        reply: Message = {"role": "assistant", "content": completion.text}
+        reply = tooling.reply_message(completion)
         index = self.transcript.add(reply)
         self.transcript.annotate(index, reasoning=completion.reasoning)
         for switch in completion.raw.get("response_format_fallback", []):
@@ -197,6 +234,12 @@ class LLMAgent(Agent):
         extra: dict[str, Any] = {}
         if completion.raw.get("retries"):
             extra["retries"] = completion.raw["retries"]
+        if toolset is not None:
+            extra["tools"] = toolset.names
+            extra["tool_calls"] = [
+                {"id": c.id, "name": c.name, "arguments": c.arguments}
+                for c in completion.tool_calls
+            ]
         record(
             "model_call",
             kind=request.spec.kind,

@@ -58,6 +58,10 @@ class Transcript:
         entry: dict[str, Any] = {"role": message["role"], "content": content}
         if cut is not None:
             entry["truncated"] = cut
+        if "tool_calls" in message:  # tools mode only
+            entry["tool_calls"] = message["tool_calls"]
+        if "tool_call_id" in message:
+            entry["tool_call_id"] = message["tool_call_id"]
         entry.update({k: v for k, v in extra.items() if v is not None})
         self.messages.append(entry)
         self._objects.append(message)

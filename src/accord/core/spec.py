@@ -14,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from accord.core.tools import ToolSet
+
 Action = dict[str, Any]
 """A JSON-able answer to a request. Its keys are defined by the request's `ActionSpec`."""
 
@@ -35,6 +37,8 @@ class ActionSpec:
         validate: checks an already-built `Action` (from reference agents or a person);
             raises `ActionError`. Defaults to accepting anything `parse` would produce.
         format_hint: one line reminding the model of the expected format on retry.
+        tools: the tools a model seat in tools mode is offered for this request, when the
+            game declares them; ``None``: derived from `schema` (`accord.core.tools`).
     """
 
     kind: str
@@ -43,6 +47,7 @@ class ActionSpec:
     fallback: Callable[[], Action] | None = None
     validate: Callable[[Action], Action] | None = None
     format_hint: str = ""
+    tools: ToolSet | None = None
 
 
 @dataclass(frozen=True)

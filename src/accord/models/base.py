@@ -11,19 +11,56 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypedDict
+from typing import Any, Literal, NotRequired, Protocol, TypedDict
 
 from accord.core.spec import JSONSchema
+from accord.core.tools import ToolSpec as CoreToolSpec
 from accord.models.limits import RateInfo
 
-Role = Literal["system", "user", "assistant"]
+Role = Literal["system", "user", "assistant", "tool"]
+
+# One tool offered to a model, in the OpenAI function format: ``{"type": "function",
+# "function": {"name", "description", "parameters"}}`` (LiteLLM converts it for other APIs).
+ToolSpec = CoreToolSpec
 
 
 class Message(TypedDict):
-    """One chat message."""
+    """One chat message. In tools mode (`accord.agents.tools`) an assistant message may carry
+    the model's ``tool_calls`` (OpenAI format) and a ``tool`` message answers one of them by
+    ``tool_call_id``; json mode never sets either key."""
 
     role: Role
     content: str
+    tool_calls: NotRequired[list[dict[str, Any]]]
+    tool_call_id: NotRequired[str]
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One tool call a model returned: its id, the tool's name and the arguments as the
+    model wrote them (JSON text, parsed and validated by the agent)."""
+
+    id: str
+    name: str
+    arguments: str
+
+    def to_message(self) -> dict[str, Any]:
+        """The call as it goes back into a conversation (OpenAI format)."""
+        return {
+            "id": self.id,
+            "type": "function",
+            "function": {"name": self.name, "arguments": self.arguments},
+        }
+
+    @classmethod
+    def from_message(cls, entry: dict[str, Any]) -> ToolCall:
+        """The inverse of `to_message`."""
+        function = entry.get("function") or {}
+        return cls(
+            id=str(entry.get("id", "")),
+            name=str(function.get("name", "")),
+            arguments=str(function.get("arguments", "")),
+        )
 
 
 @dataclass
@@ -98,6 +135,7 @@ class Completion:
         attempts: how many attempts the call took (1 = no retry).
         reasoning: hidden reasoning text when the provider returns it separately.
         rate: the server's rate-limit headers, when it sent them.
+        tool_calls: the tool calls of the reply (tools mode only; empty otherwise).
     """
 
     text: str
@@ -111,6 +149,7 @@ class Completion:
     rate: RateInfo | None = None
     """The server's rate-limit headers on this answer (read by the adaptive limit; not
     stored in traces)."""
+    tool_calls: list[ToolCall] = field(default_factory=list)
 
 
 class ChatModel(Protocol):
@@ -132,6 +171,7 @@ class ChatModel(Protocol):
         seed: int | None = None,
         session: str | None = None,
         deadline: float | None = None,
+        tools: Sequence[ToolSpec] | None = None,
     ) -> Completion:
         """The next message of the conversation `messages` (see
         `accord.models.client.ModelClient.complete` for the arguments)."""

@@ -43,7 +43,7 @@ from accord.core.errors import ModelError
 from accord.core.secrets import scrub_secrets as scrub_secrets
 from accord.core.secrets import secret_values as secret_values
 from accord.core.spec import JSONSchema
-from accord.models.base import Completion, Message, Usage
+from accord.models.base import Completion, Message, ToolCall, ToolSpec, Usage
 from accord.models.client import ModelClient, RetriesExhaustedError
 from accord.models.options import ModelOptions
 
@@ -110,7 +110,7 @@ class ModelCache:
         payload = {
             "provider": provider,
             "model": model,
-            "messages": [{"role": m["role"], "content": m["content"]} for m in messages],
+            "messages": [_key_message(m) for m in messages],
             "response_schema": response_schema,
             "temperature": temperature,
             "max_tokens": max_tokens,
@@ -202,6 +202,7 @@ class CachedModel:
         seed: int | None = None,
         session: str | None = None,
         deadline: float | None = None,
+        tools: Sequence[ToolSpec] | None = None,
     ) -> Completion:
         opts = self.inner.options
         key = ModelCache.key(
@@ -213,6 +214,7 @@ class CachedModel:
             seed=seed,
             extra_params=opts.extra_params,
             options=reply_options(opts),
+            tools=tools,
         )
         entry = self.cache.get(key)
         if entry is not None and "completion" in entry:
@@ -237,6 +239,7 @@ class CachedModel:
                 seed=seed,
                 session=session,
                 deadline=deadline,
+                tools=tools,
             )
         except ModelError as exc:
             self.cache.put(key, {"model": self.spec, "seed": seed, "error": _error_entry(exc)})
@@ -296,7 +299,19 @@ def _entry(c: Completion) -> dict[str, Any]:
         # Retry records replay too (a trace's model_call events list them); the text is
         # scrubbed of secrets like everything the cache writes.
         "raw": dict(c.raw),
+        **({"tool_calls": [t.to_message() for t in c.tool_calls]} if c.tool_calls else {}),
     }
+
+
+def _key_message(m: Message) -> dict[str, Any]:
+    """A message as it enters a cache key: role and content, plus a tools-mode message's
+    ``tool_calls`` / ``tool_call_id`` (absent in json mode, so those keys are unchanged)."""
+    out: dict[str, Any] = {"role": m["role"], "content": m["content"]}
+    if "tool_calls" in m:
+        out["tool_calls"] = m["tool_calls"]
+    if "tool_call_id" in m:
+        out["tool_call_id"] = m["tool_call_id"]
+    return out
 
 
 def _completion(data: dict[str, Any], spec: str) -> Completion:
@@ -309,6 +324,7 @@ def _completion(data: dict[str, Any], spec: str) -> Completion:
         model=spec,
         attempts=data["attempts"],
         reasoning=data["reasoning"],
+        tool_calls=[ToolCall.from_message(t) for t in data.get("tool_calls", [])],
     )
 
 

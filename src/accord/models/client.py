@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 from accord.core.errors import AccordError, ModelError, TransientModelError
 from accord.core.spec import JSONSchema
-from accord.models.base import ChatModel, Completion, Message
+from accord.models.base import ChatModel, Completion, Message, ToolSpec
 from accord.models.options import ModelOptions
 from accord.models.pool import (
     ClockFn,
@@ -88,6 +88,9 @@ class Call:
     max_tokens: int | None = None
     seed: int | None = None
     session: str | None = None
+    tools: list[ToolSpec] | None = None
+    """The native tools offered (tools mode); the provider sends them and returns the
+    model's tool calls in `Completion.tool_calls`."""
 
 
 class ModelClient(ABC):
@@ -165,6 +168,7 @@ class ModelClient(ABC):
         seed: int | None = None,
         session: str | None = None,
         deadline: float | None = None,
+        tools: Sequence[ToolSpec] | None = None,
     ) -> Completion:
         """Ask the model for the next message of a conversation.
 
@@ -177,6 +181,8 @@ class ModelClient(ABC):
             seed: sampling seed, where the provider supports one.
             session: a stable key for one conversation (e.g. game and seat) so providers that
                 cache prompt state can reuse it on the next turn.
+            tools: native tools to offer (tools mode, `accord.agents.tools`); the reply's
+                tool calls come back in `Completion.tool_calls`.
             deadline: the client clock's time by which the call must be over, retries and
                 waits included; ``None``: ``options.deadline_s`` after the first attempt
                 starts (time spent queueing for a concurrency slot before it does not count,
@@ -198,6 +204,7 @@ class ModelClient(ABC):
                 seed=seed,
                 session=session,
                 deadline=deadline,
+                tools=tools,
             )
         except ModelError as err:
             if observer is not None:
@@ -260,6 +267,7 @@ class OneAttempt:
         seed: int | None = None,
         session: str | None = None,
         deadline: float | None = None,
+        tools: Sequence[ToolSpec] | None = None,
     ) -> Completion:
         provider = self.provider
         opts = provider.options
@@ -270,6 +278,7 @@ class OneAttempt:
             max_tokens=max_tokens if max_tokens is not None else opts.max_tokens,
             seed=seed,
             session=session,
+            tools=list(tools) if tools is not None else None,
         )
         clock = provider._clock
         started = clock()

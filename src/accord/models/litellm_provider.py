@@ -4,9 +4,11 @@ LiteLLM is imported on first use, with its price map read from the installed pac
 fetched) and its own logging, retries and debug banners turned off: retrying and recording are
 `ModelClient`'s job. Rate limits, timeouts, dropped connections and 5xx answers become
 `TransientModelError` (with the server's Retry-After when it sent one); every other failure is
-permanent. A response schema is sent as ``{"type": "json_object"}``, which nearly every
-provider accepts, rather than strict ``json_schema``, which many do not; the agent validates
-the reply against the schema anyway.
+permanent. In tools mode the call's tools go out as LiteLLM's ``tools`` (OpenAI function format,
+which LiteLLM translates for Anthropic and others) and the reply's tool calls come back in
+`Completion.tool_calls`. Otherwise a response schema is sent as ``{"type": "json_object"}``,
+which nearly every provider accepts, rather than strict ``json_schema``, which many do not;
+the agent validates the reply against the schema anyway.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from accord.models.client import Call, ModelClient, retry_after_seconds
 from accord.models.limits import rate_info
 from accord.models.options import ModelOptions
 from accord.models.server import context_error, context_fix
+from accord.models.tool_calls import read_tool_calls
 
 _TRANSIENT_NAMES = frozenset(
     {
@@ -103,7 +106,11 @@ class LiteLLMModel(ModelClient):
             kwargs["max_tokens"] = call.max_tokens
         if call.seed is not None:
             kwargs["seed"] = call.seed
-        if call.response_schema is not None:
+        if call.tools:
+            # Tools mode: the action arrives as tool calls, so no JSON response format.
+            kwargs["tools"] = call.tools
+            kwargs["tool_choice"] = "auto"
+        elif call.response_schema is not None:
             kwargs["response_format"] = {"type": "json_object"}
         if self.options.base_url:
             kwargs["api_base"] = self.options.base_url
@@ -143,6 +150,7 @@ class LiteLLMModel(ModelClient):
             },
             reasoning=reasoning if isinstance(reasoning, str) and reasoning else None,
             rate=rate_info(_headers(response)),
+            tool_calls=read_tool_calls(getattr(message, "tool_calls", None)),
         )
 
 

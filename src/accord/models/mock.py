@@ -12,6 +12,10 @@ From a config or the command line:
   the seed. Without a schema: a short fixed sentence.
 * ``mock/echo``: the last user message.
 
+When a call offers tools (tools mode), ``mock/schema`` answers with one call of one of them,
+its arguments valid against that tool's parameters; a script item may be a `Completion` whose
+``tool_calls`` are returned as they are.
+
 Options ``latency_s``, ``fault_rate`` and ``faults`` make it slow or unreliable on purpose. Which
 call fails depends only on the conversation, the seed and how often that same request was seen,
 so a run is reproducible however its calls interleave. Token counts are rough (4 characters per
@@ -31,11 +35,11 @@ from typing import Any
 from accord.core.errors import ConfigError, ModelError, TransientModelError
 from accord.core.spec import JSONSchema
 from accord.models._schema import infer_type, merge_all_of, resolve_ref
-from accord.models.base import Completion, Message, Usage
+from accord.models.base import Completion, Message, ToolCall, ToolSpec, Usage
 from accord.models.client import Call, ClockFn, ModelClient, RetryHook, SleepFn
 from accord.models.options import FaultKind, ModelOptions
 
-ScriptedReply = str | BaseException | Callable[[list[Message]], str]
+ScriptedReply = str | BaseException | Callable[[list[Message]], str] | Completion
 """One item of a `MockModel` script."""
 
 MOCK_MODELS = ("schema", "random", "echo", "scripted")
@@ -108,6 +112,7 @@ class MockModel(ModelClient):
         self.calls: deque[list[Message]] = deque(maxlen=CALL_LOG)
         self.in_flight = 0
         self.max_in_flight = 0
+        self._scripted_calls: list[ToolCall] = []
 
     async def _complete_once(self, call: Call) -> Completion:
         self.calls.append(call.messages)
@@ -124,7 +129,11 @@ class MockModel(ModelClient):
             key = _request_key(call) if needs_key else ""
             fault = self._pick_fault(key)
             _raise_fault(fault)
+            self._scripted_calls = []
             text = self._reply(call, key)
+            tool_calls = self._scripted_calls
+            if call.tools and self._mode == "schema":
+                text, tool_calls = "", sample_tool_calls(call.tools, random.Random(key))
         finally:
             self.in_flight -= 1
         if fault == "empty":
@@ -138,7 +147,7 @@ class MockModel(ModelClient):
             output_tokens=_rough_tokens(text),
         )
         raw: dict[str, Any] = {"fault": fault} if fault else {}
-        return Completion(text=text, usage=usage, cost_usd=0.0, raw=raw)
+        return Completion(text=text, usage=usage, cost_usd=0.0, raw=raw, tool_calls=tool_calls)
 
     def _pick_fault(self, key: str) -> FaultKind | None:
         if self.options.fault_rate <= 0 or not self.options.faults:
@@ -169,14 +178,27 @@ class MockModel(ModelClient):
             raise item
         if isinstance(item, str):
             return item
+        if isinstance(item, Completion):
+            self._scripted_calls = list(item.tool_calls)
+            return item.text
         return item(call.messages)
 
 
 def _request_key(call: Call) -> str:
-    payload = json.dumps(
-        [call.messages, call.response_schema, call.seed], sort_keys=True, ensure_ascii=False
-    )
+    parts: list[Any] = [call.messages, call.response_schema, call.seed]
+    if call.tools:  # tools mode only: json-mode keys (and so samples) stay as they were
+        parts.append(call.tools)
+    payload = json.dumps(parts, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(payload.encode()).hexdigest()
+
+
+def sample_tool_calls(tools: Sequence[ToolSpec], rng: random.Random) -> list[ToolCall]:
+    """One call of one of `tools`, chosen with `rng`, its arguments valid against the tool's
+    parameter schema (the mock's answer in tools mode)."""
+    function = rng.choice(list(tools)).get("function", {})
+    parameters = function.get("parameters") or {"type": "object", "properties": {}}
+    arguments = json.dumps(sample_valid(parameters, rng), ensure_ascii=False)
+    return [ToolCall(id="call_1", name=str(function.get("name", "")), arguments=arguments)]
 
 
 def _raise_fault(fault: FaultKind | None) -> None:

@@ -18,6 +18,10 @@ is remembered for the client, so the probing costs one extra request per refused
 and every switch is reported in ``Completion.raw["response_format_fallback"]`` (the agent
 records it as a ``response_format_fallback`` trace event). HTTP 408/409/425/429/5xx, timeouts
 and dropped connections are transient and retried by `ModelClient`.
+
+In tools mode (`accord.agents.tools`) a call carries ``tools`` (with ``tool_choice: auto``)
+instead of a response schema, and the reply's ``tool_calls`` come back in
+`Completion.tool_calls`.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from accord.models.client import Call, ModelClient, retry_after_seconds
 from accord.models.limits import rate_info
 from accord.models.options import ModelOptions
 from accord.models.server import context_error, context_fix
+from accord.models.tool_calls import read_tool_calls
 
 _TRANSIENT_STATUS = frozenset({408, 409, 425, 429})
 _SCHEMA_HINTS = ("response_format", "json_schema", "json schema", "schema", "guided", "grammar")
@@ -119,6 +124,9 @@ class OpenAICompatibleModel(ModelClient):
             body["max_tokens"] = call.max_tokens
         if call.seed is not None:
             body["seed"] = call.seed
+        if call.tools:  # tools mode: the agent sends no response schema with tools
+            body["tools"] = call.tools
+            body["tool_choice"] = "auto"
         switches: list[dict[str, Any]] = []
         while True:
             mode = FORMATS[self.format_index] if call.response_schema is not None else "none"
@@ -245,6 +253,7 @@ class OpenAICompatibleModel(ModelClient):
             ),
             raw=raw,
             reasoning=reasoning if isinstance(reasoning, str) and reasoning else None,
+            tool_calls=read_tool_calls(message.get("tool_calls")),
         )
 
 

@@ -25,7 +25,7 @@ from contextlib import AbstractAsyncContextManager
 
 from accord.core.errors import TransientModelError
 from accord.core.spec import JSONSchema
-from accord.models.base import ChatModel, Completion, Message
+from accord.models.base import ChatModel, Completion, Message, ToolSpec
 from accord.models.limits import (
     AdaptiveLimit,
     FixedLimit,
@@ -180,6 +180,7 @@ class Pooled:
         seed: int | None = None,
         session: str | None = None,
         deadline: float | None = None,
+        tools: Sequence[ToolSpec] | None = None,
     ) -> Completion:
         pool = pool_limit(self.key, self.limit, self.adaptive, clock=self._clock, sleep=self._sleep)
         ticket = await pool.acquire()
@@ -196,6 +197,7 @@ class Pooled:
                         seed=seed,
                         session=session,
                         deadline=deadline,
+                        tools=tools,
                     )
                 except TransientModelError as err:
                     outcome = Outcome(

@@ -16,7 +16,7 @@ from typing import Any
 
 from accord.core.errors import ModelError
 from accord.core.spec import JSONSchema
-from accord.models.base import Completion, Message, Usage
+from accord.models.base import Completion, Message, ToolCall, ToolSpec, Usage
 from accord.models.client import RetriesExhaustedError
 from accord.traces.events import ModelCall, ModelErrorEvent, ResponseFormatFallback
 from accord.traces.schema import Trace
@@ -94,6 +94,7 @@ class RecordedModel:
         seed: int | None = None,
         session: str | None = None,
         deadline: float | None = None,
+        tools: Sequence[ToolSpec] | None = None,
     ) -> Completion:
         self._next += 1
         number = self._next
@@ -137,6 +138,7 @@ class RecordedModel:
             model=self.spec,
             attempts=int(event.get("attempts", 1)),
             reasoning=reply.get("reasoning"),
+            tool_calls=[ToolCall.from_message(t) for t in reply.get("tool_calls", [])],
         )
 
     def _check_prompt(
@@ -148,6 +150,7 @@ class RecordedModel:
                 same = new["content"].startswith(old["content"])
             else:
                 same = old["content"] == new["content"]
+            same = same and old.get("tool_calls") == new.get("tool_calls")
             if old["role"] != new["role"] or not same:
                 raise ReplayDivergedError(
                     f"{self.trace_id}: seat {self.seat_name}, call {number}: message {k} "

@@ -33,7 +33,7 @@ from typing import TypedDict
 
 from accord.core.errors import ModelError, TransientModelError
 from accord.core.spec import JSONSchema
-from accord.models.base import ChatModel, Completion, Message
+from accord.models.base import ChatModel, Completion, Message, ToolSpec
 from accord.models.limits import retry_wait_s
 from accord.models.options import ModelOptions
 from accord.models.server import UNCAPPED_FIX, is_timeout
@@ -182,6 +182,7 @@ class Retrying:
         seed: int | None = None,
         session: str | None = None,
         deadline: float | None = None,
+        tools: Sequence[ToolSpec] | None = None,
     ) -> Completion:
         budget = CallBudget(end=deadline, span_s=self.options.deadline_s)
         token = _BUDGET.set(budget)
@@ -194,6 +195,7 @@ class Retrying:
                 max_tokens=max_tokens,
                 seed=seed,
                 session=session,
+                tools=tools,
             )
         finally:
             _BUDGET.reset(token)
@@ -208,6 +210,7 @@ class Retrying:
         max_tokens: int | None,
         seed: int | None,
         session: str | None,
+        tools: Sequence[ToolSpec] | None,
     ) -> Completion:
         opts = self.options
         retries: list[RetryRecord] = []
@@ -224,6 +227,7 @@ class Retrying:
                     seed=seed,
                     session=session,
                     deadline=budget.end,
+                    tools=tools,
                 )
             except TransientModelError as err:
                 if err.status == 429:

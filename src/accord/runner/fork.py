@@ -25,7 +25,7 @@ from accord.agents.llm import LLMAgent
 from accord.core.errors import ConfigError, ModelError
 from accord.core.ids import MAX_ID_LEN, is_safe_id, slug
 from accord.core.spec import Action, JSONSchema, Request
-from accord.models.base import ChatModel, Completion, Message, Usage
+from accord.models.base import ChatModel, Completion, Message, ToolSpec, Usage
 from accord.runner.specs import AgentSpec, GameSpec
 from accord.traces.schema import SeatUsage, Trace
 
@@ -198,6 +198,7 @@ class TraceFirstModel:
         seed: int | None = None,
         session: str | None = None,
         deadline: float | None = None,
+        tools: Sequence[ToolSpec] | None = None,
     ) -> Completion:
         from accord.models.recorded import ReplayDivergedError
 
@@ -209,6 +210,8 @@ class TraceFirstModel:
             "session": session,
             "deadline": deadline,
         }
+        if tools is not None:  # json mode calls stay as they were
+            kwargs["tools"] = tools
 
         if not self.diverged:
             try:

@@ -70,6 +70,7 @@ def build_agent(
     replies) when given, else from `cache` where possible, else asked.
     """
     if spec.model is not None:
+        from accord.agents.tools import resolve_mode
         from accord.models import ChatModel, get_model
 
         if recorded is not None:
@@ -89,6 +90,7 @@ def build_agent(
             max_tokens=spec.max_tokens,
             seed=seed,
             session=session,
+            action_mode=resolve_mode(spec.action_mode, spec.model),
         )
     assert spec.agent is not None
     if spec.remote is not None:

@@ -9,7 +9,7 @@ name.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -38,6 +38,11 @@ class AgentSpec(BaseModel):
     label: str | None = Field(None, description="Name in tables (default: model or agent).")
     temperature: float | None = Field(None, ge=0, le=2, description="Sampling temperature.")
     max_tokens: int | None = Field(None, ge=1, description="Completion token cap per call.")
+    action_mode: Literal["json", "tools", "auto"] | None = Field(
+        None,
+        description="How a model seat acts: 'json' (default: one JSON reply), 'tools' (the "
+        "provider's native tool calls) or 'auto' (tools where the provider supports them).",
+    )
     options: dict[str, Any] = Field(
         default_factory=dict,
         description="Model client options: base_url, api_key_env, timeout_s, max_concurrency, "
@@ -48,12 +53,13 @@ class AgentSpec(BaseModel):
     )
 
     @model_serializer(mode="wrap")
-    def _without_unused_remote(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """Other seats serialize as before remote seats existed (plan files of older runs
-        still match on --resume)."""
+    def _without_unused_fields(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Seats that are not remote, and model seats in the default action mode, serialize as
+        before those fields existed (plan files of older runs still match on --resume)."""
         data: dict[str, Any] = handler(self)
-        if self.remote is None:
-            data.pop("remote", None)
+        for key in ("remote", "action_mode"):
+            if getattr(self, key) is None:
+                data.pop(key, None)
         return data
 
     @model_validator(mode="before")
@@ -77,6 +83,14 @@ class AgentSpec(BaseModel):
             raise ValueError(
                 f"model {self.model!r} must look like provider/model, e.g. 'local/smollm2'"
             )
+        if self.action_mode is not None:
+            if self.model is None:
+                raise ValueError("'action_mode' applies to model seats only (drop it here)")
+            from accord.agents.tools import mode_problem
+
+            mode = mode_problem(self.action_mode, self.model)
+            if mode is not None:
+                raise ValueError(mode)
         problem = secret_option_problem(self.options)
         if problem is not None:
             raise ValueError(problem)
@@ -88,9 +102,14 @@ class AgentSpec(BaseModel):
 
     @property
     def display(self) -> str:
-        """Short name for tables."""
+        """Short name for tables. A model seat in ``tools`` or ``auto`` mode carries its mode
+        (``openai/gpt-5 [tools]``), so results of different modes are never pooled under one
+        name; json mode, the default, keeps the plain name."""
         remote = self.remote.display if self.remote is not None else None
-        return self.label or self.model or remote or self.agent or "?"
+        name = self.label or self.model or remote or self.agent or "?"
+        if self.action_mode in ("tools", "auto"):
+            name = f"{name} [{self.action_mode}]"
+        return name
 
     @property
     def is_human(self) -> bool:

@@ -1,20 +1,24 @@
 """Fake model providers on 127.0.0.1 that speak the OpenAI and Anthropic wire formats.
 
-Each request gets the next scripted answer ``(status, headers, body)``; every request's path,
-headers and JSON body are recorded so tests can check what a client really sent over HTTP.
+Each request gets the next scripted answer ``(status, headers, body)`` or, once the script is
+used up and an ``answer`` function is given, that function's answer to the request's JSON body
+(a fake that plays a whole game); every request's path, headers and JSON body are recorded so
+tests can check what a client really sent over HTTP.
 """
 
 from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 Answer = tuple[int, dict[str, str], Any]
+Answerer = Callable[[dict[str, Any]], Answer]
+"""Answers one request from its JSON body (after the script is used up)."""
 
 
 def openai_body(
@@ -40,6 +44,36 @@ def openai_body(
             "prompt_tokens_details": {"cached_tokens": 16},
         },
     }
+
+
+def openai_tool_body(calls: list[tuple[str, dict[str, Any]]], content: str = "") -> dict[str, Any]:
+    """A chat-completions reply whose message makes the tool calls `calls` (name, arguments)."""
+    body = openai_body(content)
+    message = body["choices"][0]["message"]
+    message["content"] = content or None
+    message["tool_calls"] = [
+        {
+            "id": f"call_{i + 1}",
+            "type": "function",
+            "function": {"name": name, "arguments": json.dumps(args)},
+        }
+        for i, (name, args) in enumerate(calls)
+    ]
+    body["choices"][0]["finish_reason"] = "tool_calls"
+    return body
+
+
+def anthropic_tool_body(calls: list[tuple[str, dict[str, Any]]], text: str = "") -> dict[str, Any]:
+    """A messages-API reply with one ``tool_use`` block per call (name, input)."""
+    body = anthropic_body(text)
+    blocks: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
+    blocks += [
+        {"type": "tool_use", "id": f"toolu_{i + 1}", "name": name, "input": args}
+        for i, (name, args) in enumerate(calls)
+    ]
+    body["content"] = blocks
+    body["stop_reason"] = "tool_use"
+    return body
 
 
 def anthropic_body(text: str = '{"say": "hi"}', *, inp: int = 30, out: int = 7) -> dict[str, Any]:
@@ -85,8 +119,8 @@ class WireServer:
 
 
 @contextmanager
-def wire_server(script: list[Answer]) -> Iterator[WireServer]:
-    """Serve `script` on a free port of 127.0.0.1 until the block ends."""
+def wire_server(script: list[Answer], answer: Answerer | None = None) -> Iterator[WireServer]:
+    """Serve `script` (then `answer`) on a free port of 127.0.0.1 until the block ends."""
     state = WireServer(url="", script=list(script))
     lock = threading.Lock()
 
@@ -102,11 +136,12 @@ def wire_server(script: list[Answer]) -> Iterator[WireServer]:
                         "body": json.loads(raw) if raw else None,
                     }
                 )
-                status, headers, body = (
-                    state.script.pop(0)
-                    if state.script
-                    else (500, {}, error_body("script ran out", "api_error"))
-                )
+                if state.script:
+                    status, headers, body = state.script.pop(0)
+                elif answer is not None:
+                    status, headers, body = answer(state.requests[-1]["body"] or {})
+                else:
+                    status, headers, body = (500, {}, error_body("script ran out", "api_error"))
             send_json(self, status, headers, body)
 
         def log_message(self, format: str, *args: object) -> None:

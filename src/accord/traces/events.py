@@ -179,6 +179,12 @@ class ModelCall(HarnessEvent):
     cost_usd: Number | None = Field(None, description="None when the price is unknown.")
     attempts: int = Field(1, description="Attempts the client made, retried ones included.")
     retries: list[dict[str, Any]] | None = Field(None, description="The client's retries.")
+    tools: list[str] | None = Field(
+        None, description="Tools mode: the names of the tools offered with this call."
+    )
+    tool_calls: list[dict[str, Any]] | None = Field(
+        None, description="Tools mode: the tool calls returned (id, name, arguments)."
+    )
 
 
 class ModelErrorEvent(HarnessEvent):

@@ -22,6 +22,7 @@ from accord.core.provenance import format_warning, format_warnings
 from accord.core.spec import Action, ActionSpec, JSONSchema
 from accord.games.negotiation import rules
 from accord.games.negotiation.scenario import RESOURCES, Market, Project
+from accord.games.negotiation.tools import turn_tools
 
 THINKING_MAX = 600
 """Length cap on the private scratchpad (keeps constrained small models from rambling)."""
@@ -236,7 +237,8 @@ def turn_spec(
     must_decide: bool,
     strict_runs: bool = False,
 ) -> ActionSpec:
-    """What a valid talk or decision reply is for one seat (D.1.4 envelope or D.6 plain)."""
+    """What a valid talk or decision reply is for one seat (D.1.4 envelope or D.6 plain);
+    in tools mode the talk and decide tools of `accord.games.negotiation.tools`."""
     decision_schema = purchase_schema(names, projects, market)
     schema: JSONSchema | None
     if thinking:
@@ -273,6 +275,9 @@ def turn_spec(
         schema=schema,
         fallback=zero_decision if must_decide else silent_turn,
         format_hint=hint,
+        tools=turn_tools(
+            decision_schema, thinking=thinking, must_decide=must_decide, speech_max=SPEECH_MAX
+        ),
     )
 
 

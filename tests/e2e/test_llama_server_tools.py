@@ -1,0 +1,129 @@
+"""Tools mode against llama-cpp-python's server with its function-calling chat format.
+
+``python -m accord.testing.llama_server`` is started on 127.0.0.1 with the bundled SmolLM2 GGUF
+and ``--chat_format chatml-function-calling``, and a short negotiation and a short calendar game
+are played through the ``openai-compatible/`` provider in tools mode. The tiny model does not
+always call a tool; what must hold is that every call offered the tools, that the server's
+tool calls (where it made them) reached the trace, and that the game ended honestly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from accord.models.local import bundled_gguf
+from accord.runner.play import play_game
+from accord.runner.specs import AgentSpec, GameSpec
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        importlib.util.find_spec("llama_cpp") is None
+        or importlib.util.find_spec("sse_starlette") is None
+        or bundled_gguf() is None,
+        reason="the server extra is not installed (make test installs it)",
+    ),
+]
+
+ALIAS = "smollm2"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def tool_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    port = _free_port()
+    log_path = tmp_path_factory.mktemp("llama") / "server.log"
+    log = log_path.open("w")
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "accord.testing.llama_server",
+            "--model",
+            str(bundled_gguf()),
+            "--model_alias",
+            ALIAS,
+            "--chat_format",
+            "chatml-function-calling",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--n_ctx",
+            "4096",
+            "--n_threads",
+            str(max(os.cpu_count() or 1, 1)),
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    base = f"http://127.0.0.1:{port}/v1"
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"llama_cpp.server exited: {log_path.read_text()[-2000:]}")
+            try:
+                with urllib.request.urlopen(f"{base}/models", timeout=2) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail("llama_cpp.server did not start within 180 s")
+            time.sleep(0.5)
+        yield base
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+@pytest.mark.parametrize(
+    ("game", "seats", "options"),
+    [
+        ("negotiation", 2, {"rounds": 1, "talk_turns": 1, "ratio": 0.8}),
+        ("calendar", 3, {"max_turns_per_round": 1, "num_meetings": 1, "decision_retries": 0}),
+    ],
+)
+def test_short_game_in_tools_mode(tool_server: str, game: str, seats: int, options: Any) -> None:
+    seat = AgentSpec(
+        model="openai-compatible/" + ALIAS,
+        action_mode="tools",
+        temperature=0.7,
+        max_tokens=160,
+        options={"base_url": tool_server, "max_retries": 1, "timeout_s": 600},
+    )
+    spec = GameSpec(
+        trace_id=f"{game}-tools", game=game, options=options, seed=0, agents=[seat] * seats
+    )
+    trace = asyncio.run(play_game(spec))
+    assert trace.status == "complete", trace.error
+    assert trace.agents_config[0]["action_mode"] == "tools"
+    calls = [e for e in trace.events if e["type"] == "model_call"]
+    assert calls and all(c["tools"] and "tool_calls" in c for c in calls)
+    made = [t for c in calls for t in c["tool_calls"]]
+    print(f"{game}: {len(calls)} calls, {len(made)} tool calls: {[t['name'] for t in made]}")
+    assert all(t["name"] for t in made)
+    for name, transcript in trace.transcripts.items():
+        stored = [m for m in transcript.messages if m.get("tool_calls")]
+        assert len(stored) <= len(made), name

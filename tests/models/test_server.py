@@ -105,22 +105,23 @@ def test_a_game_that_cannot_fit_stops_the_run_before_any_game(
     assert all(c["max_tokens"] == 1 for c in server.chats) and len(server.chats) <= 2
 
 
-def test_a_game_outgrowing_a_silent_server_is_caught_by_the_padded_measure(
-    tmp_path: Path,
-) -> None:
+def test_a_game_outgrowing_a_silent_server_is_caught_at_its_worst(tmp_path: Path) -> None:
     # Like llama-cpp-python: no size reported, replies shortened in silence.
     with served_model(n_ctx=100_000, report_context=False, prompt_only=True) as roomy:
         fine = _run(tmp_path / "roomy", "openai-compatible/fake", roomy.url)
     assert fine.exit_code == 0, fine.output
-    longest = prompt_tokens(roomy.chats[0]["messages"])
-    assert roomy.chats[1]["messages"][:-1] == roomy.chats[0]["messages"], "then padded"
-    # The longest conversation fits on its own, not with a full reply (512 tokens).
-    with served_model(n_ctx=longest + 200, report_context=False, prompt_only=True) as server:
+    # The one measure before the games is the longest conversation at its worst: every earlier
+    # reply, and room for the reply to it, as long as max_tokens allows (runner/server_check).
+    worst = roomy.chats[0]["messages"]
+    assert "ok ok" in worst[-1]["content"]
+    assert all("ok ok" in m["content"] for m in worst if m["role"] == "assistant")
+    needed = prompt_tokens(worst)
+    with served_model(n_ctx=needed - 1, report_context=False, prompt_only=True) as server:
         result = _run(tmp_path, "openai-compatible/fake", server.url)
     line = " ".join(result.output.split())
     assert result.exit_code == 2, line
-    assert f"the server's context is {longest + 200} tokens" in line
-    assert len(server.chats) == 2 and "ok ok" in server.chats[1]["messages"][-1]["content"]
+    assert f"the server's context is {needed - 1} tokens" in line
+    assert len(server.chats) == 1, "refused after the one measure, before any game"
 
 
 def test_a_server_reporting_room_enough_is_not_sent_anything_before_the_games(

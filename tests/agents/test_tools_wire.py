@@ -5,7 +5,8 @@ The fakes answer each request with one call of one of the tools it offers, argum
 valid from that tool's parameters; the checks are what went over HTTP (the tools in each
 API's own format, no JSON response format, the earlier calls answered by tool results) and
 what the trace kept (tools offered and calls returned per model call). The sorting game offers
-no tools (its requests have no reply schema): in tools mode it keeps its fenced commands.
+its commands as tools only to a seat set to ``action_mode: tools``; under ``auto`` it keeps its
+fenced commands (MAS-Bench App. F.3).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from accord.testing.wire import (
 GAMES = [
     ("calendar", 3, {"max_turns_per_round": 1, "num_meetings": 2}),
     ("negotiation", 2, {"rounds": 1, "talk_turns": 1}),
+    ("sorting", 3, {"max_rounds": 2}),
 ]
 
 
@@ -134,21 +136,21 @@ def test_anthropic_wire_game_in_tools_mode(game: str, seats: int, options: dict[
 
 
 @pytest.mark.parametrize("api", ["openai", "anthropic"])
-def test_sorting_keeps_its_fenced_commands_in_tools_mode(api: str) -> None:
+def test_sorting_keeps_its_fenced_commands_in_auto_mode(api: str) -> None:
     reply = "```\nsubmit_result [1, 2, 3]\n```"
 
     def answer(body: dict[str, Any]) -> Answer:
-        assert "tools" not in body, "sorting offers no tools"
+        assert "tools" not in body, "sorting offers its tools only on explicit request"
         return 200, {}, openai_body(reply) if api == "openai" else anthropic_body(reply)
 
     with wire_server([], answer=answer) as server:
         options: dict[str, Any] = {"api_key_env": f"WIRE_{api.upper()}_KEY"}
         options["base_url"] = f"{server.url}/v1" if api == "openai" else server.url
         model = "openai/gpt-4o-mini" if api == "openai" else "anthropic/claude-sonnet-4-5"
-        seat = AgentSpec(model=model, action_mode="tools", max_tokens=100, options=options)
+        seat = AgentSpec(model=model, action_mode="auto", max_tokens=100, options=options)
         trace = _play("sorting", 3, {}, seat)
     assert trace.status == "complete", trace.error
-    assert trace.agents_config[0]["action_mode"] == "tools"
+    assert trace.agents_config[0]["action_mode"] == "auto"
     calls = [e for e in trace.events if e["type"] == "model_call"]
     assert calls and not any("tools" in c for c in calls)
     assert len(server.requests) == len(calls)

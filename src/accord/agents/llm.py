@@ -62,6 +62,8 @@ class LLMAgent(Agent):
         session: prefix for the provider's cache key (the local model caches per session).
         max_retries: re-prompts per decision after a bad reply.
         action_mode: ``json`` or ``tools`` (resolved already, `accord.agents.tools`).
+        explicit_tools: the seat asked for ``tools`` itself (not ``auto``): a game's tools
+            offered only on explicit request (`accord.core.tools.ToolSet.explicit`) are used.
     """
 
     def __init__(
@@ -75,6 +77,7 @@ class LLMAgent(Agent):
         session: str = "",
         max_retries: int = MAX_RETRIES,
         action_mode: str = "json",
+        explicit_tools: bool = False,
     ) -> None:
         super().__init__()
         self.client = client
@@ -86,6 +89,7 @@ class LLMAgent(Agent):
         self.session = session
         self.max_retries = max_retries
         self.action_mode = action_mode
+        self.explicit_tools = explicit_tools
         self.history: list[Message] = []
         self.transcript = Transcript()
         self._calls = 0
@@ -117,7 +121,11 @@ class LLMAgent(Agent):
         elif request.system is not None and self.history[0]["content"] != request.system:
             self.history[0] = {"role": "system", "content": request.system}
         spec = request.spec
-        toolset = tooling.tool_set(spec) if self.action_mode == "tools" else None
+        toolset = (
+            tooling.tool_set(spec, explicit=self.explicit_tools)
+            if self.action_mode == "tools"
+            else None
+        )
         observation = request.observation
         if toolset is not None and toolset.instruction:
             observation = f"{observation}\n\n{toolset.instruction}"

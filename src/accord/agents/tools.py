@@ -76,10 +76,14 @@ def supports_tools(model: str) -> bool:
         return False
 
 
-def tool_set(spec: ActionSpec) -> ToolSet | None:
+def tool_set(spec: ActionSpec, *, explicit: bool = True) -> ToolSet | None:
     """The tools a request offers: the game's own, else derived from its schema; ``None`` when
-    it offers none (the request is then answered in text, as in json mode)."""
+    it offers none (the request is then answered in text, as in json mode). A game's tools
+    marked `ToolSet.explicit` are offered only when the seat asked for tools (`explicit`),
+    not when ``auto`` chose them."""
     found = spec.tools if spec.tools is not None else tools_from_schema(spec.kind, spec.schema)
+    if found is not None and found.explicit and not explicit:
+        return None
     return found if found is not None and found.tools else None
 
 

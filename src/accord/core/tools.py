@@ -18,8 +18,9 @@ the request's JSON schema (`tools_from_schema`):
   reply object; a turn without a call is parsed as text, as in json mode.
 
 A game whose replies do not fit either shape declares its own `ToolSet` on the action spec
-(`ActionSpec.tools`), e.g. the negotiation game's talk and decide. A request with no schema
-(the sorting game's fenced commands) offers no tools and is answered in text.
+(`ActionSpec.tools`), e.g. the negotiation game's talk and decide, or the sorting game's
+commands, which it offers only to a seat that asks for tools explicitly (`ToolSet.explicit`).
+A request with no schema and no tools of its own offers none and is answered in text.
 """
 
 from __future__ import annotations
@@ -56,12 +57,15 @@ class ToolSet:
         batch: several calls in one turn are one action (a batch); otherwise one call a turn.
         instruction: one line appended to the request's observation in tools mode, saying how
             to act through the tools.
+        explicit: offered only to a seat set to ``action_mode: tools`` explicitly, never under
+            ``auto`` (a game whose paper format is text, like the sorting game's commands).
     """
 
     tools: tuple[ToolSpec, ...]
     to_reply: ReplyBuilder
     batch: bool = False
     instruction: str = ""
+    explicit: bool = False
 
     @property
     def names(self) -> list[str]:

@@ -91,6 +91,7 @@ def build_agent(
             seed=seed,
             session=session,
             action_mode=resolve_mode(spec.action_mode, spec.model),
+            explicit_tools=spec.action_mode == "tools",
         )
     assert spec.agent is not None
     if spec.remote is not None:

@@ -7,11 +7,14 @@ reads `info`, which holds only what the agent may know.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from accord.core.spec import ActionSpec, Request
 from accord.games.sorting.actions import model_failed, parse_reply, validate_action
+from accord.games.sorting.commands import VERBS
 from accord.games.sorting.state import SortingState
+from accord.games.sorting.tools import command_tools
 
 SPEC = ActionSpec(
     kind="commands",
@@ -20,6 +23,14 @@ SPEC = ActionSpec(
     validate=validate_action,
     format_hint="Put each command in its own ``` fenced code block.",
 )
+"""The request's action spec, with no tools (text replies, App. F.3)."""
+
+SPECS: dict[str, ActionSpec] = {
+    backend: replace(SPEC, tools=command_tools(backend)) for backend in VERBS
+}
+"""The spec per backend, its commands also offered as tools to a seat that asks for them
+(``action_mode: tools``, `accord.games.sorting.tools`); a seat in json or auto mode is still
+asked for fenced blocks."""
 
 
 class SortingRequests(SortingState):
@@ -29,7 +40,7 @@ class SortingRequests(SortingState):
         return Request(
             seat=seat,
             observation=self._inbox[seat],
-            spec=SPEC,
+            spec=SPECS[self.config.backend],
             system=self._system[seat],
             reset_context=self._fresh[seat],
             info=self._info(seat),

@@ -13,18 +13,13 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 
 import pytest
 
-from accord.models.local import bundled_gguf
 from accord.runner.play import play_game
 from accord.runner.specs import AgentSpec, GameSpec
+from accord.testing.llama_server import running
 
 pytestmark = [
     pytest.mark.slow,
@@ -39,67 +34,13 @@ pytestmark = [
 ALIAS = "smollm2"
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    gguf = bundled_gguf()
-    assert gguf is not None
-    port = _free_port()
-    # llama.cpp logs a lot; a file (not a pipe nobody reads) keeps the server from blocking.
-    log_path = tmp_path_factory.mktemp("llama") / "server.log"
-    log = log_path.open("w")
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            # llama-cpp-python's own server, with the model loaded as the bundled one is
-            # (no AMX weight buffers where they crash: accord.models.cpu_buffers).
-            "accord.testing.llama_server",
-            "--model",
-            str(gguf),
-            "--model_alias",
-            ALIAS,
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--n_ctx",
-            "4096",
-            # The server defaults to half the cores; the test has the machine to itself.
-            "--n_threads",
-            str(max(os.cpu_count() or 1, 1)),
-        ],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    base = f"http://127.0.0.1:{port}/v1"
-    try:
-        deadline = time.monotonic() + 180
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"llama_cpp.server exited: {log_path.read_text()[-2000:]}")
-            try:
-                with urllib.request.urlopen(f"{base}/models", timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail("llama_cpp.server did not start within 180 s")
-            time.sleep(0.5)
+    log = tmp_path_factory.mktemp("llama") / "server.log"
+    # The server defaults to half the cores; the test has the machine to itself.
+    threads = str(max(os.cpu_count() or 1, 1))
+    with running(log, "--n_ctx", "4096", "--n_threads", threads, alias=ALIAS) as base:
         yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
 
 
 def _game(model: AgentSpec, trace_id: str) -> GameSpec:

@@ -12,11 +12,6 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from typing import Any
 
@@ -25,6 +20,7 @@ import pytest
 from accord.models.local import bundled_gguf
 from accord.runner.play import play_game
 from accord.runner.specs import AgentSpec, GameSpec
+from accord.testing.llama_server import running
 
 pytestmark = [
     pytest.mark.slow,
@@ -39,63 +35,13 @@ pytestmark = [
 ALIAS = "smollm2"
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def tool_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    port = _free_port()
-    log_path = tmp_path_factory.mktemp("llama") / "server.log"
-    log = log_path.open("w")
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "accord.testing.llama_server",
-            "--model",
-            str(bundled_gguf()),
-            "--model_alias",
-            ALIAS,
-            "--chat_format",
-            "chatml-function-calling",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--n_ctx",
-            "4096",
-            "--n_threads",
-            str(max(os.cpu_count() or 1, 1)),
-        ],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    base = f"http://127.0.0.1:{port}/v1"
-    try:
-        deadline = time.monotonic() + 180
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"llama_cpp.server exited: {log_path.read_text()[-2000:]}")
-            try:
-                with urllib.request.urlopen(f"{base}/models", timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail("llama_cpp.server did not start within 180 s")
-            time.sleep(0.5)
+    log = tmp_path_factory.mktemp("llama-tools") / "server.log"
+    threads = str(max(os.cpu_count() or 1, 1))
+    args = ("--chat_format", "chatml-function-calling", "--n_ctx", "4096", "--n_threads", threads)
+    with running(log, *args, alias=ALIAS) as base:
         yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
 
 
 @pytest.mark.parametrize(

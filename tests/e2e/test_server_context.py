@@ -14,18 +14,14 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pytest
 
-from accord.models.local import bundled_gguf
+from accord.testing.llama_server import running
 from accord.traces.io import iter_traces
 
 pytestmark = [
@@ -41,37 +37,9 @@ pytestmark = [
 MODELS = ["openai-compatible/smollm2", "hosted_vllm/smollm2"]
 
 
-@contextmanager
-def llama_server(tmp: Path, *extra: str) -> Iterator[str]:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = int(sock.getsockname()[1])
-    log = (tmp / f"server-{port}.log").open("w")
-    args = ["--model", str(bundled_gguf()), "--model_alias", "smollm2"]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "accord.testing.llama_server", *args, "--host", "127.0.0.1",
-         "--port", str(port), *extra],
-        stdout=log, stderr=subprocess.STDOUT,
-    )  # fmt: skip
-    base = f"http://127.0.0.1:{port}/v1"
-    try:
-        deadline = time.monotonic() + 180
-        while True:
-            assert proc.poll() is None, "the server exited"
-            try:
-                with urllib.request.urlopen(f"{base}/models", timeout=2):
-                    break
-            except OSError:
-                assert time.monotonic() < deadline, "the server did not start in 180 s"
-                time.sleep(0.5)
-        yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
+def llama_server(tmp: Path, *extra: str) -> AbstractContextManager[str]:
+    """The bundled model behind llama-cpp-python's server, with its defaults but `extra`."""
+    return running(tmp / "server.log", *extra)
 
 
 def _run(model: str, base: str, out: Path) -> subprocess.CompletedProcess[str]:

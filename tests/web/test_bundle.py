@@ -25,7 +25,7 @@ from typer.testing import CliRunner
 from accord.cli.main import app as cli_app
 from accord.runner.run import run_sync
 from accord.runner.specs import AgentSpec, GameSpec
-from accord.testing.webserver import CHROMIUM, CHROMIUM_ARGS, serving
+from accord.testing.webserver import CHROMIUM, CHROMIUM_ARGS, serving, wait_until
 from accord.traces.io import read_trace
 from accord.web.app import create_app
 from accord.web.bundle import MARKER, bundle_key, write_bundle
@@ -277,15 +277,17 @@ def _check_pages(page, base: str, neg: Path) -> dict[str, str]:
 
     _visit(page, f"{base}#/run/neg")
     page.wait_for_selector(".figures img")
-    page.wait_for_function(
-        "[...document.querySelectorAll('.figures img')].every((i) => i.complete && i.naturalWidth)"
+    wait_until(
+        page,
+        "[...document.querySelectorAll('.figures img')].every((i) => i.complete && i.naturalWidth)",
     )
     page.wait_for_selector("text=talk-long-2")
     page.wait_for_selector("#reproduction img")
-    page.wait_for_function(
-        "[...document.querySelectorAll('main img')].every((i) => i.complete && i.naturalWidth > 0)"
+    wait_until(
+        page,
+        "[...document.querySelectorAll('main img')].every((i) => i.complete && i.naturalWidth > 0)",
     )
-    page.wait_for_function("!(document.querySelector('main')?.innerText ?? '').includes('Rating…')")
+    wait_until(page, "!(document.querySelector('main')?.innerText ?? '').includes('Rating…')")
     seen["run"] = page.inner_text("main")
     assert "Beside the paper's." in seen["run"] and "mock/schema" in seen["run"]
     assert page.locator("main img").count() == 2
@@ -319,9 +321,7 @@ def _check_pages(page, base: str, neg: Path) -> dict[str, str]:
     assert "Same scenario" in page.inner_text("#side-scenario")
     first = page.inner_text("#side-b-step")
     page.keyboard.press("ArrowRight")
-    page.wait_for_function(
-        "(t) => document.querySelector('#side-b-step').innerText !== t", arg=first
-    )
+    wait_until(page, "(t) => document.querySelector('#side-b-step').innerText !== t", first)
     seen["side"] = page.inner_text("main")
     assert "Metrics (B − A)" in seen["side"]
 

@@ -9,6 +9,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from typing import Any
 
 from fastapi import FastAPI
 
@@ -51,3 +52,16 @@ def serving(app: FastAPI) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+
+
+def wait_until(page: Any, expression: str, arg: Any = None, timeout_s: float = 30.0) -> None:
+    """Poll `expression` (a JavaScript expression, or a function of `arg`) in Playwright `page`
+    until it is truthy. Unlike ``page.wait_for_function``, whose polling evaluates a string
+    with ``eval`` inside the page, each check is a plain ``page.evaluate``, so a page whose
+    Content-Security-Policy forbids ``unsafe-eval`` (Accord's pages, the static bundle) is
+    polled too. Raises `TimeoutError` after `timeout_s`."""
+    deadline = time.monotonic() + timeout_s
+    while not (page.evaluate(expression) if arg is None else page.evaluate(expression, arg)):
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"waited {timeout_s:g} s for: {expression}")
+        page.wait_for_timeout(100)

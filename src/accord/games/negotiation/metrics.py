@@ -1,22 +1,8 @@
 """Outcome and process metrics of the negotiation game.
 
-Seed 004 §4.2 (Table 2), §5.2-§5.5, App. B, App. E and Fig. 6. Input: one game's
-`RoundRecord`s in round order and its condition, ``rotating`` (new scenario every round) and
-``shifting`` (one seat's context resets every round). Each docstring gives the formula, the
-detection rule and the paper's value. Conventions:
-
-- A round with any ``fallback`` seat is *excluded* from every metric (App. B) and only counted
-  in ``fallback_rounds``.
-- *Optimal*: not annulled, ``M > 0`` and joint reward reaches ``M``. *Non-optimal*: not
-  optimal. *Suboptimal*: not annulled and below ``M``.
-- A *joint allocation* is the companion analysis's: the combined units of each resource both
-  seats bought (``negotiation_analysis`` ``_alloc_key``); two rounds share it when the combined
-  totals match, whoever bought what. v2's seat-wise pair survives only in
-  ``stubborn_anchoring_v2``.
-- A *consecutive pair* is two analysed rounds ``t`` and ``t+1`` of the same game; a pair with
-  an excluded round on either side does not exist.
-- Every metric is a `Rate` (numerator, denominator): pooled values and bootstrap resamples
-  are rebuilt from per-game counts; `aggregate` sums them.
+Seed 004 §4.2 (Table 2), §5.2-§5.5, App. B, App. E and Fig. 6. The conventions every metric
+follows (excluded fallback rounds, optimal and suboptimal rounds, joint allocations,
+consecutive pairs, metrics as `Rate` counts) are stated once, in `rates.py`.
 
 This module holds the outcome metrics (§4.2), the §5 headline figures, the failure buckets
 (Fig. 6) and `game_metrics`, which gathers them with the strategy metrics of `strategies.py`;

@@ -119,6 +119,27 @@ def reference_names(game_id: str) -> list[str]:
     return sorted(_table(game_id))
 
 
+def default_opponent(game_id: str) -> str:
+    """The reference agent a person meets by default (`GameInfo.opponent`, else the game's
+    first reference agent), or a `ConfigError` saying to name one."""
+    table = _table(game_id)
+    info = info_or_none(game_id)
+    declared = info.opponent if info is not None else ""
+    if declared:
+        if declared not in table:
+            raise ConfigError(
+                f"{game_id} declares {declared!r} as its default opponent, but it has no such "
+                f"reference agent ({', '.join(sorted(table)) or 'none'}); name one with --against"
+            )
+        return declared
+    if not table:
+        raise ConfigError(
+            f"{game_id} has no reference agents to play against; name an opponent with "
+            "--against (a model such as 'local/smollm2', or 'human')"
+        )
+    return next(iter(table))
+
+
 def make_reference(game_id: str, name: str) -> Agent:
     """Build a reference agent, or explain which names exist."""
     table = _table(game_id)

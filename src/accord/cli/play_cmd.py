@@ -7,7 +7,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
+from accord.agents.reference import default_opponent
 from accord.api import RunPlan, run
 from accord.cli.main import _fail, app, console
 from accord.cli.options import (
@@ -16,6 +18,7 @@ from accord.cli.options import (
     parse_options,
     with_model_options,
 )
+from accord.cli.progress import safe
 from accord.cli.tables import fit_table, summary_table
 from accord.core.errors import AccordError, ConfigError
 from accord.core.registry import game_class, resolve
@@ -27,8 +30,12 @@ from accord.runner.specs import AgentSpec, parse_agent
 def play(
     game: Annotated[str, typer.Argument(help="Game name, e.g. negotiation.")],
     against: Annotated[
-        str, typer.Option(help="Opponent: a reference agent name or a model.")
-    ] = "cooperative",
+        str | None,
+        typer.Option(
+            help="Opponent: a reference agent name or a model (default: the game's declared "
+            "opponent, e.g. cooperative in negotiation, imap in calendar)."
+        ),
+    ] = None,
     seat: Annotated[int, typer.Option(help="Your seat (0 speaks first by default).")] = 0,
     seed: Annotated[int, typer.Option(help="Game seed.")] = 0,
     option: Annotated[
@@ -62,7 +69,8 @@ def play(
         if not 0 <= seat < seats:
             raise ConfigError(f"--seat must be between 0 and {seats - 1}")
         (opponent,) = with_model_options(
-            [parse_agent(against)], model_options(model_base_url, model_option)
+            [parse_agent(against or default_opponent(gid))],
+            model_options(model_base_url, model_option),
         )
         agents: list[AgentSpec | str] = [opponent] * seats
         agents[seat] = AgentSpec(agent="human")
@@ -82,3 +90,9 @@ def play(
     except AccordError as exc:
         raise _fail(exc) from exc
     console.print(fit_table(summary_table(report.summary), console.width))
+    if report.failed:
+        # A game that ended without a result is not a finished game: say why, exit 1.
+        for item in report.summary.get("failures", []):
+            console.print(f"[bold red]The game failed:[/bold red] {safe(str(item['reason']))}")
+        console.print(f"Its trace says what happened: {escape(str(out_dir / 'traces'))}")
+        raise typer.Exit(1)

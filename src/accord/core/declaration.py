@@ -364,6 +364,9 @@ class GameInfo:
     """The short name (``accord run ALIAS``); default: the game id without its version."""
     agents: Mapping[str, Any] | Lazy[Mapping[str, Any]] | None = None
     """Reference agents: ``{name: factory}`` (`accord.agents.reference`)."""
+    opponent: str = ""
+    """The reference agent a person meets in ``accord play`` when no ``--against`` is given
+    (one of ``agents``); empty: the first of ``agents``."""
     report: Callable[..., Any] | Lazy[Callable[..., Any]] | None = None
     """The report builder ``(traces, folder) -> paths`` (`accord.analysis.report`)."""
     report_ids: tuple[str, ...] = ()

@@ -118,6 +118,7 @@ def __getattr__(name: str) -> Any:
 INFO = GameInfo(
     game=CalendarGame,
     alias="calendar",
+    opponent="imap",
     agents=Lazy("accord.games.calendar.protocols:AGENTS"),
     report=Lazy("accord.games.calendar.report:build"),
     board=outcomes.BOARD,

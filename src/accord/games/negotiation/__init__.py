@@ -13,6 +13,7 @@ from accord.games.negotiation.engine import NegotiationGame
 INFO = GameInfo(
     game=NegotiationGame,
     alias="negotiation",
+    opponent="cooperative",
     agents=Lazy("accord.games.negotiation.protocols:REFERENCE_AGENTS"),
     report=Lazy("accord.games.negotiation.report:build"),
     # negotiation-v1 and -v2 traces (older runs) still get the negotiation report.

@@ -13,6 +13,7 @@ from accord.games.sorting.engine import SortingGame
 INFO = GameInfo(
     game=SortingGame,
     alias="sorting",
+    opponent="share-all",
     agents=Lazy("accord.games.sorting.protocols:REFERENCE_AGENTS"),
     report=Lazy("accord.games.sorting.report:build"),
     # sorting-v2 traces (older runs) still get the sorting report, with their CR definition.

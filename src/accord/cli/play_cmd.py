@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.markup import escape
@@ -92,8 +92,7 @@ def play(
     console.print(fit_table(summary_table(report.summary), console.width))
     if report.failed:
         # A game that ended without a result is not a finished game: say why, exit 1.
-        failures: list[dict[str, Any]] = list(report.summary.get("failures", []))
-        for item in failures:
+        for item in report.failures:
             console.print(f"[bold red]The game failed:[/bold red] {safe(str(item['reason']))}")
         console.print(f"Its trace says what happened: {escape(str(out_dir / 'traces'))}")
         raise typer.Exit(1)

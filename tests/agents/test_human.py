@@ -47,7 +47,7 @@ def first_talk_request():  # type: ignore[no-untyped-def]
 
 
 def test_the_input_syntax_is_said_once_before_the_briefing() -> None:
-    trace, screen = play(iter(["hello there", "buy", "buy"]), talk_turns=1)
+    trace, screen = play(iter(["hello there", "buy nothing", "buy nothing"]), talk_turns=1)
     assert trace["status"] == "complete"
     assert screen.count("How to answer") == 1
     assert screen.index("How to answer") < screen.index("Your briefing")
@@ -58,7 +58,7 @@ def test_the_input_syntax_is_said_once_before_the_briefing() -> None:
 def test_a_typed_json_reply_is_parsed_as_a_models_and_thinking_stays_private() -> None:
     secret = "my budget is secretly tiny"
     reply = json.dumps({"thinking": secret, "speech": "shall we split?", "action": None})
-    trace, _ = play(iter([reply, "buy"]), talk_turns=1)
+    trace, _ = play(iter([reply, "buy nothing"]), talk_turns=1)
     assert trace["status"] == "complete"
     mine = [e for e in trace["events"] if e["type"] == "message" and e["seat"] == 0]
     assert [e["speech"] for e in mine] == ["shall we split?"]
@@ -94,9 +94,26 @@ def test_buy_during_talk_needs_a_message_and_never_sends_blank_speech() -> None:
 
 
 def test_a_bare_buy_during_talk_is_asked_again_not_delivered() -> None:
-    trace, screen = play(iter(["buy", "buy | deciding now"]), talk_turns=1)
+    trace, screen = play(iter(["buy", "buy nothing | deciding now"]), talk_turns=1)
     assert trace["status"] == "complete"
     assert "say something with your decision" in screen
     mine = [e for e in trace["events"] if e["type"] == "message" and e["seat"] == 0]
     assert [e["speech"] for e in mine] == ["deciding now"]
     assert all(e["speech"].strip() for e in trace["events"] if e["type"] == "message")
+
+
+def test_a_bare_buy_in_the_decision_phase_is_asked_again_in_the_games_own_names() -> None:
+    """A bare 'buy' is not taken as an empty purchase (the round would be lost to a slip);
+    examples use this game's resource names, never names it does not have."""
+    game = make("negotiation", {"rounds": 1, "talk_turns": 1})
+    game.reset(0)
+    while (req := game.pending()[0]).info["phase"] == "talk":
+        game.submit(req.seat, {"thinking": "", "speech": "hi", "decision": None})
+    assert req.info["phase"] == "decide"
+    names = [req.info["names"][r] for r in ("r1", "r2")]
+    with pytest.raises(ActionError, match="buy nothing") as refused:
+        human_adapter(req, "buy")
+    assert f"buy {names[0]} 4 {names[1]} 2" in str(refused.value)
+    assert "wood" not in str(refused.value) or "wood" in names
+    assert human_adapter(req, "buy nothing")["decision"]["purchase"] == {}
+    assert human_adapter(req, f"buy {names[0]} 1")["decision"]["purchase"] == {"r1": 1}

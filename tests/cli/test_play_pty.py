@@ -72,7 +72,7 @@ def negotiation_answer(new: str) -> str:
     if "short reflection" in new:
         return "A fair round [I think]."
     if "Decide now" in new:
-        return "buy"
+        return "buy nothing"
     return "hello [friend], what do you need?"
 
 
@@ -126,11 +126,11 @@ def test_a_person_reads_the_syntax_first_and_may_type_json_or_buy_with_a_message
 
     def answer(new: str) -> str:
         if "Decide now" in new:
-            line = "buy"
+            line = "buy nothing"
         elif not typed:
             line = json.dumps({"thinking": secret, "speech": "json hello", "action": None})
         elif "say something with your decision" in new:
-            line = "buy | deciding now"
+            line = "buy nothing | deciding now"
         else:
             line = "buy"
         typed.append(line)
@@ -153,4 +153,4 @@ def test_a_person_reads_the_syntax_first_and_may_type_json_or_buy_with_a_message
     assert all(s.strip() for s in said)
     mine = [e for e in trace["events"] if e["type"] == "message" and e["seat"] == 0]
     assert mine[0]["thinking"] == secret
-    assert "buy" in typed and "buy | deciding now" in typed
+    assert "buy" in typed and "buy nothing | deciding now" in typed

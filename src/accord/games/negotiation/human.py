@@ -1,6 +1,7 @@
 """A person at the terminal plays negotiation with short commands (`accord play negotiation`).
 
-``buy wood 4 gold 2 project_a 1`` decides; any other text talks. Declared in this package's
+``buy <resource> 4 <resource> 2 project_a 1`` decides (the resources are the game's own names);
+``buy nothing`` decides to buy nothing; any other text talks. Declared in this package's
 `INFO` (`accord.core.gameinfo.HumanSeat`).
 """
 
@@ -28,10 +29,16 @@ def human_help(request: Request) -> str:
     )
 
 
-def human_adapter(request: Request, line: str) -> Action:
-    """A typed line -> action: ``buy wood 4 gold 2 project_a 1`` decides, other text talks.
+def _example(request: Request) -> str:
+    """``buy <first resource> 4 <second resource> 2``, in this game's own resource names."""
+    names = [request.info["names"][r] for r in RESOURCES][:2]
+    return "buy " + " ".join(f"{n} {k}" for n, k in zip(names, (4, 2), strict=False))
 
-    During talk a decision also carries a message, after ``|`` (``buy wood 4 | deal``), as a
+
+def human_adapter(request: Request, line: str) -> Action:
+    """A typed line -> action: ``buy <resource> 4 <resource> 2 project_a 1`` decides, other text talks.
+
+    During talk a decision also carries a message, after ``|`` (``buy <resource> 4 | deal``), as a
     model's reply must (its ``speech`` may not be blank): a bare ``buy`` would deliver nothing.
     """
     info = request.info
@@ -42,21 +49,31 @@ def human_adapter(request: Request, line: str) -> Action:
     words = text.split()
     if not words or words[0].lower() not in {"buy", "/buy"}:
         if info["phase"] == "decide":
-            raise ActionError("this is the decision phase: type 'buy <resource> <n> ...'")
+            raise ActionError(
+                f"this is the decision phase: type '{_example(request)}', or 'buy nothing'"
+            )
         if not line.strip():
             raise ActionError("say something, or type 'buy ... | <message>' to decide")
         return {"thinking": "", "speech": line.strip(), "decision": None}
     if info["phase"] == "talk" and not message:
         raise ActionError(
             "during talk, say something with your decision, after '|': "
-            "'buy wood 4 gold 2 | that works for me'"
+            f"'{_example(request)} | that works for me'"
         )
     by_name = {v: k for k, v in info["names"].items()}
     projects: Sequence[Project] = info["projects"]
     project_names = {p.name for p in projects}
     args = words[1:]
+    nothing = [a.lower() for a in args] in (["nothing"], ["none"])
+    if not args:
+        # A bare 'buy' is more often a slip than a decision to buy nothing: ask which.
+        raise ActionError(
+            f"say what you buy, e.g. '{_example(request)}'; to buy nothing type 'buy nothing'"
+        )
+    if nothing:
+        args = []
     if len(args) % 2:
-        raise ActionError("give name/number pairs, e.g. 'buy wood 4 gold 2 project_a 1'")
+        raise ActionError(f"give name/number pairs, e.g. '{_example(request)}'")
     purchase: dict[str, int] = {}
     runs: dict[str, int] = {}
     for name, num in zip(args[::2], args[1::2], strict=True):

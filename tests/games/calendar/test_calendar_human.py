@@ -69,3 +69,20 @@ def test_play_calendar_from_the_terminal(tmp_path: Path) -> None:
     (path,) = (tmp_path / "traces").glob("*.json")
     trace = json.loads(path.read_text())
     assert trace["seats"][0]["agent"] == "human" and trace["status"] == "complete"
+
+
+def _outcome(req, line: str) -> str:  # type: ignore[no-untyped-def]
+    try:
+        return json.dumps(human_adapter(req, line), sort_keys=True)
+    except ActionError as exc:
+        return f"refused: {exc}"
+
+
+def test_a_meeting_may_be_written_as_the_briefing_writes_it() -> None:
+    """The briefing says 'M0'; `schedule M0 1` means what `schedule 0 1` means."""
+    req = first_request()
+    assert "Meeting M" in req.observation
+    for meeting in (0, 1):
+        assert _outcome(req, f"schedule M{meeting} 1") == _outcome(req, f"schedule {meeting} 1")
+        assert "must be a number" not in _outcome(req, f"schedule m{meeting} 1")
+    assert "must be a number" in _outcome(req, "schedule Mx 1")

@@ -7,7 +7,7 @@ person meets exactly the rules a model meets:
 - ``dm <agent> <text>``: a private message;
 - ``group <text>``: to the current meeting's participants;
 - ``all <text>``: to every agent;
-- ``schedule <meeting> <slot>``;
+- ``schedule <meeting> <slot>`` (the meeting as a number or as the briefing writes it: ``M1``);
 - ``move <item> <from_slot> <to_slot> <why>``: a reschedule with its justification;
 - ``pass``: do nothing this turn.
 """
@@ -32,7 +32,11 @@ def human_help(request: Request) -> str:
     return HELP
 
 
-def _int(word: str, what: str) -> int:
+def _int(word: str, what: str, prefix: str = "") -> int:
+    """A whole number; for meetings and calendar items also as the briefing writes them
+    (``M1``), so a person can copy what they read."""
+    if prefix and word[:1].upper() == prefix and word[1:].isdigit():
+        word = word[1:]
     try:
         return int(word)
     except ValueError as exc:
@@ -61,7 +65,7 @@ def _call(command: str) -> dict[str, Any] | None:
             raise ActionError(f"schedule needs a meeting and a slot. {HELP}")
         return {
             "type": "schedule",
-            "meeting_id": _int(words[0], "the meeting"),
+            "meeting_id": _int(words[0], "the meeting", prefix="M"),
             "slot": _int(words[1], "the slot"),
         }
     if verb == "move":
@@ -70,7 +74,7 @@ def _call(command: str) -> dict[str, Any] | None:
             raise ActionError(f"move needs an item, two slots and a reason. {HELP}")
         return {
             "type": "reschedule",
-            "item_id": _int(words[0], "the item"),
+            "item_id": _int(words[0], "the item", prefix="M"),
             "from_slot": _int(words[1], "the from slot"),
             "to_slot": _int(words[2], "the to slot"),
             "justification": words[3],

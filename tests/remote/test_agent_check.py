@@ -6,6 +6,7 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from accord.cli.main import app
@@ -137,3 +138,24 @@ def test_agent_check_serves_on_the_url_it_is_given(kit) -> None:
     assert done.exit_code == 0, done.output
     assert "1 of 1 games passed every point" in done.output
     assert f"join over http at http://127.0.0.1:{port}/v1 with" in seen[0]
+
+
+def test_a_versioned_game_id_is_accepted_like_everywhere_else(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`--game negotiation-v3` names the same check game as `--game negotiation`."""
+    import accord.testing.agent_check as agent_check
+    from accord.core.registry import resolve
+
+    asked: list[tuple[str, ...] | None] = []
+
+    async def fake_check(remote: object, *, games: tuple[str, ...] | None = None, seed: int = 1):  # type: ignore[no-untyped-def]
+        asked.append(games)
+        return []
+
+    monkeypatch.setattr(agent_check, "check_agent", fake_check)
+    versioned = resolve("negotiation")
+    assert versioned != "negotiation"
+    done = CliRunner().invoke(app, ["agent", "check", "--command", "true", "--game", versioned])
+    assert done.exit_code == 0, done.output
+    assert asked == [("negotiation",)]

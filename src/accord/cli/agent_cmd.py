@@ -24,6 +24,19 @@ agent_app = typer.Typer(
 app.add_typer(agent_app, name="agent")
 
 
+def _check_alias(name: str, known: list[str]) -> str:
+    """A game named as every command accepts it (alias or versioned id) -> its check alias."""
+    from accord.core.registry import info_or_none, resolve
+
+    try:
+        info = info_or_none(resolve(name))
+    except AccordError:
+        info = None
+    if info is None or info.alias not in known:
+        raise ConfigError(f"unknown check game {name!r}; choose from {', '.join(known)}")
+    return info.alias
+
+
 def _served_at(url: str) -> tuple[str, str, int]:
     """``http://HOST:PORT/mcp`` (or ``/v1``) -> transport, host, port."""
     parts = urlsplit(url)
@@ -83,9 +96,7 @@ def check_cmd(
         if (url is None) == (command is None):
             raise ConfigError("give the URL to serve on, or --command to start the agent")
         known = [g for g, _, _ in check_games()]
-        for g in game or []:
-            if g not in known:
-                raise ConfigError(f"unknown check game {g!r}; choose from {', '.join(known)}")
+        game = [_check_alias(g, known) for g in game] if game else None
         fields: dict[str, object] = {"deadline_s": deadline, "join_s": join}
         fields["max_errors"] = max_errors
         if command is not None:

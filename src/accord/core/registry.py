@@ -26,6 +26,7 @@ from accord.core import plugins
 from accord.core.declaration import GameInfo
 from accord.core.errors import ConfigError, UnknownGameError
 from accord.core.game import Game
+from accord.core.validation_text import format_validation_error as format_validation_error
 
 GAME_ID = re.compile(r"^[a-z][a-z0-9_.-]*-v[0-9]+$")
 """A game id: lower-case name, a dash, ``v`` and a version number (``meeting-point-v1``)."""
@@ -211,7 +212,14 @@ def make_config(game: str, options: Mapping[str, Any] | None = None) -> BaseMode
     try:
         return cls.config_model.model_validate(dict(options or {}))
     except ValidationError as exc:
-        raise ConfigError(format_validation_error(exc, where=f"{cls.game_id} options")) from exc
+        raise ConfigError(
+            format_validation_error(
+                exc,
+                where=f"{cls.game_id} options",
+                data=dict(options or {}),
+                model=cls.config_model,
+            )
+        ) from exc
 
 
 def make(game: str, options: Mapping[str, Any] | BaseModel | None = None) -> Game:
@@ -219,15 +227,3 @@ def make(game: str, options: Mapping[str, Any] | BaseModel | None = None) -> Gam
     cls = game_class(game)
     cfg = options if isinstance(options, BaseModel) else make_config(game, options)
     return cls(cfg)
-
-
-def format_validation_error(exc: ValidationError, *, where: str) -> str:
-    """A pydantic error as short lines naming each bad key and what is allowed."""
-    lines = [f"Invalid {where}:"]
-    for err in exc.errors():
-        loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
-        msg = err["msg"]
-        if err["type"] == "extra_forbidden":
-            msg = "unknown key (check the spelling; see the docs for the allowed keys)"
-        lines.append(f"  - {loc}: {msg}")
-    return "\n".join(lines)

@@ -133,7 +133,9 @@ def load_experiment(path: Path) -> Experiment:
     try:
         exp = Experiment.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(format_validation_error(exc, where=where)) from exc
+        raise ConfigError(
+            format_validation_error(exc, where=where, data=data, model=Experiment)
+        ) from exc
     if exp.prompts is not None:  # a folder beside the experiment file, wherever it is run from
         folder = Path(exp.prompts).expanduser()
         exp.prompts = str(folder if folder.is_absolute() else (path.parent / folder).resolve())
@@ -214,7 +216,9 @@ def _grid_batches(exp: Experiment) -> list[Batch]:
             out.append(Batch.model_validate(data))
         except ValidationError as exc:
             raise ConfigError(
-                format_validation_error(exc, where=f"grid point {data['name']}")
+                format_validation_error(
+                    exc, where=f"grid point {data['name']}", data=data, model=Batch
+                )
             ) from exc
     return out
 

@@ -242,3 +242,46 @@ async def test_exhausted_retries_against_a_dead_port(fake_time):
     with pytest.raises(RetriesExhaustedError, match=r"connection to .* failed"):
         await model.complete(ASK)
     await model.aclose()
+
+
+async def test_a_refused_connection_to_ones_own_server_says_to_start_it(fake_time):
+    """Advice fits the address: a server on this machine has no status page to check."""
+    server = Server([httpx.ConnectError("connection refused")] * 3)
+    model = client(server, fake_time, max_retries=2)
+    with pytest.raises(ModelError) as caught:
+        await model.complete(ASK)
+    await model.aclose()
+    text = str(caught.value)
+    assert "Nothing answered at http://127.0.0.1:8000/v1: start the server there" in text
+    assert "status page" not in text
+
+
+async def test_a_hosted_address_keeps_the_providers_advice(fake_time):
+    server = Server([(503, {}, {"error": "overloaded"})] * 3)
+    model = OpenAICompatibleModel(
+        "openai-compatible/qwen",
+        ModelOptions(base_url="https://api.example.com/v1", max_retries=2),
+        transport=httpx.MockTransport(server.handle),
+        sleep=fake_time.sleep,
+        clock=fake_time.clock,
+    )
+    with pytest.raises(ModelError, match="status page"):
+        await model.complete(ASK)
+    await model.aclose()
+
+
+@pytest.mark.parametrize(
+    ("url", "own"),
+    [
+        ("http://127.0.0.1:8080/v1", True),
+        ("http://localhost:8000/v1", True),
+        ("http://[::1]:8000/v1", True),
+        ("http://10.0.3.7:8000/v1", True),
+        ("https://api.openai.com/v1", False),
+        (None, False),
+    ],
+)
+def test_own_server_tells_local_and_private_addresses_from_hosted_ones(url, own):
+    from accord.models.retry import own_server
+
+    assert own_server(url) is own

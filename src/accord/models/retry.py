@@ -24,12 +24,14 @@ from __future__ import annotations
 
 import contextvars
 import email.utils
+import ipaddress
 import math
 import random
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TypedDict
+from urllib.parse import urlsplit
 
 from accord.core.errors import ModelError, TransientModelError
 from accord.core.spec import JSONSchema
@@ -135,6 +137,37 @@ _BUDGET: contextvars.ContextVar[CallBudget | None] = contextvars.ContextVar(
 def current_budget() -> CallBudget | None:
     """The budget of the call the running code is an attempt of (set by `Retrying`)."""
     return _BUDGET.get()
+
+
+def own_server(base_url: str | None) -> bool:
+    """Whether `base_url` is a server of one's own (this machine or a private network), which
+    has no status page or rate limits to check, unlike a hosted provider."""
+    if not base_url:
+        return False
+    host = (urlsplit(base_url).hostname or "").strip("[]").lower()
+    if host in {"localhost", "host.docker.internal"} or host.endswith(".local"):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return address.is_loopback or address.is_private or address.is_link_local
+
+
+def _advice(base_url: str | None, err: TransientModelError) -> str:
+    """What to do after the last attempt failed, for the kind of address called."""
+    if own_server(base_url):
+        refused = "refused" in str(err).lower() or "connect" in str(err).lower()
+        first = (
+            f"Nothing answered at {base_url}: start the server there (or fix the base URL)"
+            if refused
+            else f"Check the server at {base_url} (is it running, and busy with other work?)"
+        )
+        return f"{first}, or raise max_retries / timeout_s / deadline_s"
+    return (
+        "Check the server or the provider's status page and your rate "
+        "limits, or raise max_retries / timeout_s / deadline_s"
+    )
 
 
 class Retrying:
@@ -275,12 +308,7 @@ class Retrying:
         if limited:
             why += "; " + self._rate_limited(limited, attempt)
         capped = max_tokens if max_tokens is not None else opts.max_tokens
-        advice = (
-            UNCAPPED_FIX
-            if capped is None and is_timeout(err)
-            else "Check the server or the provider's status page and your rate "
-            "limits, or raise max_retries / timeout_s / deadline_s"
-        )
+        advice = UNCAPPED_FIX if capped is None and is_timeout(err) else _advice(opts.base_url, err)
         return RetriesExhaustedError(
             f"{self.spec}: {why}; last error: {err}. {advice[0].upper()}{advice[1:]}.",
             attempts=attempt,

@@ -3,7 +3,7 @@
 The same scripted replies are played once through Inspect (each seat asking the Inspect model
 bound to its role) and once through Accord's own runner (the Accord mock model): the metrics
 must agree, every call must be a model event under the right role and model, and a game
-whose model fails must be left unscored.
+whose model fails must be the sample's error (the eval fails when every game failed).
 """
 
 from __future__ import annotations
@@ -148,16 +148,57 @@ def test_reference_seat_makes_no_model_calls(tmp_path: Path) -> None:
     assert trace["seats"][1]["agent"] == "cooperative" and trace["seats"][1]["model"] is None
 
 
-def test_a_game_whose_model_fails_is_unscored(tmp_path: Path) -> None:
+def test_a_game_whose_model_fails_is_a_sample_error_and_every_game_failed_fails_the_eval(
+    tmp_path: Path,
+) -> None:
     broken = get_model("mockllm/broken", custom_outputs=failing_reply)
     log = run(accord_task(GAME, games=1), tmp_path, A=broken)
-    assert log.status == "success"
+    assert log.status == "error"  # every game failed: never "success" with NaN metrics
     sample = log.samples[0]
     assert sample.store["accord_trace"]["status"] == "failed"
-    score = sample.scores["accord_metrics"]
-    assert isinstance(score.value, float) and math.isnan(score.value)
-    assert "could not reach its model" in (score.explanation or "")
-    assert all(s.scored_samples == 0 for s in log.results.scores)
+    assert sample.error is not None
+    assert "could not reach its model" in sample.error.message
+    assert "the mock provider is down" in sample.error.message
+    assert not sample.scores
+
+
+def test_one_failed_game_of_two_is_listed_and_kept_out_of_the_means(tmp_path: Path) -> None:
+    poisoned: list[str] = []
+
+    def one_game_down(messages: list[ChatMessage], *rest: Any) -> ModelOutput:
+        system = messages[0].text
+        if not poisoned:
+            poisoned.append(system)
+        if system == poisoned[0]:
+            raise RuntimeError("the mock provider is down")
+        return mock_reply(messages, *rest)
+
+    log = run(
+        accord_task(GAME, games=2, options={"rounds": 1}),
+        tmp_path,
+        A=get_model("mockllm/flaky", custom_outputs=one_game_down),
+    )
+    assert log.status == "success"
+    errors = [s for s in log.samples if s.error is not None]
+    assert len(errors) == 1 and "the mock provider is down" in errors[0].error.message
+    assert all(s.scored_samples == 1 for s in log.results.scores)
+
+
+def test_accords_own_models_answer_inspect_offline(tmp_path: Path) -> None:
+    """``--model accord/mock/schema``: no tokenizer download, schema-valid replies."""
+    logs = inspect_eval(
+        accord_task(GAME, games=1, options={"rounds": 1}),
+        model="accord/mock/schema",
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
+    (log,) = logs
+    assert log.status == "success", log.error
+    sample = log.samples[0]
+    assert sample.store["accord_trace"]["status"] == "complete"
+    calls = [e for e in sample.events if e.event == "model"]
+    assert calls and all(e.model == "accord/mock/schema" for e in calls)
+    assert all(e.output.usage is not None and e.output.usage.input_tokens > 0 for e in calls)
 
 
 @pytest.mark.parametrize(

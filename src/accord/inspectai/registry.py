@@ -1,6 +1,7 @@
 """The task Inspect's command line finds through the ``inspect_ai`` entry point:
 ``inspect eval accord/accord_game -T game=negotiation-v3 -T games=5 --model PROVIDER/MODEL
---model-role B=OTHER/MODEL``."""
+--model-role B=OTHER/MODEL``, and the ``accord`` model provider, which answers through any of
+Accord's models (``--model accord/mock/schema`` works offline; `accord.inspectai.accord_api`)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 
 from inspect_ai import Task, task
 
+from accord.inspectai.accord_api import accord_models  # noqa: F401 - registers --model accord/...
 from accord.inspectai.task import accord_task
 
 

@@ -9,7 +9,9 @@ each call is a model event of the sample. The game's Accord metrics are the samp
 (one value per summary metric, with mean and standard error over samples); the seats'
 conversations are the sample's messages and the whole Accord trace is kept in the sample's
 store (``accord_trace``), so ``accord`` tools can read it back. A game that failed (a model
-that could not be reached) is left unscored, as Accord keeps failed games out of every mean.
+that could not be reached) is the sample's error, with the trace's reason, and is left out of
+every mean, as Accord keeps failed games out; the eval's status is ``error`` when every game
+failed (`ALL_FAILED`), ``success`` otherwise, with the failed games listed as errors.
 """
 
 from __future__ import annotations
@@ -133,6 +135,7 @@ def accord_task(
         scorer=accord_metrics(game_id),
         name=f"accord_{game_id.replace('-', '_')}",
         metadata={"accord_game": game_id, "seats": labels, "agents": seat_agents},
+        fail_on_error=ALL_FAILED,
     )
 
 
@@ -152,6 +155,16 @@ def _seat(
     client = InspectModel(get_model(role=label, default=get_model()))
     agent = LLMAgent(client, seed=seed, session=session)
     return agent, AgentSpec(model=client.spec)
+
+
+class GameFailed(RuntimeError):
+    """A game ended `failed` (a model that never answered, a seat that left): the sample's
+    error, with the trace's reason."""
+
+
+ALL_FAILED = 1 - 1e-9
+"""The task's ``fail_on_error``: a share of errored samples so close to 1 that the eval fails
+only when every game failed (``--fail-on-error`` on Inspect's command line overrides it)."""
 
 
 def play_accord(game_id: str, options: dict[str, Any], agents: list[str | None]) -> Solver:
@@ -189,6 +202,17 @@ def play_accord(game_id: str, options: dict[str, Any], agents: list[str | None])
                 else f"failed: {trace.error}"
             )
             state.output = ModelOutput.from_content(model="accord", content=summary)
+            if trace.status != "complete":
+                # The sample errors with the reason (shown in Inspect's summary and viewer);
+                # its store keeps the trace. The task's threshold fails the eval only when
+                # every game failed, as a run of Accord's own would say.
+                hint = (
+                    " (Inspect's mockllm counts tokens with a tokenizer it downloads; "
+                    "offline, use --model accord/mock/schema)"
+                    if "mockllm/" in (trace.error or "")
+                    else ""
+                )
+                raise GameFailed(f"the Accord game {trace_id} failed: {trace.error}{hint}")
             return state
 
         return solve

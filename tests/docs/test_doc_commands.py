@@ -149,6 +149,14 @@ def test_the_docs_show_commands_and_skip_only_what_needs_outside_things() -> Non
                          ids=lambda v: v if len(v) < 12 else None)  # fmt: skip
 def test_a_documented_command_works(workdir: Path, doc: str, command: str) -> None:
     words = shlex.split(command)
+    if words[0] == "inspect":  # Inspect's own command line, with Accord's task and models
+        inspect = Path(sys.executable).parent / "inspect"
+        done = subprocess.run(
+            [str(inspect), *words[1:], "--log-dir", str(workdir / "inspect-logs")],
+            cwd=workdir, capture_output=True, text=True, timeout=600,
+        )  # fmt: skip
+        assert done.returncode == 0, (command, done.stdout[-2000:], done.stderr[-2000:])
+        return
     assert words[0] in ("accord", ".venv/bin/accord"), (doc, command)
     args = [SHORTER.get(w, w) for w in words[1:]]
     if args[0] == "serve":

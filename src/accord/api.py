@@ -191,23 +191,23 @@ def play(
     Example: ``accord.play("negotiation", ["cooperative", "greedy"], seed=3).metrics``.
 
     Raises:
-        ConfigError: an unknown game or agent, bad options, a missing API key (a model that
-            fails while playing gives a trace with ``status: failed`` instead).
+        ConfigError: an unknown game or agent, a wrong number of seats, bad options or
+            arguments, a missing API key: the checks `run` makes, before any model is called
+            (a model that fails while playing gives a trace with ``status: failed`` instead).
     """
     from accord.core.registry import resolve
-    from accord.runner.planning import seat_specs
     from accord.runner.play import play_game
-    from accord.runner.run import check_run
-    from accord.runner.specs import GameSpec
 
-    spec = GameSpec(
-        trace_id=f"{resolve(game)}-s{seed}",
-        game=game,
-        options=dict(options or {}),
-        seed=seed,
-        agents=seat_specs(agents, None),
+    # The same plan and checks as `run` (game, seats, options, keys, models), so `play`
+    # raises the typed errors `run` raises, before any model is called.
+    the_plan = plan_run(
+        game=game, agents=agents, games=1, seed=seed, options=options, out="unused-by-play"
     )
-    check_run([spec])
+    if not the_plan.checked:
+        the_plan.check()
+    (planned,) = the_plan.specs
+    # Exactly the seed given (a run derives each game's seed from its base seed).
+    spec = planned.model_copy(update={"trace_id": f"{resolve(game)}-s{seed}", "seed": seed})
     return _complete(play_game(spec))
 
 

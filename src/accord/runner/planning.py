@@ -115,6 +115,10 @@ def plan_run(
     """
     if isinstance(target, RunPlan):
         return target
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise ConfigError(f"seed must be a whole number (got {seed!r:.40})")
+    if isinstance(games, bool) or not isinstance(games, int):
+        raise ConfigError(f"games must be a whole number (got {games!r:.40})")
     if out is not None and not str(out).strip():
         raise ConfigError(
             'out is empty: name a directory, e.g. out="runs/mine"',
@@ -190,6 +194,13 @@ def seat_specs(agents: AgentsArg | None, model: str | None) -> list[AgentSpec]:
         )
     if agents is None or isinstance(agents, str):
         return parse_agent_list(agents or model or "local/smollm2")
+    if not isinstance(agents, Sequence) or not all(
+        isinstance(a, str | AgentSpec | Mapping) for a in agents
+    ):
+        raise ConfigError(
+            f"agents must be one text ('cooperative,greedy') or a list of agent names, specs "
+            f"or mappings, one per seat (got {agents!r:.60})"
+        )
     return [parse_agent(a if isinstance(a, str | AgentSpec) else dict(a)) for a in agents]
 
 

@@ -130,6 +130,8 @@ def games_cmd() -> None:
         refs = ", ".join(reference_names(gid)) or "-"
         console.print(f"[bold]{gid}[/bold]  {escape(doc)}\n    reference agents: {refs}")
         info = info_for(gid)
+        if info.kind is not None:
+            console.print(f"    kind: {escape(info.kind.describe())}")
         parts = {
             "report": info.report, "leaderboard": info.board, "value of talk": info.value,
             "query messages": info.messages, "PettingZoo score": info.score,

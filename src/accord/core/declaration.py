@@ -354,6 +354,35 @@ class AgentCheckGame:
 # -- the declaration ---------------------------------------------------------------------------
 
 
+Moves = Literal["sequential", "simultaneous", "mixed"]
+Information = Literal["perfect", "imperfect"]
+Utility = Literal["zero-sum", "constant-sum", "identical", "general-sum"]
+
+
+@dataclass(frozen=True)
+class GameType:
+    """What kind of game it is, in the terms game-theory libraries use (open_spiel's
+    ``GameType``, PettingZoo's AEC and Parallel APIs), shown by ``accord games`` and read by
+    the PettingZoo adapters."""
+
+    seats: tuple[int, int]
+    """The fewest and most seats the game's options allow (``(2, 2)``: always two)."""
+    moves: Moves
+    """``sequential``: one seat acts at a time; ``simultaneous``: every seat still playing
+    acts at every step; ``mixed``: some phases one seat, others several at once (talk, then
+    simultaneous decisions)."""
+    information: Information = "imperfect"
+    """``imperfect``: seats hold private information (the benchmarks' premise)."""
+    utility: Utility = "general-sum"
+    """How the seats' payoffs relate: ``identical`` for a team scored as one."""
+
+    def describe(self) -> str:
+        """One line: ``2 seats · mixed moves · imperfect information · general-sum``."""
+        low, high = self.seats
+        seats = f"{low} seats" if low == high else f"{low}-{high} seats"
+        return f"{seats} · {self.moves} moves · {self.information} information · {self.utility}"
+
+
 @dataclass(frozen=True)
 class GameInfo:
     """Everything Accord knows about one game, declared once by its package."""
@@ -364,6 +393,8 @@ class GameInfo:
     """The short name (``accord run ALIAS``); default: the game id without its version."""
     agents: Mapping[str, Any] | Lazy[Mapping[str, Any]] | None = None
     """Reference agents: ``{name: factory}`` (`accord.agents.reference`)."""
+    kind: GameType | None = None
+    """The game's kind (seats, moves, information, utility); None: not declared."""
     opponent: str = ""
     """The reference agent a person meets in ``accord play`` when no ``--against`` is given
     (one of ``agents``); empty: the first of ``agents``."""

@@ -1,4 +1,6 @@
-"""PettingZoo AEC environments for every registered game, with text observations and actions.
+"""PettingZoo AEC and Parallel environments for every registered game, with text observations
+and actions (`parallel_env`: a step answers every pending request at once; see
+`accord.pettingzoo.parallel`).
 
     from accord.pettingzoo import env
 
@@ -25,15 +27,18 @@ docs/pettingzoo.md documents every choice. Requires the ``rl`` extra (pettingzoo
 from __future__ import annotations
 
 from accord.pettingzoo.aec import AccordAECEnv, env, raw_env
+from accord.pettingzoo.parallel import AccordParallelEnv, parallel_env
 from accord.pettingzoo.scores import ScoreFn, register_score
 from accord.pettingzoo.text import DEFAULT_CHARSET, TextObservation
 
 __all__ = [
     "DEFAULT_CHARSET",
     "AccordAECEnv",
+    "AccordParallelEnv",
     "ScoreFn",
     "TextObservation",
     "env",
+    "parallel_env",
     "raw_env",
     "register_score",
 ]

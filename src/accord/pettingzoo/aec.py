@@ -6,6 +6,7 @@ here explain the mechanics.
 
 from __future__ import annotations
 
+import dataclasses
 import secrets
 from collections.abc import Iterable
 from typing import Any, Literal
@@ -19,7 +20,7 @@ from accord.core import provenance
 from accord.core.errors import AccordError, ActionError, ConfigError
 from accord.core.game import Game, GameResult
 from accord.core.provenance import AGENT
-from accord.core.registry import make
+from accord.core.registry import info_or_none, make
 from accord.core.rng import derive_seed
 from accord.core.spec import Action, Request
 from accord.pettingzoo.scores import ScoreFn, final_scores, resolve_score
@@ -95,11 +96,22 @@ class AccordAECEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type in
         self._score = resolve_score(self.game_id, reward)
         chars, stand_in = make_charset(charset)
         self._fitter = TextFitter(chars, stand_in, max_observation_length)
+        kind = info_or_none(self.game_id)
+        game_type = kind.kind if kind is not None else None
+        if game_type is not None and not (
+            game_type.seats[0] <= self.game.num_seats <= game_type.seats[1]
+        ):
+            raise ConfigError(
+                f"{self.game_id} declares {game_type.seats[0]}-{game_type.seats[1]} seats but "
+                f"its options give {self.game.num_seats}; fix the options or the declaration"
+            )
         self.metadata = {
             "name": "accord_" + self.game_id.replace("-", "_"),
             "render_modes": ["ansi"],
-            # Talk phases let one seat act at a time, so not every live agent acts each cycle.
+            # Talk phases let one seat act at a time, so not every live agent acts each cycle
+            # (the Parallel environment, `accord.pettingzoo.parallel`, answers whole batches).
             "is_parallelizable": False,
+            "game_type": dataclasses.asdict(game_type) if game_type is not None else None,
         }
         self.possible_agents: list[str] = [f"seat_{i}" for i in range(self.game.num_seats)]
         self.observation_spaces = {

@@ -13,7 +13,7 @@ Everything Accord knows about the game is declared once, in `INFO`, which Accord
 
 from typing import TYPE_CHECKING, Any
 
-from accord.core.gameinfo import AgentCheckGame, GameInfo, HumanSeat, Judge, Lazy
+from accord.core.gameinfo import AgentCheckGame, GameInfo, GameType, HumanSeat, Judge, Lazy
 from accord.games.calendar import outcomes
 from accord.games.calendar.config import CalendarConfig
 from accord.games.calendar.engine import CalendarGame
@@ -118,6 +118,7 @@ def __getattr__(name: str) -> Any:
 INFO = GameInfo(
     game=CalendarGame,
     alias="calendar",
+    kind=GameType(seats=(2, 12), moves="mixed"),
     opponent="imap",
     agents=Lazy("accord.games.calendar.protocols:AGENTS"),
     report=Lazy("accord.games.calendar.report:build"),

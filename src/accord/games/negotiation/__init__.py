@@ -5,7 +5,7 @@ choice and metric. Everything Accord knows about the game is declared once, in `
 Accord's ``pyproject.toml`` names in the ``accord.games`` entry point group.
 """
 
-from accord.core.gameinfo import AgentCheckGame, GameInfo, HumanSeat, Judge, Lazy
+from accord.core.gameinfo import AgentCheckGame, GameInfo, GameType, HumanSeat, Judge, Lazy
 from accord.games.negotiation import outcomes
 from accord.games.negotiation.config import TRACE_GAME_IDS, NegotiationConfig
 from accord.games.negotiation.engine import NegotiationGame
@@ -13,6 +13,7 @@ from accord.games.negotiation.engine import NegotiationGame
 INFO = GameInfo(
     game=NegotiationGame,
     alias="negotiation",
+    kind=GameType(seats=(2, 2), moves="mixed"),
     opponent="cooperative",
     agents=Lazy("accord.games.negotiation.protocols:REFERENCE_AGENTS"),
     report=Lazy("accord.games.negotiation.report:build"),

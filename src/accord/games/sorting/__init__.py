@@ -5,7 +5,7 @@ choice and metric. Everything Accord knows about the game is declared once, in `
 Accord's ``pyproject.toml`` names in the ``accord.games`` entry point group.
 """
 
-from accord.core.gameinfo import AgentCheckGame, GameInfo, HumanSeat, Judge, Lazy
+from accord.core.gameinfo import AgentCheckGame, GameInfo, GameType, HumanSeat, Judge, Lazy
 from accord.games.sorting import outcomes
 from accord.games.sorting.config import SortingConfig
 from accord.games.sorting.engine import SortingGame
@@ -13,6 +13,7 @@ from accord.games.sorting.engine import SortingGame
 INFO = GameInfo(
     game=SortingGame,
     alias="sorting",
+    kind=GameType(seats=(1, 100), moves="simultaneous", utility="identical"),
     opponent="share-all",
     agents=Lazy("accord.games.sorting.protocols:REFERENCE_AGENTS"),
     report=Lazy("accord.games.sorting.report:build"),

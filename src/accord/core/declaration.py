@@ -158,6 +158,22 @@ def same_task(trace: Trace) -> str:
     return json.dumps([trace.game_id, trace.seed, trace.config], sort_keys=True, default=str)
 
 
+def same_task_except(*options: str) -> Callable[[Trace], str]:
+    """A cell for a baseline played by an option: game id, seed and the options but those
+    named (``same_task_except("talk")``), so a no-talk game pairs with the talk games of its
+    task. The default cell, `same_task`, keeps every option, so a baseline that differs by
+    the option that mutes talk would pair with nothing."""
+    import json
+
+    left_out = frozenset(options)
+
+    def cell(trace: Trace) -> str:
+        kept = {k: v for k, v in trace.config.items() if k not in left_out}
+        return json.dumps([trace.game_id, trace.seed, kept], sort_keys=True, default=str)
+
+    return cell
+
+
 @dataclass(frozen=True)
 class TalkValue:
     """The value-of-communication declaration of a game (``accord value``).

@@ -59,6 +59,7 @@ from accord.core.declaration import (
     players,
     resolve_ref,
     same_task,
+    same_task_except,
     seat_column,
     seat_field,
 )
@@ -97,6 +98,7 @@ __all__ = [
     "players",
     "resolve_ref",
     "same_task",
+    "same_task_except",
     "seat_column",
     "seat_field",
 ]

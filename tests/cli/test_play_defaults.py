@@ -21,7 +21,10 @@ from accord.core.gameinfo import all_infos
 # What a person types, line after line, to play each game to its end (lines the game refuses
 # are asked again, so a short cycle that holds one acceptable line for every request is enough).
 SCRIPTS: dict[str, tuple[list[str], list[str]]] = {
-    "negotiation": (["-o", "rounds=2", "-o", "talk_turns=1"], ["hello, what do you need?", "buy nothing"]),
+    "negotiation": (
+        ["-o", "rounds=2", "-o", "talk_turns=1"],
+        ["hello, what do you need?", "buy nothing"],
+    ),
     "calendar": ([], ["pass"]),
     "sorting": ([], ["receive_messages"]),
 }

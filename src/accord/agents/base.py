@@ -18,8 +18,12 @@ Recorder = Callable[..., None]
 """``record(type, **fields)``: append an agent event (seat is added by the runner)."""
 
 
-def _no_record(type_: str, **fields: Any) -> None:
+def no_record(type_: str, **fields: Any) -> None:
+    """The `Recorder` that keeps nothing: the default of `Agent.act` outside a runner."""
     del type_, fields
+
+
+_no_record = no_record  # the older private name, still used inside this package
 
 
 class Agent(ABC):

@@ -65,9 +65,9 @@ def supports_tools(model: str) -> bool:
         return True
     if provider in ("local", "openai-compatible"):
         return False
-    from accord.models.litellm_provider import _load_litellm
+    from accord.models.litellm_provider import load_litellm
 
-    litellm = _load_litellm()
+    litellm = load_litellm()
     try:
         return bool(
             litellm.supports_function_calling(model=name if provider == "litellm" else model)

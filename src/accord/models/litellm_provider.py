@@ -41,7 +41,7 @@ _TRANSIENT_NAMES = frozenset(
 _litellm: Any = None
 
 
-def _load_litellm() -> Any:
+def load_litellm() -> Any:
     """Import LiteLLM once, configured to stay offline and quiet."""
     global _litellm
     if _litellm is None:
@@ -66,6 +66,9 @@ def _load_litellm() -> Any:
             logging.getLogger(name).setLevel(logging.CRITICAL)
         _litellm = litellm
     return _litellm
+
+
+_load_litellm = load_litellm  # the older private name, used inside this module
 
 
 class LiteLLMModel(ModelClient):

@@ -169,10 +169,10 @@ def configured_prices(agent: AgentSpec) -> Prices | None:
 
 
 def _price_map(model: str) -> Prices | None:
-    from accord.models.litellm_provider import _load_litellm
+    from accord.models.litellm_provider import load_litellm
 
     try:
-        info = _load_litellm().get_model_info(model=model)
+        info = load_litellm().get_model_info(model=model)
         inp, out = info.get("input_cost_per_token"), info.get("output_cost_per_token")
     except Exception:
         return None  # LiteLLM does not know the model: its price is unknown, not an error

@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from accord.agents.base import Agent, Recorder, _no_record
+from accord.agents.base import Agent, Recorder, no_record
 from accord.agents.llm import LLMAgent
 from accord.core.errors import ConfigError, ModelError
 from accord.core.ids import MAX_ID_LEN, is_safe_id, slug
@@ -115,7 +115,7 @@ class SwitchAgent(Agent):
         self.model = after.model
         self._switched = False
 
-    async def act(self, request: Request, record: Recorder = _no_record) -> Action:
+    async def act(self, request: Request, record: Recorder = no_record) -> Action:
         if (request.round, request.turn) < self.point.at:
             return await self.before.act(request, record)
         if not self._switched:
@@ -252,7 +252,7 @@ class ForkGate(Agent):
         self.model = inner.model
         self.usage = inner.usage
 
-    async def act(self, request: Request, record: Recorder = _no_record) -> Action:
+    async def act(self, request: Request, record: Recorder = no_record) -> Action:
         self.client.live_allowed = (request.round, request.turn) >= self.point.at
         return await self.inner.act(request, record)
 

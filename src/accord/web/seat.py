@@ -33,7 +33,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from accord.agents.base import Agent, Recorder, _no_record
+from accord.agents.base import Agent, Recorder, no_record
 from accord.core.controls import PlayControls
 from accord.core.errors import AccordError, ActionError
 from accord.core.provenance import use_fallback
@@ -184,7 +184,7 @@ class WebHumanAgent(Agent):
         self._shown_system: str | None = None
         self._next_id = 0
 
-    async def act(self, request: Request, record: Recorder = _no_record) -> Action:
+    async def act(self, request: Request, record: Recorder = no_record) -> Action:
         ch = self.channel
         self._next_id += 1
         rid = self._next_id

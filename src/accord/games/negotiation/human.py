@@ -36,10 +36,11 @@ def _example(request: Request) -> str:
 
 
 def human_adapter(request: Request, line: str) -> Action:
-    """A typed line -> action: ``buy <resource> 4 <resource> 2 project_a 1`` decides, other text talks.
+    """A typed line -> action: ``buy <resource> 4 <resource> 2 project_a 1`` decides, other
+    text talks.
 
-    During talk a decision also carries a message, after ``|`` (``buy <resource> 4 | deal``), as a
-    model's reply must (its ``speech`` may not be blank): a bare ``buy`` would deliver nothing.
+    During talk a decision also carries a message, after ``|`` (``buy <resource> 4 | deal``),
+    as a model's reply must (its ``speech`` may not be blank): a bare ``buy`` is asked again.
     """
     info = request.info
     text, _, message = line.partition("|") if info["phase"] == "talk" else (line, "", "")

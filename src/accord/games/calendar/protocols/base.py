@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from accord.agents.base import Agent, Recorder, _no_record
+from accord.agents.base import Agent, Recorder, no_record
 from accord.core.spec import Action, Request
 from accord.games.calendar import actions, rules
 from accord.games.calendar.protocols.messages import Move, Typed, decode, fit
@@ -286,7 +286,7 @@ class ProtocolAgent(Agent):
         self._round = 0
         self._text_slot: int | None = None
 
-    async def act(self, request: Request, record: Recorder = _no_record) -> Action:
+    async def act(self, request: Request, record: Recorder = no_record) -> Action:
         del record
         phase = str(request.info.get("phase", ""))
         if phase not in ("CHEAP_TALK", "VOLUNTARY", "DECISION"):

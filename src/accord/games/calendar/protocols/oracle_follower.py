@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from accord.agents.base import Agent, Recorder, _no_record
+from accord.agents.base import Agent, Recorder, no_record
 from accord.core.spec import Action, Request
 
 
@@ -81,7 +81,7 @@ class OracleFollower(Agent):
 
     spec = "oracle-follower"
 
-    async def act(self, request: Request, record: Recorder = _no_record) -> Action:
+    async def act(self, request: Request, record: Recorder = no_record) -> Action:
         info = {**request.info, "seat": request.seat}
         phase = info["phase"]
         if phase == "DECISION":

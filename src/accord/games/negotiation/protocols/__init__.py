@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from accord.agents.base import Agent, Recorder, _no_record
+from accord.agents.base import Agent, Recorder, no_record
 from accord.core.spec import Action, Request
 from accord.games.negotiation import oracle, rules
 from accord.games.negotiation.scenario import RESOURCES, Market, Project
@@ -65,7 +65,7 @@ class GreedyAgent(Agent):
 
     spec = "greedy"
 
-    async def act(self, request: Request, record: Recorder = _no_record) -> Action:
+    async def act(self, request: Request, record: Recorder = no_record) -> Action:
         info = request.info
         if info["phase"] == "reflect":
             return {"reflection": "I bought my individual optimum every round."}
@@ -81,7 +81,7 @@ class EqualSplitAgent(Agent):
 
     spec = "equal-split"
 
-    async def act(self, request: Request, record: Recorder = _no_record) -> Action:
+    async def act(self, request: Request, record: Recorder = no_record) -> Action:
         info = request.info
         if info["phase"] == "reflect":
             return {"reflection": "I kept to an even split of every resource."}
@@ -103,7 +103,7 @@ class CooperativeAgent(Agent):
         self._partner: tuple[Project, ...] | None = None
         self._plan: dict[str, Any] | None = None
 
-    async def act(self, request: Request, record: Recorder = _no_record) -> Action:
+    async def act(self, request: Request, record: Recorder = no_record) -> Action:
         info = request.info
         if info["phase"] == "reflect":
             return {"reflection": "Sharing projects and agreeing on a joint optimum worked."}

@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from itertools import accumulate
 from typing import Any
 
-from accord.agents.base import Agent, Recorder, _no_record
+from accord.agents.base import Agent, Recorder, no_record
 from accord.core.spec import Action, Request
 from accord.games.sorting.commands import format_list
 
@@ -73,7 +73,7 @@ class ShareAllAgent(Agent):
         self._known: dict[int, list[int]] = {}
         self._shared = False
 
-    async def act(self, request: Request, record: Recorder = _no_record) -> Action:
+    async def act(self, request: Request, record: Recorder = no_record) -> Action:
         info: dict[str, Any] = request.info
         me, n = int(info["agent"]), int(info["n"])
         if info["round"] == 1:  # a new phase starts from a fresh environment
@@ -112,7 +112,7 @@ class LocalSortAgent(Agent):
 
     spec = "local-sort"
 
-    async def act(self, request: Request, record: Recorder = _no_record) -> Action:
+    async def act(self, request: Request, record: Recorder = no_record) -> Action:
         info = request.info
         xs: list[int] = list(info["xs"])
         if info["task"] == "max":

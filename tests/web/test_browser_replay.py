@@ -171,6 +171,12 @@ def test_calendar_replay_follows_the_trace(served, browser) -> None:
     assert sum(1 for row in marked for m in row if m) == sum(len(meetings[int(m)]) for m in optimal)
     assert page.locator("#replay-view .rv-overlay").first.is_visible()
     shoot(page, "calendar-2-move-with-oracle")
+    # The check box just ticked holds the focus: the arrow keys still move the scrubber.
+    assert page.evaluate("document.activeElement.id") == "rv-overlay"
+    page.keyboard.press("ArrowRight")
+    page.wait_for_selector(f'#replay-view[data-step="{moved + 1}"]')
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_selector(f'#replay-view[data-step="{moved}"]')
 
     # Buttons and arrow keys step; the address and the timeline follow.
     page.click("#rv-next")

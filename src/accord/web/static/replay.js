@@ -35,12 +35,19 @@ function replayFrame(frame) {
 }
 
 // The keyboard moves the scrubber of the page shown (one at a time): arrow keys step, Home and
-// End jump; keys typed into a form field are left alone.
+// End jump; keys typed into a text field or a list are left alone, but a ticked check box or a
+// pressed button keeps no hold on them (after "show the oracle's schedule" the keys still move).
 let activeScrubber = null;
+const KEY_CONTROLS = /^(checkbox|radio|button|submit|reset|range)$/;
+function typesText(target) {
+  if (!target || !target.tagName) return false;
+  if (target.isContentEditable || /^(TEXTAREA|SELECT)$/.test(target.tagName)) return true;
+  return target.tagName === "INPUT" && !KEY_CONTROLS.test(target.type || "text");
+}
 document.addEventListener("keydown", (e) => {
   if (!activeScrubber || !document.body.contains(activeScrubber.node)) return;
   const target = e.target;
-  if (target && /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName) && !target.classList.contains("rv-range")) return;
+  if (typesText(target) && !target.classList.contains("rv-range")) return;
   if (e.altKey || e.ctrlKey || e.metaKey) return;
   const moves = { ArrowRight: 1, ArrowLeft: -1, Home: -Infinity, End: Infinity };
   if (!(e.key in moves)) return;

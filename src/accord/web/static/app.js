@@ -877,10 +877,13 @@ async function renderSeat(token) {
   show(
     el("h1", {}, `${state.game_id} · you are ${state.name}`),
     el("p", {}, status, " ", waiting),
+    // The open decision (the game's view of your seat, then the controls) spans the page, so
+    // its tables keep their width; the briefing, history and messages share the row below.
+    el("section", { class: "seat-request" }, request, result),
     el("div", { class: "game-body" },
       el("section", { class: "events-col" },
         el("details", { open: true }, el("summary", {}, "Your briefing"), briefing),
-        request, result, el("h3", {}, "Earlier decisions"), history),
+        el("h3", {}, "Earlier decisions"), history),
       el("section", { class: "transcript-col" }, el("h2", {}, "Messages to you"), messages)),
   );
   let received = 0, ended = false;

@@ -38,7 +38,7 @@ MEASURE = """() => {
   const form = document.querySelector('#answer-form');
   const main = document.querySelector('main') || document.body;
   const v = view.getBoundingClientRect(), f = form.getBoundingClientRect();
-  const squeezed = [...view.querySelectorAll('td, th')]
+  const squeezed = [...view.querySelectorAll('td, th, dd, dt')]
     .filter((c) => c.textContent.trim().length > 3 && c.getBoundingClientRect().width < 32)
     .map((c) => c.textContent.trim());
   return {

@@ -111,3 +111,25 @@ def test_kinds_of_different_length_are_weighed_by_their_own_games() -> None:
     # spread over the 3 games seen in flight at once at most.
     eta = m.eta_s()
     assert eta is not None and abs(eta - (2 * 120 - 120 - 30) / m.wave) < 1e-9
+
+
+def test_a_kind_that_only_fails_is_timed_by_its_failures_not_unknown_forever() -> None:
+    # A model kind whose server is down fails each game after 5 s; the reference kind
+    # completes. The run's ETA must not stay "unknown" to the end.
+    clock = Clock()
+    m = RunMonitor(total=6, clock=clock)
+    m.expect(["ref"] * 2 + ["model"] * 4)
+    m.game_started("r0", "ref")
+    clock.now = 1.0
+    _kind_end(m, "r0")
+    m.game_started("m0", "model")
+    assert m.eta_text() == "unknown"  # no model game has ended yet
+    clock.now = 6.0
+    _kind_end(m, "m0", "failed")
+    # Left: 1 ref game (1 s) and 3 model games (5 s each, as the failure took), one at a time.
+    assert m.eta_s() == 1.0 + 3 * 5.0
+    # A complete game of the kind, once there is one, times it instead.
+    m.game_started("m1", "model")
+    clock.now = 26.0
+    _kind_end(m, "m1")
+    assert m.eta_s() == 1.0 + 2 * 20.0

@@ -120,6 +120,9 @@ class RunMonitor:
     """Games this run will play, per kind (`expect`); empty: every game is alike."""
     kind_ended: Counter[str] = field(default_factory=Counter)
     kind_times: dict[str, list[float]] = field(default_factory=dict)
+    kind_failed_times: dict[str, list[float]] = field(default_factory=dict)
+    """How long the failed games of each kind took: a kind none of whose games completes is
+    timed by them (failed work is work done), so its ETA is not unknown for the whole run."""
     """Seconds each complete game of a kind took."""
     began: dict[str, tuple[str, float]] = field(default_factory=dict)
     """Games in flight: trace id -> (kind, clock time it started)."""
@@ -149,8 +152,11 @@ class RunMonitor:
         if began is not None:
             kind, at = began
             self.kind_ended[kind] += 1
+            took = self.clock() - at
             if trace.status == "complete":
-                self.kind_times.setdefault(kind, []).append(self.clock() - at)
+                self.kind_times.setdefault(kind, []).append(took)
+            else:
+                self.kind_failed_times.setdefault(kind, []).append(took)
         if trace.status == "complete":
             self.done += 1
             self.last_done = self.clock()
@@ -261,14 +267,17 @@ class RunMonitor:
     def _eta_by_kind(self) -> float | None:
         """Work left per kind (its games left times the mean duration of its complete games),
         less what the games in flight have already done, spread over the games played at
-        once; None while a kind with games left has no complete game."""
+        once; None while a kind with games left has no ended game (complete, or failed when
+        none completed)."""
         means: dict[str, float] = {}
         work = 0.0
         for kind, planned in self.planned.items():
             left = planned - self.kind_ended[kind]
             if left <= 0:
                 continue
-            times = self.kind_times.get(kind)
+            # A kind's complete games time it; one that has only failed so far is timed by
+            # its failures (the next ones will likely fail alike), never left unknown.
+            times = self.kind_times.get(kind) or self.kind_failed_times.get(kind)
             if not times:
                 return None
             means[kind] = sum(times) / len(times)

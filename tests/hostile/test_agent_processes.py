@@ -119,7 +119,7 @@ async def test_the_whole_agent_ends_with_the_game_and_its_log_stays_bounded_and_
     for pid in [agent.proc.pid, *children]:
         assert await _until(lambda pid=pid: not _alive(pid), 10), f"process {pid} survived"
     after = log.read_text(encoding="utf-8")
-    assert len(after) <= MAX_LOG_BYTES + 100 and "earlier characters cut" in after
+    assert len(after) <= MAX_LOG_BYTES + 100 and "earlier bytes cut" in after
     for text in (during, after, tail):
         for form in forms:
             assert form not in text, "the seat token reached the log"

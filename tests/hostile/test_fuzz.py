@@ -19,6 +19,8 @@ import asyncio
 import json
 import logging
 import math
+import threading
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -36,7 +38,6 @@ from accord.games.negotiation.scenario import Market, Project
 from accord.models.base import Completion, ToolCall
 from accord.models.mock import MockModel
 from accord.remote import hub as hub_module
-from accord.remote.app import build_app
 from accord.remote.seat import SeatSession
 from accord.remote.spec import RemoteSeatSpec
 from accord.runner.run import run_sync, write_checked_trace
@@ -89,27 +90,65 @@ _bodies = st.one_of(
 )
 
 
-def _seat_call(path: str, body: bytes, origin: str | None) -> tuple[httpx.Response, SeatSession]:
-    hub = hub_module.Hub("127.0.0.1", 0)
-    spec = RemoteSeatSpec(remote="http", max_errors=5)
-    seat = SeatSession(token=hub.new_token(), game_id="g-v1", trace_id="t", seat=0, spec=spec)
-    hub.add(seat)
+class _Served:
+    """A real seat server (uvicorn, 127.0.0.1, a free port) on a loop in a thread of its own,
+    shared by the examples of a test; each example gets a seat of its own."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+        self.hub = hub_module.Hub("127.0.0.1", 0)
+        self.run(self.hub.start())
+
+    def run(self, coro: Any) -> Any:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout=60)
+
+    async def seat(self) -> SeatSession:
+        spec = RemoteSeatSpec(remote="http", max_errors=5)
+        seat = SeatSession(
+            token=self.hub.new_token(), game_id="g-v1", trace_id="t", seat=0, spec=spec
+        )
+        self.hub.add(seat)
+        seat.open_request(
+            Request(seat=0, observation="say", spec=ActionSpec(kind="talk", parse=_said))
+        )
+        return seat
+
+    async def drop(self, seat: SeatSession) -> None:
+        seat.end("over")
+        self.hub.remove(seat)
+
+    def close(self) -> None:
+        self.run(self.hub.stop())
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
+        self.loop.close()
+
+
+@pytest.fixture(scope="module")
+def served() -> Iterator[_Served]:
+    server = _Served()
+    yield server
+    server.close()
+
+
+def _seat_call(
+    served: _Served, path: str, body: bytes, origin: str | None
+) -> tuple[httpx.Response, SeatSession]:
+    seat: SeatSession = served.run(served.seat())
     headers = {"Authorization": f"Bearer {seat.token}", "Content-Type": "application/json"}
     if path == "/mcp":
         headers["Accept"] = "application/json, text/event-stream"
     if origin is not None:
         headers["Origin"] = origin
-
-    async def go() -> httpx.Response:
-        request = Request(seat=0, observation="say", spec=ActionSpec(kind="talk", parse=_said))
-        seat.open_request(request)
-        transport = httpx.ASGITransport(app=build_app(hub), raise_app_exceptions=False)
-        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as c:
+    try:
+        with httpx.Client(base_url=served.hub.base_url, timeout=60) as c:
             if path in ("/v1/seat", "/v1/observe"):
-                return await c.get(path, headers=headers)
-            return await c.post(path, headers=headers, content=body)
-
-    return asyncio.run(go()), seat
+                return c.get(path, headers=headers), seat
+            return c.post(path, headers=headers, content=body), seat
+    finally:
+        served.run(served.drop(seat))
 
 
 def _said(text: str) -> dict[str, Any]:
@@ -119,6 +158,7 @@ def _said(text: str) -> dict[str, Any]:
 @settings(
     max_examples=SEAT_EXAMPLES,
     deadline=None,
+    database=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(
@@ -127,11 +167,11 @@ def _said(text: str) -> dict[str, Any]:
     origin=st.sampled_from([None, None, None, "http://evil.com", "http://localhost:1", "null"]),
 )
 def test_fuzz_the_seat_protocol(
-    path: str, body: bytes, origin: str | None, caplog: pytest.LogCaptureFixture
+    path: str, body: bytes, origin: str | None, caplog: pytest.LogCaptureFixture, served: _Served
 ) -> None:
     caplog.clear()
     caplog.set_level(logging.DEBUG)
-    response, seat = _seat_call(path, body, origin)
+    response, seat = _seat_call(served, path, body, origin)
     assert response.status_code != 500, response.text
     assert response.status_code < 500
     if response.headers.get("content-type", "").startswith("application/json"):
@@ -172,7 +212,7 @@ _calls = st.lists(
 )
 
 
-@settings(max_examples=TOOL_EXAMPLES, deadline=None)
+@settings(max_examples=TOOL_EXAMPLES, deadline=None, database=None)
 @given(replies=st.lists(st.tuples(st.text(max_size=50), _calls), min_size=4, max_size=4))
 def test_fuzz_tool_call_replies(replies: list[tuple[str, list[ToolCall]]]) -> None:
     model = MockModel(replies=[Completion(text=t, tool_calls=c) for t, c in replies])
@@ -181,7 +221,8 @@ def test_fuzz_tool_call_replies(replies: list[tuple[str, list[ToolCall]]]) -> No
     spec = _talk()
     action = asyncio.run(
         agent.act(
-            Request(seat=0, observation="talk", spec=spec), lambda type_, **f: events.append((type_, f))
+            Request(seat=0, observation="talk", spec=spec),
+            lambda type_, **f: events.append((type_, f)),
         )
     )
     assert isinstance(action, dict)
@@ -220,6 +261,7 @@ _numbers = st.one_of(
 @settings(
     max_examples=TRACE_EXAMPLES,
     deadline=None,
+    database=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(cost=_numbers, seconds=_numbers)

@@ -8,9 +8,12 @@ and, with a valid token, a bad call recorded on the seat.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
+import re
 import socket
 import time
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -237,3 +240,75 @@ async def test_a_body_that_never_comes_is_a_recorded_408(monkeypatch: pytest.Mon
     assert got.startswith(b"HTTP/1.1 408"), got[:200]
     assert b"BODY_TIMEOUT_S" in got
     assert seat.calls[-1]["ok"] is False and seat.calls[-1]["error"] == "request body too slow"
+
+
+async def test_a_game_whose_agent_reports_infinite_usage_completes_and_reads_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 37 case 1 end to end: the agent's first answer to each request carries
+    ``1e309``; it is refused (a recorded bad call), the agent answers again without it, and
+    the game's trace is complete and reads back."""
+    from accord.agents import remote as remote_agent
+    from accord.runner.play import play_game
+    from accord.runner.run import write_checked_trace
+    from accord.runner.specs import GameSpec, parse_agent
+    from accord.traces.io import read_trace
+
+    joined: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
+
+    def announce(text: str) -> None:
+        found = re.search(r"join over \w+ at (\S+) with 'Authorization: Bearer (\S+)'", text)
+        assert found is not None, text
+        joined.put_nowait((found.group(1), found.group(2)))
+
+    monkeypatch.setattr(remote_agent, "ANNOUNCE", [announce])
+    answers: list[int] = []
+
+    async def agent() -> None:
+        url, token = await joined.get()
+        headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+        async with httpx.AsyncClient(base_url=url, headers=headers, timeout=60) as c:
+            while True:
+                state = (await c.post("/wait", json={"timeout_s": 10})).json()
+                if state["status"] == "ended":
+                    return
+                if state["request"] is None:
+                    continue
+                rid = state["request"]["request_id"]
+                schema = state["request"]["reply_schema"]
+                reply = json.dumps(_valid(schema)) if schema else '"ok"'
+                body = f'{{"request_id": {rid}, "reply": {reply}, "usage": {{"cost_usd": 1e309}}}}'
+                bad = await c.post("/act", content=body.encode())
+                answers.append(bad.status_code)
+                good = await c.post("/act", json={"request_id": rid, "reply": json.loads(reply)})
+                answers.append(good.status_code)
+
+    spec = GameSpec(
+        trace_id="inf-usage",
+        game="negotiation",
+        options={"rounds": 1, "talk_turns": 1},
+        seed=1,
+        agents=[
+            parse_agent({"agent": {"remote": "http", "max_errors": 10}}),
+            parse_agent("greedy"),
+        ],
+    )
+    task = asyncio.ensure_future(agent())
+    trace = await play_game(spec)
+    await asyncio.wait_for(task, 30)
+    assert trace.status == "complete", trace.error
+    assert answers and answers[0::2] == [400] * (len(answers) // 2)
+    refused = [e for e in trace.events if e["type"] == "remote_call" and not e["ok"]]
+    assert refused and all("MAX_USAGE_NUMBER" in e["error"] or "finite" in e["error"]
+                           for e in refused)  # fmt: skip
+    path, written = write_checked_trace(tmp_path, trace)
+    assert written.status == "complete" and read_trace(path).status == "complete"
+    assert "null" not in json.dumps(read_trace(path).usage["total"].model_dump())
+
+
+def _valid(schema: dict[str, Any]) -> Any:
+    from random import Random
+
+    from accord.models.mock import sample_valid
+
+    return sample_valid(schema, Random(0))

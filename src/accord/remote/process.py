@@ -49,7 +49,8 @@ EXIT_GRACE_S = 3.0
 """Seconds an agent process has to exit by itself once its game is over."""
 
 MAX_LOG_BYTES = 1024 * 1024
-"""An agent's stderr log keeps at most its last MiB (a note says how much was cut)."""
+"""An agent's stderr log holds at most this many bytes, even while the game runs; past it the
+newest MiB is kept (a note says how much was cut)."""
 
 STDERR_TAIL = 600
 """Characters of an agent's stderr quoted in a failure reason."""
@@ -67,17 +68,25 @@ class _Log:
 
     def __init__(self, path: Path, tokens: Sequence[str]) -> None:
         self.path = path
-        self.forms = sorted(
-            {f for t in tokens if t for f in encoded_forms(t)}, key=len, reverse=True
-        )
-        # Text that could still be the start of a token cut between two reads.
-        self.hold = max((len(f) for f in self.forms), default=1) - 1
+        self.forms: list[str] = []
+        self.hold = 0
+        self.add_tokens(tokens)
         self.pending = ""
         self.decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self.written = 0
-        self.tail = ""
+        self.tail = bytearray()
         self.cut = 0
-        self.fh = path.open("w", encoding="utf-8")
+        self.fh = path.open("wb")
+
+    def add_tokens(self, tokens: Sequence[str]) -> bool:
+        """Redact `tokens` too; whether any was new."""
+        forms = {f for t in tokens if t for f in encoded_forms(t)} - set(self.forms)
+        if not forms:
+            return False
+        self.forms = sorted({*self.forms, *forms}, key=len, reverse=True)
+        # A token cut between two reads is whole in a later one: hold back this much.
+        self.hold = max(len(f) for f in self.forms) - 1
+        return True
 
     def _scrub(self, text: str) -> str:
         for form in self.forms:
@@ -87,35 +96,38 @@ class _Log:
     def feed(self, data: bytes, *, final: bool = False) -> None:
         """Take the next bytes of stderr; write what can no longer be part of a token."""
         self.pending = self._scrub(self.pending + self.decoder.decode(data, final=final))
-        # A token cut between two reads is whole in a later call: keep back the last
-        # len(longest form) - 1 characters (any complete form is already replaced).
+        # Any complete form is replaced already; what could be the head of one is kept back.
         keep = 0 if final else min(self.hold, len(self.pending))
         ready = self.pending[: len(self.pending) - keep]
         self.pending = self.pending[len(self.pending) - keep :]
         if ready:
-            self._emit(ready)
+            self._emit(ready.encode())
 
-    def _emit(self, text: str) -> None:
+    def _emit(self, data: bytes) -> None:
         if self.written < MAX_LOG_BYTES and not self.tail:
             room = MAX_LOG_BYTES - self.written
-            head, text = text[:room], text[room:]
+            head, data = data[:room], data[room:]
             self.fh.write(head)
             self.fh.flush()
             self.written += len(head)
-        if text:
-            self.tail += text
+        if data:
+            self.tail += data
             if len(self.tail) > MAX_LOG_BYTES:
                 self.cut += len(self.tail) - MAX_LOG_BYTES
-                self.tail = self.tail[-MAX_LOG_BYTES:]
+                del self.tail[: len(self.tail) - MAX_LOG_BYTES]
 
-    def close(self) -> str:
-        """Finish the file; the text it holds."""
+    def close(self, *, rescrub: bool = False) -> str:
+        """Finish the file (scrubbed again when tokens were added late); the text it holds."""
         self.fh.close()
         if not self.tail:
-            return self.path.read_text(encoding="utf-8", errors="replace")
+            text = self.path.read_bytes().decode(errors="replace")
+            if rescrub:
+                text = self._scrub(text)
+                self.path.write_text(text, encoding="utf-8")
+            return text
         # Over the cap: the newest MiB, after a note (the file's first MiB is dropped).
         dropped = self.written + self.cut
-        text = f"[{dropped} earlier characters cut]\n" + self.tail
+        text = f"[{dropped} earlier bytes cut]\n" + self._scrub(self.tail.decode(errors="replace"))
         self.path.write_text(text, encoding="utf-8")
         return text
 
@@ -209,15 +221,9 @@ class AgentProcess:
         transport = getattr(self.proc, "_transport", None)
         if transport is not None:
             transport.close()  # closes the pipe: a late writer gets EPIPE, not the file
-        extra = [t for t in tokens if t not in self.log.forms]
-        if extra:
-            self.log.forms = sorted(
-                {*self.log.forms, *(f for t in extra for f in encoded_forms(t))},
-                key=len,
-                reverse=True,
-            )
+        late = self.log.add_tokens(tokens)
         self.log.feed(b"", final=True)
-        text = self.log.close()
+        text = self.log.close(rescrub=late)
         if not self.keep:
             self.log.path.unlink(missing_ok=True)
         self._tail = text[-STDERR_TAIL:]

@@ -92,7 +92,8 @@ class ActArgs(BaseModel):
     usage: dict[str, Annotated[float, Strict()]] | None = Field(
         None,
         description="Optional usage the agent reports for this decision (input_tokens, "
-        "output_tokens, cost_usd); recorded as self-reported, never added to Accord's own.",
+        "output_tokens, cost_usd), each a finite number from 0 to 1e12; recorded as "
+        "self-reported, never added to Accord's own.",
     )
 
 

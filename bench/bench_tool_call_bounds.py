@@ -3,7 +3,9 @@ asserted; issue 37 case 2).
 
 A one-round negotiation (``rounds: 1, talk_turns: 1``) with seat 0 an OpenAI-compatible model in
 tools mode, answered by a fake server on 127.0.0.1 that this script hosts, and seat 1 the
-``greedy`` reference agent. Cases, each the server's answer to every call:
+``greedy`` reference agent (``--game calendar``: a calendar game of one turn per round and two
+meetings, seats 1 and 2 ``imap``, where a turn's calls are one batch). Cases, each the server's
+answer to every call:
 
 * ``normal``: one call of the first tool offered, arguments ``{}`` (the baseline);
 * ``1000 calls``: 1,000 such calls in one reply;
@@ -16,7 +18,7 @@ child is killed and the case reported as not finished. ``--src DIR`` plays the c
 another checkout's ``src`` (e.g. the code before the bounds), so before and after are measured
 in one run on one machine; ratios are against the ``normal`` case of the same code.
 
-Run:  python bench/bench_tool_call_bounds.py [--src OTHER/src] [--limit 300]
+Run:  python bench/bench_tool_call_bounds.py [--src OTHER/src] [--limit 300] [--game calendar]
 """
 
 from __future__ import annotations
@@ -43,9 +45,13 @@ seat = AgentSpec(
     action_mode="tools",
     options={"base_url": sys.argv[1], "max_retries": 0, "timeout_s": 600},
 )
+if sys.argv[2] == "calendar":
+    game, options, others = "calendar", {"max_turns_per_round": 1, "num_meetings": 2}, ["imap"] * 2
+else:
+    game, options, others = "negotiation", {"rounds": 1, "talk_turns": 1}, ["greedy"]
 spec = GameSpec(
-    trace_id="bench", game="negotiation", options={"rounds": 1, "talk_turns": 1}, seed=1,
-    agents=[seat, AgentSpec(agent="greedy")],
+    trace_id="bench", game=game, options=options, seed=1,
+    agents=[seat, *(AgentSpec(agent=a) for a in others)],
 )
 trace = asyncio.run(play_game(spec))
 limits = [e.get("error", "")[:90] for e in trace.events if e["type"] == "validation_error"]
@@ -81,7 +87,9 @@ def _answer(case: str, arguments: str) -> Any:
     return answer
 
 
-def run_case(case: str, src: str | None, limit: float) -> tuple[float | None, float, str]:
+def run_case(
+    case: str, src: str | None, limit: float, game: str = "negotiation"
+) -> tuple[float | None, float, str]:
     """(peak RSS in MB, seconds, the child's report) of one case; a child still playing after
     `limit` seconds is killed, its peak so far read from ``/proc``."""
     env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "PYTHONDONTWRITEBYTECODE": "1"}
@@ -91,7 +99,7 @@ def run_case(case: str, src: str | None, limit: float) -> tuple[float | None, fl
         t0 = time.perf_counter()
         with tempfile.TemporaryDirectory() as tmp:
             proc = subprocess.Popen(
-                [sys.executable, "-c", CHILD, f"{server.url}/v1"],
+                [sys.executable, "-c", CHILD, f"{server.url}/v1", game],
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 text=True,
@@ -128,12 +136,15 @@ def main() -> None:
     parser.add_argument("--src", default=None, help="Another checkout's src directory.")
     parser.add_argument("--limit", type=float, default=300.0, help="Seconds per case.")
     parser.add_argument("--cases", default=",".join(CASES), help="Comma-separated cases.")
+    parser.add_argument(
+        "--game", default="negotiation", choices=["negotiation", "calendar"], help="The game."
+    )
     args = parser.parse_args()
-    print(f"code: {args.src or Path(__file__).resolve().parents[1] / 'src'}")
+    print(f"code: {args.src or Path(__file__).resolve().parents[1] / 'src'}; game: {args.game}")
     print(f"{'case':<18} {'peak MB':>9} {'seconds':>9} {'x time':>7}  outcome")
     base: float | None = None
     for case in args.cases.split(","):
-        peak, seconds, report = run_case(case, args.src, args.limit)
+        peak, seconds, report = run_case(case, args.src, args.limit, args.game)
         base = base or seconds
         shown = f"{peak:9.1f}" if peak is not None else f"{'?':>9}"
         print(f"{case:<18} {shown} {seconds:9.1f} {seconds / base:7.1f}  {report[:200]}")

@@ -7,6 +7,4 @@ from typing import Any
 
 
 def test_cost_refuses_a_negative_game_count(cli: Any, run_dir: Path) -> None:
-    cli.error(
-        cli.invoke("cost", run_dir, "--games", "-1"), "--games", "greater than or equal to 0"
-    )
+    cli.error(cli.invoke("cost", run_dir, "--games", "-1"), "--games", "greater than or equal to 0")

@@ -138,7 +138,9 @@ def test_deeply_nested_arguments_name_the_limit(depth: int, tmp_path: Path) -> N
 
 
 async def test_a_deeply_nested_json_reply_is_an_invalid_action() -> None:
-    spec = ActionSpec(kind="say", parse=lambda text: {"said": text[:5]}, fallback=lambda: {"said": ""})
+    spec = ActionSpec(
+        kind="say", parse=lambda text: {"said": text[:5]}, fallback=lambda: {"said": ""}
+    )
     deep = '{"a": ' + "[" * 50_000 + "]" * 50_000 + "}"
     model = MockModel(replies=[deep, deep, deep, deep])
     agent = LLMAgent(model)

@@ -205,7 +205,11 @@ class OpenAICompatibleModel(ModelClient):
                 data = None
             else:
                 raise TransientModelError(f"{self.spec}: {exc}") from None
-        return http.status_code, http.text, data, http.headers
+        # A parsed answer's text is quoted only in errors: its start is enough (a 30 MB answer
+        # is not decoded a second time).
+        ok = data is not None and http.status_code < 400
+        text = http.content[:4096].decode(errors="replace") if ok else http.text
+        return http.status_code, text, data, http.headers
 
     def _parse(self, status: int, text: str, data: Any) -> Completion:
         if status in (401, 403):

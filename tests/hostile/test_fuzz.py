@@ -87,6 +87,19 @@ _bodies = st.one_of(
     st.binary(max_size=200),
     st.builds(_nested, st.integers(1, 30_000), st.booleans()),
     st.just(b'{"request_id": 1, "reply": "hi", "usage": {"cost_usd": 1e309}}'),
+    # MCP tool calls of the seat's tools with fuzzed arguments (the MCP SDK parses these).
+    st.builds(
+        lambda name, args: json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tools/call",
+                "params": {"name": name, "arguments": args},
+            }
+        ).encode(),
+        st.sampled_from(["act", "wait_for_request", "observe", "seat_info", "nope"]),
+        st.one_of(_act, st.dictionaries(st.text(max_size=8), _json, max_size=3)),
+    ),
 )
 
 

@@ -19,6 +19,11 @@ a trace event (DESIGN principle 8):
 - ``response_format_fallback``: the server refused a structured-output form and the client
   stepped down to a looser one (`accord.models.openai_compatible`).
 
+A reply over a bound of `accord.core.inputs` (more than ``MAX_TOOL_CALLS`` tool calls, arguments
+over ``MAX_TOOL_ARGUMENT_CHARS``, JSON nested deeper than ``MAX_DEPTH``) is kept cut to the
+bound and refused like any unusable reply: a ``validation_error`` with ``error_kind``
+``input_limit`` naming the limit, the same retries, then the fallback.
+
 In tools mode (``action_mode``, `accord.agents.tools`) each request's actions are offered as
 the provider's tools; the reply's tool calls are turned into the reply text the request's parser
 reads, so validation, error texts, retries, fallback and events are those of json mode. The
@@ -137,6 +142,9 @@ class LLMAgent(Agent):
         for attempt in range(self.max_retries + 1):
             completion, reply = await self._call(convo, request, record, toolset)
             try:
+                limit = tooling.input_limit(completion)
+                if limit is not None:
+                    raise ActionError(f"{limit}; answer again within the limit", kind="input_limit")
                 text = completion.text
                 if toolset is not None:
                     text = toolset.to_reply(text, tooling.calls_of(completion))
@@ -234,6 +242,7 @@ class LLMAgent(Agent):
             raise ModelUnavailableError(
                 str(exc), seat=request.seat, model=self.model, status=exc.status
             ) from exc
+        completion = tooling.bounded(completion)
         reply = tooling.reply_message(completion)
         index = self.transcript.add(reply)
         self.transcript.annotate(index, reasoning=completion.reasoning)

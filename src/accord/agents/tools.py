@@ -15,6 +15,7 @@ The bundled local model always answers in json mode, constrained by its grammar.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any, Literal
 
@@ -22,6 +23,7 @@ from accord.core.errors import ConfigError
 from accord.core.spec import ActionSpec
 from accord.core.tools import ToolSet, tools_from_schema
 from accord.models.base import Completion, Message
+from accord.models.tool_calls import bound_calls
 
 ActionMode = Literal["json", "tools", "auto"]
 ACTION_MODES: tuple[str, ...] = ("json", "tools", "auto")
@@ -114,3 +116,22 @@ def raw_reply(completion: Completion) -> str:
         {"name": c.name, "arguments": c.arguments} for c in completion.tool_calls
     ]
     return json.dumps({"text": completion.text, "tool_calls": calls}, ensure_ascii=False)
+
+
+def bounded(completion: Completion) -> Completion:
+    """`completion` with its tool calls within `accord.core.inputs`' bounds (a provider has
+    cut them already; a mock's or a recording's are cut here), the broken limit, if any, in
+    ``raw["input_limit"]`` (see `input_limit`)."""
+    if completion.raw.get("input_limit"):
+        return completion
+    calls, problem = bound_calls(completion.tool_calls)
+    if problem is None:
+        return completion
+    raw = {**completion.raw, "input_limit": problem}
+    return dataclasses.replace(completion, tool_calls=calls, raw=raw)
+
+
+def input_limit(completion: Completion) -> str | None:
+    """The bound of `accord.core.inputs` the reply broke (in words naming it), or None."""
+    found = completion.raw.get("input_limit")
+    return str(found) if found else None

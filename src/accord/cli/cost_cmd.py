@@ -28,7 +28,10 @@ def cost_cmd(
     dirs: Annotated[list[Path], typer.Argument(help="Run directories (each with traces/).")],
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.table,
     games: Annotated[
-        int, typer.Option(help="Games listed one by one in the table (the totals count all).")
+        int,
+        typer.Option(
+            min=0, help="Games listed one by one in the table, 0 or more (the totals count all)."
+        ),
     ] = 20,
 ) -> None:
     """Per game and model: input tokens, the share that repeated the same seat's previous

@@ -24,6 +24,20 @@ class UnknownGameError(ConfigError):
     """A game id that is not registered."""
 
 
+class InputLimitError(AccordError):
+    """Untrusted input (a model's tool calls, an agent's request body, a server's answer) broke
+    one of the bounds of `accord.core.inputs`; the message names the limit.
+
+    Attributes:
+        limit: the name of the limit, as in the table of ``docs/running.md`` ("Bounds on
+            untrusted input"), e.g. ``MAX_TOOL_CALLS``.
+    """
+
+    def __init__(self, message: str, *, limit: str) -> None:
+        super().__init__(message)
+        self.limit = limit
+
+
 class ActionError(AccordError):
     """An action does not parse or breaks a rule.
 

@@ -9,11 +9,19 @@ never a traceback, and bounds the memory a file can make Accord use:
 - YAML: duplicate keys are an error (the later value would silently win), and aliases may not
   expand the document beyond `MAX_NODES` values (a "billion laughs" bomb is a few lines);
 - nesting deeper than `MAX_DEPTH` and integers longer than Python's digit limit are refused.
+
+The same module bounds what arrives over the network while a run plays (`parse_json`,
+`usage_number`, `MAX_TOOL_CALLS`, `MAX_TOOL_ARGUMENT_CHARS`): a model's tool calls, a remote
+agent's request bodies and self-reported usage, a model server's metadata. A violation is an
+`InputLimitError` naming the limit; the caller turns it into the event its layer records (an
+invalid action for a model, a refused call for an agent), never a crash. Every limit is in one
+table in ``docs/running.md`` ("Bounds on untrusted input").
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 from pathlib import Path
@@ -21,7 +29,7 @@ from typing import Any
 
 import yaml
 
-from accord.core.errors import ConfigError
+from accord.core.errors import ConfigError, InputLimitError
 
 MAX_YAML_BYTES = 4 * 1024 * 1024
 """Experiment and option files: a large experiment is a few kilobytes."""
@@ -31,6 +39,21 @@ MAX_NODES = 1_000_000
 """Values (scalars, lists, mappings) a YAML document may hold once its aliases are expanded."""
 MAX_DEPTH = 100
 """Nesting depth of any document (Accord's own files nest fewer than 15 levels)."""
+MAX_TOOL_CALLS = 32
+"""Tool calls read from one model reply (the calendar's busiest turn makes a handful); a reply
+with more is an invalid action, re-prompted like any other."""
+MAX_TOOL_ARGUMENT_CHARS = 16 * 1024
+"""Characters of one tool call's arguments (the seat protocol's reply cap): longer arguments are
+stored cut and refused as an invalid action."""
+MAX_USAGE_NUMBER = 1e12
+"""Largest token count or cost (USD) one call may report, by a provider or a remote agent:
+finite numbers from 0 to this only (``inf``, ``1e309`` and ``NaN`` are refused)."""
+MAX_RESPONSE_BYTES = 64 * 1024 * 1024
+"""A model server's answer to one call (an OpenAI-compatible server): larger is a failed
+attempt, retried like a dropped connection. Below it, the calls inside are bounded by
+`MAX_TOOL_CALLS` and `MAX_TOOL_ARGUMENT_CHARS`."""
+MAX_SERVER_JSON_BYTES = 1024 * 1024
+"""A model server's metadata answer (``/props``, ``/v1/models``) read before a run."""
 
 
 def _cap(default: int) -> int:
@@ -200,3 +223,95 @@ def check_shape(data: Any, *, source: str, max_nodes: int | None = MAX_NODES) ->
 
 def _one_line(text: str) -> str:
     return " ".join(text.split())
+
+
+_JSON_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+_JSON_TOKENS_B = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def json_depth(text: str | bytes) -> int:
+    """Deepest bracket nesting of JSON text, outside strings, found without parsing it (the
+    parser recurses once per level: 20,000 brackets end it with `RecursionError`)."""
+    opened = (
+        text.count("[") + text.count("{")
+        if isinstance(text, str)
+        else (text.count(b"[") + text.count(b"{"))
+    )
+    if opened <= MAX_DEPTH:
+        return opened
+    depth = deepest = 0
+    pattern = _JSON_TOKENS if isinstance(text, str) else _JSON_TOKENS_B
+    for m in pattern.finditer(text):  # type: ignore[arg-type]
+        token = m.group()
+        first = token[:1]
+        if first in ("[", "{", b"[", b"{"):
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+        elif first in ("]", "}", b"]", b"}"):
+            depth = max(0, depth - 1)
+    return deepest
+
+
+def _no_constant(name: str) -> Any:
+    raise InputLimitError(
+        f"{name} is not a JSON number; send finite numbers only", limit="finite numbers"
+    )
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise InputLimitError(
+            f"the number {text[:40]} is too large to be finite; send finite numbers only",
+            limit="finite numbers",
+        )
+    return value
+
+
+def parse_json(
+    text: str | bytes, *, what: str, max_chars: int, limit: str, max_depth: int = MAX_DEPTH
+) -> Any:
+    """Parse untrusted JSON text within bounds: at most `max_chars` characters (`limit` names
+    that bound in the error), nested at most `max_depth` levels, finite numbers only.
+
+    Raises:
+        InputLimitError: naming the limit broken, or ``valid JSON`` for a syntax error.
+    """
+    if len(text) > max_chars:
+        raise InputLimitError(
+            f"{what} is {len(text):,} characters, over the limit of {max_chars:,} ({limit})",
+            limit=limit,
+        )
+    if json_depth(text) > max_depth:
+        raise InputLimitError(
+            f"{what} nests deeper than {max_depth} levels (MAX_DEPTH); flatten it",
+            limit="MAX_DEPTH",
+        )
+    try:
+        return json.loads(text, parse_constant=_no_constant, parse_float=_finite_float)
+    except InputLimitError as exc:
+        raise InputLimitError(f"{what}: {exc}", limit=exc.limit) from None
+    except RecursionError:  # a depth the scanner missed (cannot happen for valid JSON)
+        raise InputLimitError(
+            f"{what} nests too deeply (MAX_DEPTH is {max_depth})", limit="MAX_DEPTH"
+        ) from None
+    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, the int digit limit
+        raise InputLimitError(
+            f"{what} is not valid JSON: {_one_line(str(exc))[:200]}", limit="valid JSON"
+        ) from None
+
+
+def usage_number(value: Any, *, what: str) -> float | int:
+    """`value` as a usage figure (tokens or USD): a finite number from 0 to
+    `MAX_USAGE_NUMBER`, never a boolean; `InputLimitError` naming the limit otherwise."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InputLimitError(f"{what} must be a number, not {type(value).__name__}", limit="type")
+    if not (math.isfinite(value) and 0 <= value <= MAX_USAGE_NUMBER):
+        shown = repr(value) if isinstance(value, float) else f"{value:.3g}"
+        raise InputLimitError(
+            f"{what} is {shown[:40]}; it must be a finite number from 0 to "
+            f"{MAX_USAGE_NUMBER:.0e} (MAX_USAGE_NUMBER)",
+            limit="MAX_USAGE_NUMBER",
+        )
+    return value

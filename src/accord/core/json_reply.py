@@ -16,6 +16,7 @@ import re
 from typing import Any
 
 from accord.core.errors import ActionError
+from accord.core.inputs import MAX_DEPTH, json_depth
 
 FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S)
 """A fenced code block, with or without the ``json`` tag."""
@@ -55,6 +56,12 @@ def extract_json_object(
     if not stripped:
         raise ActionError(empty)
     for i, candidate in enumerate(candidates(stripped)):
+        if json_depth(candidate) > MAX_DEPTH:  # the parser would recurse past Python's limit
+            raise ActionError(
+                f"the reply nests deeper than {MAX_DEPTH} levels (MAX_DEPTH); answer with a flat "
+                "JSON object",
+                kind="input_limit",
+            )
         try:
             obj = json.loads(candidate)
         except json.JSONDecodeError:

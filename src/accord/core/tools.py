@@ -31,7 +31,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from accord.core.errors import ActionError
+from accord.core.errors import ActionError, InputLimitError
+from accord.core.inputs import MAX_TOOL_ARGUMENT_CHARS, parse_json
 
 JSONSchema = dict[str, Any]
 ToolSpec = dict[str, Any]
@@ -91,9 +92,17 @@ def call_arguments(name: str, arguments: str, where: str) -> dict[str, Any]:
     a JSON object."""
     text = arguments.strip() or "{}"
     try:
-        value = json.loads(text)
-    except json.JSONDecodeError:
-        value = None
+        value = parse_json(
+            text,
+            what=f"{where} ({name}): the arguments",
+            max_chars=MAX_TOOL_ARGUMENT_CHARS,
+            limit="MAX_TOOL_ARGUMENT_CHARS",
+        )
+    except InputLimitError as exc:
+        if exc.limit == "valid JSON":
+            value = None
+        else:
+            raise ActionError(f"{exc}; call the tool again", kind="input_limit") from None
     if not isinstance(value, dict):
         raise ActionError(
             f"{where} ({name}): the arguments are not a JSON object; call the tool again with "

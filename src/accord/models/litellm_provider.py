@@ -14,12 +14,14 @@ the agent validates the reply against the schema anyway.
 from __future__ import annotations
 
 import logging
+import math
 import os
 import warnings
 from collections.abc import Sequence
 from typing import Any
 
 from accord.core.errors import ModelError, TransientModelError
+from accord.core.inputs import MAX_USAGE_NUMBER
 from accord.models.base import Completion, Message, Usage
 from accord.models.client import Call, ModelClient, retry_after_seconds
 from accord.models.limits import rate_info
@@ -136,6 +138,7 @@ class LiteLLMModel(ModelClient):
         details = getattr(usage, "completion_tokens_details", None)
         prompt_details = getattr(usage, "prompt_tokens_details", None)
         reasoning = getattr(message, "reasoning_content", None)
+        tool_calls, problem = read_tool_calls(getattr(message, "tool_calls", None))
         return Completion(
             text=getattr(message, "content", None) or "",
             usage=Usage(
@@ -150,10 +153,11 @@ class LiteLLMModel(ModelClient):
                 "id": getattr(response, "id", None),
                 "finish_reason": getattr(choice, "finish_reason", None),
                 "served_model": getattr(response, "model", None),
+                **({"input_limit": problem} if problem else {}),
             },
             reasoning=reasoning if isinstance(reasoning, str) and reasoning else None,
             rate=rate_info(_headers(response)),
-            tool_calls=read_tool_calls(getattr(message, "tool_calls", None)),
+            tool_calls=tool_calls,
         )
 
 
@@ -194,7 +198,9 @@ def _headers(response: Any) -> dict[str, Any] | None:
 
 
 def _int(value: Any) -> int:
-    return value if isinstance(value, int) else 0
+    # A token count past MAX_USAGE_NUMBER is no count at all (and would not fit a trace reader).
+    ok = isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_USAGE_NUMBER
+    return value if ok else 0
 
 
 def _cost(litellm: Any, response: Any) -> float | None:
@@ -203,7 +209,9 @@ def _cost(litellm: Any, response: Any) -> float | None:
         cost = litellm.completion_cost(completion_response=response)
     except Exception:
         return None
-    return float(cost) if isinstance(cost, int | float) else None
+    if isinstance(cost, bool) or not isinstance(cost, int | float):
+        return None
+    return float(cost) if math.isfinite(cost) and 0 <= cost <= MAX_USAGE_NUMBER else None
 
 
 def _map_error(spec: str, err: Exception) -> ModelError:

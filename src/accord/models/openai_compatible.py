@@ -34,7 +34,8 @@ from typing import Any
 
 import httpx
 
-from accord.core.errors import ConfigError, ModelError, TransientModelError
+from accord.core.errors import ConfigError, InputLimitError, ModelError, TransientModelError
+from accord.core.inputs import MAX_RESPONSE_BYTES, parse_json, usage_number
 from accord.core.spec import JSONSchema
 from accord.models.base import Completion, Usage
 from accord.models.client import Call, ModelClient, retry_after_seconds
@@ -193,10 +194,22 @@ class OpenAICompatibleModel(ModelClient):
             return status, _text(err), None, response.headers
         http = raw.http_response
         try:
-            data = http.json()
-        except ValueError:
-            data = None
-        return http.status_code, http.text, data, http.headers
+            data = parse_json(
+                http.content,
+                what="the server's reply",
+                max_chars=MAX_RESPONSE_BYTES,
+                limit="MAX_RESPONSE_BYTES",
+            )
+        except InputLimitError as exc:
+            if exc.limit == "valid JSON":
+                data = None
+            else:
+                raise TransientModelError(f"{self.spec}: {exc}") from None
+        # A parsed answer's text is quoted only in errors: its start is enough (a 30 MB answer
+        # is not decoded a second time).
+        ok = data is not None and http.status_code < 400
+        text = http.content[:4096].decode(errors="replace") if ok else http.text
+        return http.status_code, text, data, http.headers
 
     def _parse(self, status: int, text: str, data: Any) -> Completion:
         if status in (401, 403):
@@ -234,27 +247,46 @@ class OpenAICompatibleModel(ModelClient):
             raise TransientModelError(
                 f"{self.spec}: malformed reply from the server: {_short(text)}"
             ) from err
-        usage = data.get("usage") or {}
-        details = usage.get("completion_tokens_details") or {}
-        prompt_details = usage.get("prompt_tokens_details") or {}
+        usage = _mapping(data.get("usage"))
+        details = _mapping(usage.get("completion_tokens_details"))
+        prompt_details = _mapping(usage.get("prompt_tokens_details"))
         reasoning = message.get("reasoning_content") or message.get("reasoning")
+        tool_calls, problem = read_tool_calls(message.get("tool_calls"))
         raw: dict[str, Any] = {
             "id": data.get("id"),
             "finish_reason": choice.get("finish_reason"),
             "served_model": data.get("model"),
+            **({"input_limit": problem} if problem else {}),
         }
+        try:
+            counts = Usage(
+                input_tokens=_count(usage.get("prompt_tokens"), "prompt_tokens"),
+                output_tokens=_count(usage.get("completion_tokens"), "completion_tokens"),
+                reasoning_tokens=_count(details.get("reasoning_tokens"), "reasoning_tokens"),
+                cached_input_tokens=_count(prompt_details.get("cached_tokens"), "cached_tokens"),
+            )
+        except InputLimitError as exc:
+            raise TransientModelError(f"{self.spec}: the server's usage: {exc}") from None
+        content = message.get("content")
         return Completion(
-            text=message.get("content") or "",
-            usage=Usage(
-                input_tokens=int(usage.get("prompt_tokens") or 0),
-                output_tokens=int(usage.get("completion_tokens") or 0),
-                reasoning_tokens=int(details.get("reasoning_tokens") or 0),
-                cached_input_tokens=int(prompt_details.get("cached_tokens") or 0),
-            ),
+            text=content if isinstance(content, str) else "",
+            usage=counts,
             raw=raw,
             reasoning=reasoning if isinstance(reasoning, str) and reasoning else None,
-            tool_calls=read_tool_calls(message.get("tool_calls")),
+            tool_calls=tool_calls,
         )
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _count(value: Any, what: str) -> int:
+    """A token count of the server's usage: absent is 0, else a whole number within
+    `MAX_USAGE_NUMBER` (`InputLimitError` otherwise)."""
+    if value is None:
+        return 0
+    return int(usage_number(value, what=f"usage.{what}"))
 
 
 def response_format(mode: str, schema: JSONSchema) -> dict[str, Any]:

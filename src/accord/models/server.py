@@ -20,6 +20,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from accord.core.errors import InputLimitError
+from accord.core.inputs import MAX_SERVER_JSON_BYTES, parse_json
+
 if TYPE_CHECKING:
     import httpx
 
@@ -152,9 +155,9 @@ def measure_prompt(
             return None, None
         n_ctx, asked = found
         return asked, n_ctx
-    try:
-        usage = response.json().get("usage") or {}
-    except (ValueError, AttributeError):
+    body = _json_of(response)
+    usage = body.get("usage") if isinstance(body, dict) else None
+    if not isinstance(usage, dict):
         return None, None
     tokens = usage.get("prompt_tokens")
     return (tokens if isinstance(tokens, int) and _positive(tokens) else None), None
@@ -169,9 +172,20 @@ def _get_json(http: httpx.Client, url: str) -> Any:
         return None
     if response.status_code != 200:
         return None
+    return _json_of(response)
+
+
+def _json_of(response: httpx.Response) -> Any:
+    """A server's JSON answer within `accord.core.inputs`' bounds (size, depth, finite
+    numbers), or None: a server that answers nonsense is a server that does not say."""
     try:
-        return response.json()
-    except ValueError:
+        return parse_json(
+            response.content,
+            what="the server's answer",
+            max_chars=MAX_SERVER_JSON_BYTES,
+            limit="MAX_SERVER_JSON_BYTES",
+        )
+    except InputLimitError:
         return None
 
 

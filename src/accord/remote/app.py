@@ -7,13 +7,22 @@
 
 A call without a valid ``Authorization: Bearer <token>`` is refused with 401 before it reaches
 any seat; a body over `MAX_BODY_BYTES` with 413. Neither ever names a seat or a token.
+
+Every route is held to the same edges (`_Gate`): a browser ``Origin`` other than the server's
+own loopback name is refused (403) as the MCP endpoint refuses it; a body that is not JSON, nests
+deeper than `accord.core.inputs.MAX_DEPTH` or holds a non-finite number is a JSON 400, recorded
+on the seat as a bad call; a body that does not arrive within `BODY_TIMEOUT_S` is a 408 and
+headers that do not within `HEADER_TIMEOUT_S` close the connection (`accord.remote.hub`). An
+unexpected error is one line on the console and a JSON 500, never a traceback.
 """
 
 from __future__ import annotations
 
-import json
+import asyncio
+import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Annotated, Any, cast
+from urllib.parse import urlsplit
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -22,7 +31,15 @@ from starlette.requests import Request as HTTPRequest
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from accord.remote.protocol import MAX_BODY_BYTES, MAX_WAIT_S, PROTOCOL, message_schemas
+from accord.core.errors import InputLimitError
+from accord.core.inputs import parse_json
+from accord.remote.protocol import (
+    BODY_TIMEOUT_S,
+    MAX_BODY_BYTES,
+    MAX_WAIT_S,
+    PROTOCOL,
+    message_schemas,
+)
 from accord.remote.seat import TOOLS, SeatCallError, SeatSession
 
 if TYPE_CHECKING:
@@ -49,8 +66,51 @@ def _refused(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
+_log = logging.getLogger("accord.remote")
+_INTERNAL = "internal error; the call was not taken, try again"
+
+
+def _origin_ok(origin: str, host_header: str, served: str) -> bool:
+    """Whether a browser's ``Origin`` may call: the server's own loopback names when it serves
+    the loopback (as the MCP SDK's DNS-rebinding check allows), else the host it was called by."""
+    try:
+        parts = urlsplit(origin)
+        name = parts.hostname
+    except ValueError:
+        return False
+    if parts.scheme not in ("http", "https") or not name:
+        return False
+    if served in _LOOPBACK:
+        return name in _LOOPBACK
+    return name == _host_name(host_header).lower()
+
+
+def _malformed(exc: InputLimitError) -> tuple[str, str]:
+    """What is recorded on the seat and what the agent is told for a body out of bounds."""
+    if exc.limit == "valid JSON":
+        return "the body is not a JSON object", "the body must be a JSON object"
+    return f"the body is not a JSON object ({exc.limit})", f"{exc}; send one JSON object"
+
+
+async def _read_body(receive: Receive, limit: int) -> bytes | None:
+    """The whole request body (at most `limit` + 1 bytes kept), or None when the client left."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return None
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size <= limit + 1:
+            chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
 class _Gate:
-    """Refuses oversize bodies and calls without a valid token before the app sees them."""
+    """Holds every route to the same edges (module docstring) before the app sees a call:
+    loopback Host, Origin, body size, token, body timeout, and JSON bounds."""
 
     def __init__(self, app: ASGIApp, hub: Hub) -> None:
         self.app = app
@@ -60,11 +120,38 @@ class _Gate:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        started = False
+
+        async def tracked(message: Any) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self._gate(scope, receive, tracked)
+        except Exception as exc:  # a bug must not print a traceback or answer plain text
+            _log.warning(
+                "seat server: %s on %s: %s", type(exc).__name__, scope.get("path"), str(exc)[:200]
+            )
+            if not started:
+                await _refused(500, _INTERNAL)(scope, receive, send)
+
+    async def _gate(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         if self.hub.host in _LOOPBACK and _host_name(headers.get("host", "")) not in _LOOPBACK:
             await _refused(421, "this server answers loopback names only (127.0.0.1, localhost)")(
                 scope, receive, send
             )
+            return
+        via = "mcp" if scope["path"].startswith("/mcp") else "http"
+        origin = headers.get("origin")
+        if origin is not None and not _origin_ok(origin, headers.get("host", ""), self.hub.host):
+            seat = self.hub.seat_for(headers.get("authorization"))
+            if seat is not None:
+                seat.log_refusal(via, scope["path"], "cross-origin call refused")
+            await _refused(
+                403, "cross-origin calls are refused: call from the agent, not from a web page"
+            )(scope, receive, send)
             return
         length = headers.get(
             "content-length", "0" if scope["method"] in ("GET", "HEAD", "DELETE", "OPTIONS") else ""
@@ -90,7 +177,41 @@ class _Gate:
                 "the token printed for your seat",
             )(scope, receive, send)
             return
-        await self.app(scope, receive, send)
+        if scope["method"] not in ("POST", "PUT", "PATCH") or length == "0":
+            await self.app(scope, receive, send)
+            return
+        try:
+            body = await asyncio.wait_for(_read_body(receive, MAX_BODY_BYTES), BODY_TIMEOUT_S)
+        except TimeoutError:
+            self._refuse_call(headers, via, scope["path"], "request body too slow")
+            await _refused(
+                408, f"the body did not arrive within {BODY_TIMEOUT_S:g} s (BODY_TIMEOUT_S)"
+            )(scope, receive, send)
+            return
+        if body is None:
+            return
+        try:
+            parse_json(body, what="the body", max_chars=MAX_BODY_BYTES, limit="MAX_BODY_BYTES")
+        except InputLimitError as exc:
+            recorded, told = _malformed(exc)
+            self._refuse_call(headers, via, scope["path"], recorded)
+            await _refused(400, told)(scope, receive, send)
+            return
+        sent = False
+
+        async def replay() -> Any:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    def _refuse_call(self, headers: dict[str, str], via: str, path: str, error: str) -> None:
+        seat = self.hub.seat_for(headers.get("authorization"))
+        if seat is not None:
+            seat.log_refusal(via, path, error)
 
 
 def _seat(hub: Hub, headers: Any) -> SeatSession:
@@ -217,9 +338,13 @@ def _http_routes(server: MCPServer[Any], hub: Hub) -> None:
                 session.log_refusal("http", tool, "request body too large")
                 return _refused(413, f"the body is over {MAX_BODY_BYTES} bytes; send less")
             try:
-                args = json.loads(body or b"{}")
-            except (json.JSONDecodeError, UnicodeDecodeError):
-                args = None  # type: ignore[assignment]
+                args = parse_json(
+                    body or b"{}", what="the body", max_chars=MAX_BODY_BYTES, limit="MAX_BODY_BYTES"
+                )
+            except InputLimitError as exc:
+                recorded, told = _malformed(exc)
+                session.log_refusal("http", tool, recorded)
+                return _refused(400, told)
             if not isinstance(args, dict):
                 session.log_refusal("http", tool, "the body is not a JSON object")
                 return _refused(400, "the body must be a JSON object")
@@ -227,6 +352,9 @@ def _http_routes(server: MCPServer[Any], hub: Hub) -> None:
             return JSONResponse(await session.call("http", tool, args))
         except SeatCallError as exc:
             return JSONResponse(exc.body or {"error": exc.message}, status_code=exc.status)
+        except Exception as exc:  # a bug: one line on the console, a JSON answer to the agent
+            _log.warning("seat server: %s in %s: %s", type(exc).__name__, tool, str(exc)[:200])
+            return _refused(500, _INTERNAL)
 
     @_route(server, "/v1/seat", "GET")
     async def seat(request: HTTPRequest) -> Response:

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from accord.core.errors import ConfigError
-from accord.remote.protocol import TOKEN_BYTES
+from accord.remote.protocol import HEADER_TIMEOUT_S, TOKEN_BYTES
 from accord.remote.seat import SeatSession
 from accord.remote.spec import RemoteSeatSpec
 
@@ -104,7 +104,11 @@ class Hub:
             ) from exc
         self.port = sock.getsockname()[1]
         config = uvicorn.Config(
-            build_app(self), log_level="warning", access_log=False, lifespan="on"
+            build_app(self),
+            log_level="warning",
+            access_log=False,
+            lifespan="on",
+            http=_timed_protocol(),
         )
         self._server = _server_class()(config)
         self._task = asyncio.ensure_future(self._server.serve(sockets=[sock]))
@@ -136,6 +140,52 @@ def _server_class() -> type:
             yield
 
     return QuietServer
+
+
+def _timed_protocol() -> type:
+    """uvicorn's HTTP/1.1 protocol with a deadline on each request's headers: a connection
+    that has not sent a whole request head within `HEADER_TIMEOUT_S` of its first byte (or of
+    being opened) is closed, so slow clients cannot hold connections open (slow loris)."""
+    import asyncio as aio
+
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class HeaderTimeoutProtocol(H11Protocol):
+        _header_timer: aio.TimerHandle | None = None
+
+        def _waiting_for_headers(self) -> bool:
+            return self.cycle is None or self.cycle.response_complete
+
+        def _arm(self) -> None:
+            self._disarm()
+            self._header_timer = self.loop.call_later(HEADER_TIMEOUT_S, self._headers_late)
+
+        def _disarm(self) -> None:
+            if self._header_timer is not None:
+                self._header_timer.cancel()
+                self._header_timer = None
+
+        def _headers_late(self) -> None:
+            self._header_timer = None
+            if self._waiting_for_headers() and not self.transport.is_closing():
+                self.transport.close()
+
+        def connection_made(self, transport: aio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            self._arm()
+
+        def data_received(self, data: bytes) -> None:
+            if self._waiting_for_headers() and self._header_timer is None:
+                self._arm()  # the next request on a kept-alive connection
+            super().data_received(data)
+            if not self._waiting_for_headers():
+                self._disarm()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm()
+            super().connection_lost(exc)
+
+    return HeaderTimeoutProtocol
 
 
 _LOCKS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (

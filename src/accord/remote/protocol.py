@@ -13,9 +13,9 @@ each message is `message_schemas()` (``accord agent schema`` prints it).
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, Strict
 
 from accord.core.spec import Request
 
@@ -30,6 +30,13 @@ MAX_REPLY_CHARS = 16 * 1024
 
 MAX_WAIT_S = 30.0
 """Longest a single ``wait`` call blocks; call it again to keep waiting."""
+
+HEADER_TIMEOUT_S = 10.0
+"""Seconds a connection has to send a request's headers; then it is closed (slow clients
+cannot hold connections open)."""
+
+BODY_TIMEOUT_S = 10.0
+"""Seconds a request has to send its body once its headers are in; then HTTP 408."""
 
 TOKEN_BYTES = 24
 """Random bytes in a seat token (192 bits; the issue asks for at least 128)."""
@@ -76,14 +83,17 @@ class ActArgs(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    request_id: int = Field(description="The open request's id.")
+    request_id: int = Field(
+        strict=True, description='The open request\'s id (an integer: true or "1" is refused).'
+    )
     reply: dict[str, Any] | str = Field(
         description="The reply: a JSON object valid against reply_schema, or text."
     )
-    usage: dict[str, float] | None = Field(
+    usage: dict[str, Annotated[float, Strict()]] | None = Field(
         None,
         description="Optional usage the agent reports for this decision (input_tokens, "
-        "output_tokens, cost_usd); recorded as self-reported, never added to Accord's own.",
+        "output_tokens, cost_usd), each a finite number from 0 to 1e12; recorded as "
+        "self-reported, never added to Accord's own.",
     )
 
 

@@ -26,7 +26,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from accord.core.errors import AccordError, ActionError
+from accord.core.errors import AccordError, ActionError, InputLimitError
+from accord.core.inputs import usage_number
 from accord.core.spec import Action, Request
 from accord.remote.protocol import (
     MAX_REPLY_CHARS,
@@ -247,7 +248,10 @@ class SeatSession:
             raise self._strike(
                 413, f"the reply is {len(text)} characters; at most {MAX_REPLY_CHARS} are read"
             )
-        usage = _usage(parsed.usage)
+        try:
+            usage = _usage(parsed.usage)
+        except InputLimitError as exc:
+            raise self._strike(400, f"{exc}; send the usage again or leave it out") from None
         try:
             action = o.request.spec.parse(text)
         except ActionError as exc:
@@ -285,12 +289,13 @@ class SeatSession:
 
 
 def _usage(raw: dict[str, float] | None) -> dict[str, float]:
-    """The agent's self-reported usage, known keys only, non-negative numbers."""
+    """The agent's self-reported usage, known keys only; each a finite number from 0 to
+    `accord.core.inputs.MAX_USAGE_NUMBER` (`InputLimitError` otherwise: ``inf`` would be
+    written to the trace as null and void it)."""
     if not raw:
         return {}
     out: dict[str, float] = {}
     for key in USAGE_KEYS:
-        value = raw.get(key)
-        if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0:
-            out[key] = value
+        if key in raw and raw[key] is not None:
+            out[key] = usage_number(raw[key], what=f"usage.{key}")
     return out

@@ -33,6 +33,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import signal
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -57,19 +58,80 @@ from accord.runner.run_report import RunReport as RunReport  # where callers fou
 from accord.runner.scan import RunScan, scan_run
 from accord.runner.server_check import check_server_context
 from accord.runner.specs import GameSpec
-from accord.traces.io import atomic_write_text
+from accord.traces.events import GameFailed
+from accord.traces.io import atomic_write_text, read_trace
 from accord.traces.limits import cap_trace
-from accord.traces.schema import Trace
+from accord.traces.schema import SeatUsage, Trace
 
 ProgressFn = Callable[[GameSpec, Trace], None]
 
 
 def write_run_trace(directory: Path, trace: Trace) -> Path:
-    """Write a trace atomically as ``directory/<trace_id>.json``, scrubbed of any secret."""
+    """Write a trace atomically as ``directory/<trace_id>.json``, scrubbed of any secret and
+    checked to read back (`write_checked_trace`)."""
+    return write_checked_trace(directory, trace)[0]
+
+
+def write_checked_trace(
+    directory: Path, trace: Trace, *, spec: GameSpec | None = None
+) -> tuple[Path, Trace]:
+    """Write `trace` as `write_run_trace` does, after reading it back with the very reader
+    every command uses (`accord.traces.io.read_trace`): a trace that would not read back (a
+    non-finite number written as null, say) is written as a ``failed`` game saying why, never
+    as ``complete``. Returns the path and the trace as written."""
     path = directory / f"{check_id(trace.trace_id)}.json"
     trace = cap_trace(trace)  # a 50 MB reply must not be stored in full, twice
-    atomic_write_text(path, scrub_secrets(trace.model_dump_json(indent=1)) + "\n")
-    return path
+    problem = _write_readable(path, trace)
+    if problem is None:
+        return path, trace
+    reason = f"the trace would not read back ({problem}); it was written as failed"
+    step = max((e.t for e in trace.events), default=0) + 1
+    failed = trace.model_copy(
+        update={
+            "status": "failed",
+            "error": f"{trace.error}; {reason}" if trace.error else reason,
+            "events": [*trace.events, GameFailed(t=step, error=reason)],
+        }
+    )
+    if _write_readable(path, failed) is None:
+        return path, failed
+    # Even the record of the failure does not read back: keep only what says why.
+    bare = (
+        failed_trace(spec, reason)
+        if spec is not None
+        else failed.model_copy(
+            update={
+                "events": [GameFailed(t=1, error=reason)],
+                "transcripts": {},
+                "usage": {"total": SeatUsage()},
+            }
+        )
+    )
+    again = _write_readable(path, bare)
+    if again is not None:
+        raise ConfigError(f"Cannot write a readable trace for {trace.trace_id}: {again}.")
+    return path, bare
+
+
+def _write_readable(path: Path, trace: Trace) -> str | None:
+    """Write `trace` to `path` if it reads back; else leave `path` alone and say why."""
+    try:
+        text = scrub_secrets(trace.model_dump_json(indent=1)) + "\n"
+    except (ValueError, RecursionError) as exc:  # pydantic's serialisation errors
+        return f"{type(exc).__name__}: {str(exc)[:200]}"
+    # A name no reader lists (they read ``*.json``), next to its final place so the rename
+    # that publishes it is atomic.
+    check = path.with_name(f".{path.name}.check")
+    try:
+        atomic_write_text(check, text)
+        try:
+            read_trace(check)
+        except ConfigError as exc:
+            return str(exc).replace(str(check), "the trace")[:400]
+        os.replace(check, path)
+    finally:
+        check.unlink(missing_ok=True)
+    return None
 
 
 def trace_cost(trace: Trace) -> float:
@@ -297,7 +359,7 @@ async def run_specs(
                 if log is not None and live_run is not None:
                     live_run.done(log)  # played again on resume
                 raise
-            write_run_trace(traces_dir, trace)
+            _, trace = write_checked_trace(traces_dir, trace, spec=spec)
             if log is not None and live_run is not None:
                 live_run.done(log)  # the trace replaces it
             if monitor is not None:

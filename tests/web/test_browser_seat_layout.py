@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.web.test_browser_play import STEP_MS, _new_table
 
 from accord.testing.webserver import CHROMIUM, CHROMIUM_ARGS, serving
 from accord.web.app import create_app
 from accord.web.play import PlayHub
-from tests.web.test_browser_play import STEP_MS, _new_table
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")

@@ -166,6 +166,25 @@ def test_early_decision_round_and_seat_rates() -> None:
     assert mx.early_decision_rate(GAME_A, 1) == Rate(2, 5)
 
 
+def test_fig5_two_readings_differ_on_a_decision_in_the_last_message() -> None:
+    ten = tuple((i % 2, f"m{i}") for i in range(10))
+    rounds = [
+        # Seat B decides in the round's 10th and last message: Accord's reading counts an early
+        # decision, the companion's (talk stopped before the limit) does not.
+        rec(1, ({"r1": 5}, {"r1": 5}), (5, 5), early=(False, True), messages=ten),
+        # Seat A decides in its second message and B talks on for 4 more: early in both.
+        rec(2, ({"r1": 5}, {"r1": 5}), (5, 5), early=(True, False), messages=ten[:7]),
+        # Nobody decides: the talk runs to the limit, early in neither.
+        rec(3, ({"r1": 5}, {"r1": 5}), (5, 5), messages=ten),
+    ]
+    assert mx.early_decision_round_rate(rounds) == Rate(2, 3)
+    assert mx.talk_ended_early_rate(rounds, 10) == Rate(1, 3)
+    assert mx.talk_ended_early_rate(rounds, 0) == Rate()  # no talk: nothing eligible
+    assert mx.message_limit({"talk_turns": 5}) == 10
+    assert mx.message_limit({"talk_turns": 0, "max_talk_messages": 12}) == 12
+    assert mx.message_limit({"cheap_talk": False}) == 0
+
+
 def test_failure_buckets_partition_non_optimal_rounds() -> None:
     b = mx.failure_buckets(GAME_A)
     assert b["no_prior_context"] == Rate(1, 2)  # R1

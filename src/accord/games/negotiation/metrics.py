@@ -81,9 +81,32 @@ def early_decision_rate(records: Sequence[RoundRecord], seat: int | None = None)
 
 
 def early_decision_round_rate(records: Sequence[RoundRecord]) -> Rate:
-    """Fig. 5's rate: rounds in which an early decision was reached (by either seat) before the
-    turn limit / analysed rounds."""
+    """Fig. 5, Accord's reading: rounds in which either seat decided during cheap talk /
+    analysed rounds. The paper's figure does not say which round statistic it plots; the
+    companion engine's is `talk_ended_early_rate`."""
     return _rate(any(r.early_decision) for r in analysed(records))
+
+
+def talk_ended_early_rate(records: Sequence[RoundRecord], message_limit: int) -> Rate:
+    """Fig. 5, the companion engine's reading (its ``early_submit`` round statistic): rounds
+    whose cheap talk stopped before the round's message limit / analysed rounds.
+
+    `message_limit` is the most messages a round may hold: ``2 * talk_turns``, or
+    ``max_talk_messages`` in the unlimited-turn mode; 0 (the no-talk baseline) leaves no round
+    eligible. A seat that decides in the last message of the round, or whose partner talks on
+    to the limit after it decided, is early by `early_decision_round_rate` but not here.
+    """
+    if message_limit <= 0:
+        return Rate()
+    return _rate(len(r.messages) < message_limit for r in analysed(records))
+
+
+def message_limit(config: Mapping[str, Any]) -> int:
+    """The most cheap-talk messages a round of a game with `config` (a trace's) may hold."""
+    if config.get("cheap_talk", True) is False:
+        return 0
+    turns = int(config.get("talk_turns", 5))
+    return 2 * turns if turns > 0 else int(config.get("max_talk_messages", 40))
 
 
 # -- §5 headline figures -------------------------------------------------------------------

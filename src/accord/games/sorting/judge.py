@@ -22,6 +22,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from rich.markup import escape
+
 from accord.agents.llm import LLMAgent
 from accord.core.errors import ActionError
 from accord.core.gameinfo import JudgeResult, JudgeRun
@@ -219,5 +221,13 @@ def command(traces: list[Trace], job: JudgeRun) -> JudgeResult:
     judged, written = asyncio.run(judge_games(client, traces, job.out, job.concurrency))
     job.say(f"Judged {judged}/{len(traces)} failed sorting games.")
     for path in written:
-        job.say(f"wrote {path}")
-    return JudgeResult(judged)
+        job.say(f"wrote {escape(str(path))}")
+    error = None
+    if not judged:
+        # Exit 0 here would let an empty conventions table pass for a verdict.
+        error = (
+            f"{escape(job.model)} judged 0 of {len(traces)} failed sorting games (no reply was "
+            f"a valid verdict; the games are in {escape(str(job.out / 'conventions.jsonl'))}); "
+            "check the model name and server, or try a stronger judge model."
+        )
+    return JudgeResult(judged, error)

@@ -140,7 +140,7 @@ def anchoring_table(games: Sequence[Game], nums: _Numbers) -> list[dict[str, Any
             {
                 "group": name,
                 "games": len(gs),
-                "Stubborn anchoring (companion)": nums.add(
+                "Stubborn anchoring (companion rule, fallback rounds left out)": nums.add(
                     "anchoring",
                     name,
                     None,

@@ -3,8 +3,8 @@ App. F.1, Fig. 4, Fig. 5), each pooled over rounds with a percentile-bootstrap 9
 games, as in `report.py`.
 
 - ``early_decision``: Fig. 5's round-level rate in both readings, Accord's (rounds in which
-  either seat decided during talk) and the companion engine's (rounds whose talk ended before
-  the message limit; the paper does not say which it plots), beside the seat-round rate and
+  either seat decided during talk) and the companion engine's (``early_submit``: rounds whose
+  talk ended before the turn limit; the paper does not say which it plots), beside the seat-round rate and
   each seat's own rate, per pair. From
   `negotiation-v3` on the partner of an early decider keeps its turns (App. D.1), so two
   identical policies have the same seat A and seat B rates.
@@ -48,7 +48,7 @@ PROCESS: tuple[tuple[str, str], ...] = (
 """Process rates compared across conditions (§5.7, App. F.1)."""
 
 ACCORD_FIG5 = "Fig. 5 rounds, Accord: a seat decided during talk"
-COMPANION_FIG5 = "Fig. 5 rounds, companion early_submit: talk ended before the limit"
+COMPANION_FIG5 = "Fig. 5 rounds, companion early_submit: talk ended before the turn limit"
 """The two readings of Fig. 5's round rate; the paper does not say which it plots."""
 
 OUTCOME_KEYS = (("overdraw", "Overdraw"), ("efficiency", "Efficiency"), ("optimum", "Optimum"))
@@ -67,7 +67,7 @@ def models(games: Sequence[Game]) -> list[str]:
 
 def ended(games: Sequence[Game]) -> list[Rate]:
     """Per game, the companion's Fig. 5 rate (`metrics.talk_ended_early_rate`)."""
-    return [talk_ended_early_rate(g.records, g.message_limit) for g in games]
+    return [talk_ended_early_rate(g.records, g.talk_turns) for g in games]
 
 
 def early_decision_table(games: Sequence[Game], nums: _Numbers) -> list[dict[str, Any]]:

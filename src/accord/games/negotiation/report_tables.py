@@ -38,7 +38,7 @@ from typing import Any
 from accord.analysis.figures import PAPER_WIDTH, ci_note, legend_below
 from accord.analysis.value import bootstrap_ratio
 from accord.games.negotiation.config import RATIOS
-from accord.games.negotiation.metrics import GameMetrics, game_metrics, message_limit
+from accord.games.negotiation.metrics import GameMetrics, game_metrics, talk_turn_limit
 from accord.games.negotiation.rates import Rate
 from accord.games.negotiation.record import RoundRecord
 from accord.traces.schema import Trace
@@ -67,8 +67,8 @@ class Game:
     plain: bool
     records: tuple[RoundRecord, ...]
     gm: GameMetrics
-    message_limit: int = 10
-    """Most cheap-talk messages a round may hold (0 without talk): the companion's Fig. 5."""
+    talk_turns: int = 5
+    """Talk turns per seat (0 without talk or unlimited): the companion's Fig. 5 reading."""
 
     @property
     def pair(self) -> str:
@@ -111,7 +111,7 @@ def load(traces: Iterable[Trace]) -> list[Game]:
                     shifting=t.config.get("partner") == "shifting",
                     supply=(t.config.get("market") or {}).get("supply"),
                 ),
-                message_limit=message_limit(t.config),
+                talk_turns=talk_turn_limit(t.config),
             )
         )
     return out

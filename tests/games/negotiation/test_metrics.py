@@ -169,7 +169,8 @@ def test_early_decision_round_and_seat_rates() -> None:
 def test_fig5_two_readings_accord_against_the_companion_turn_loop() -> None:
     def talk(*turns: tuple[int, bool]) -> tuple[Utterance, ...]:
         return tuple(
-            Utterance(seat=s, turn=i + 1, speech=f"m{i}", decided=d) for i, (s, d) in enumerate(turns)
+            Utterance(seat=s, turn=i + 1, speech=f"m{i}", decided=d)
+            for i, (s, d) in enumerate(turns)
         )
 
     def round_(n: int, early: tuple[bool, bool], msgs: tuple[Utterance, ...]) -> RoundRecord:

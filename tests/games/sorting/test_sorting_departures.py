@@ -104,6 +104,6 @@ def test_cr_over_total_tokens_counts_reasoning_and_both_readings_are_reported() 
     assert visible["cr"] == visible["cr_visible"] and total["cr"] == total["cr_total"]
     assert total["cr"] == pytest.approx(visible["cr_total"])
     assert total["cr"] < visible["cr"]  # the same comm over more tokens
-    assert total["cr"] == pytest.approx(
-        visible["comm_tokens"] / visible["tokens"]
-    ), "one phase: eq. (7) over eq. (6)'s T_total"
+    assert total["cr"] == pytest.approx(visible["comm_tokens"] / visible["tokens"]), (
+        "one phase: eq. (7) over eq. (6)'s T_total"
+    )

@@ -4,10 +4,10 @@ games, as in `report.py`.
 
 - ``early_decision``: Fig. 5's round-level rate in both readings, Accord's (rounds in which
   either seat decided during talk) and the companion engine's (``early_submit``: rounds whose
-  talk ended before the turn limit; the paper does not say which it plots), beside the seat-round rate and
-  each seat's own rate, per pair. From
-  `negotiation-v3` on the partner of an early decider keeps its turns (App. D.1), so two
-  identical policies have the same seat A and seat B rates.
+  talk ended before the turn limit; the paper does not say which it plots), beside the
+  seat-round rate and each seat's own rate, per pair. From `negotiation-v3` on the partner
+  of an early decider keeps its turns (App. D.1), so two identical policies have the same
+  seat A and seat B rates.
 - ``per_model``: per model, over the games it played (a self-play game counts once): equal
   split and perfunctory fairness (§5.4, companion rules; the v2 any-resource rule beside),
   first-proposal deference as the responder (§5.5) and its own early decisions.
@@ -78,11 +78,11 @@ def early_decision_table(games: Sequence[Game], nums: _Numbers) -> list[dict[str
     rows = []
     for name, gs in groups:
         row: dict[str, Any] = {"pair": name, "games": len(gs)}
-        row[ACCORD_FIG5] = (
-            nums.add("early_decision", name, None, "early_decision_round", estimate(gs, key0))
+        row[ACCORD_FIG5] = nums.add(
+            "early_decision", name, None, "early_decision_round", estimate(gs, key0)
         )
-        row[COMPANION_FIG5] = (
-            nums.add("early_decision", name, None, "talk_ended_early", _pooled(ended(gs)))
+        row[COMPANION_FIG5] = nums.add(
+            "early_decision", name, None, "talk_ended_early", _pooled(ended(gs))
         )
         for key, label in (
             ("early_decision", "Seat-rounds"),

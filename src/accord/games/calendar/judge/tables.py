@@ -216,7 +216,7 @@ def table16(
         else:
             judged = sum(judged_by_trace.get(t.trace_id, 0) for t in members)
 
-        def judge(value: float) -> float | None:
+        def judge(value: float, judged: int = judged) -> float | None:
             return round(value, 2) if judged else None
 
         out.append(

@@ -97,7 +97,7 @@ def test_sorting_judge_that_judged_nothing_exits_1(tmp_path: Path) -> None:
     run_dir = _run(tmp_path, "sorting", 3, n=3, k=2, mode="desc", backend="p2p")
     result = CliRunner().invoke(app, ["judge", str(run_dir), "--model", "mock/echo"])
     assert result.exit_code == 1, result.output
-    assert "judged 0 of" in result.output
+    assert "judged 0 of" in result.output and "replies refused:" in result.output
     rows = _rows(run_dir / "judge" / "conventions.csv")
     assert rows and all(r["judged"] == "0" for r in rows)
     assert all(r["convention misalignment %"] == "–" for r in rows)

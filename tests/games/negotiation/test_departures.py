@@ -48,10 +48,13 @@ def test_speech_option_spends_the_turn_delivers_the_raw_reply_and_explains() -> 
     refused = [e for e in events if e["type"] == "decision_refused"]
     assert len(refused) == 1 and "budget" in refused[0]["error"]
     (message,) = [e for e in events if e["type"] == "message"]
-    assert message["speech"] == raw and message["turn"] == 1
+    # The speech and the refused decision are delivered, the private scratchpad is not.
+    assert message["speech"] == 'my final offer\n{"gold": 7}' and message["turn"] == 1
+    assert message["thinking"] == "t"
     assert not [e for e in events if e["type"] == "decision"]  # the seat has not decided
     partner = g.pending()[0]
-    assert partner.seat == 1 and "my final offer" in partner.observation
+    assert partner.seat == 1 and '{"gold": 7}' in partner.observation
+    assert '"thinking"' not in partner.observation
     g.submit(1, partner.spec.parse(env("that is too much gold")))
     again = g.pending()[0]
     assert again.seat == 0
@@ -105,5 +108,5 @@ def test_played_by_a_model_the_two_handlings_differ_as_named() -> None:
     kinds = [e["type"] for e in speech.events]
     assert "decision_refused" in kinds and "validation_error" not in kinds
     msgs = speech.final_state["rounds"][0]["messages"]
-    assert msgs[0]["speech"] == env("offer", OVER_BUDGET) and not msgs[0]["decided"]
+    assert msgs[0]["speech"] == 'offer\n{"gold": 7}' and not msgs[0]["decided"]
     assert msgs[2]["seat"] == 0 and msgs[2]["decided"]

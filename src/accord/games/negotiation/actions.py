@@ -176,7 +176,9 @@ def parse_envelope(
         except ActionError as exc:
             if must_decide or not refused_as_speech:
                 raise
-            return refused_turn(text, str(exc), thinking=thinking)
+            # The public part only: the private scratchpad never reaches the partner.
+            public = f"{speech.strip()}\n{json.dumps(obj['action'], ensure_ascii=False)}"
+            return refused_turn(public, str(exc), thinking=thinking)
     elif must_decide:
         raise ActionError(
             'this is the decision phase: "action" must be your decision object, not null'
@@ -236,8 +238,10 @@ def parse_reflection(text: str) -> Action:
 
 def refused_turn(text: str, error: str, *, thinking: str = "") -> Action:
     """A talk reply whose decision the rules refused, under ``invalid_talk_decision:
-    speech`` (the companion code): the turn is used up, the raw reply is the seat's message
-    and ``refused_decision`` holds the error the seat is told at its next prompt."""
+    speech`` (the companion code): the turn is used up, the reply's public text (`text`: the
+    whole plain reply, or an envelope's speech and refused decision, never its thinking) is
+    the seat's message and ``refused_decision`` holds the error it is told at its next
+    prompt."""
     raw = text.strip()[: SPEECH_MAX * 4] or "(no message)"
     return {"thinking": thinking, "speech": raw, "decision": None, "refused_decision": error}
 

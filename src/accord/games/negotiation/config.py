@@ -129,8 +129,9 @@ class NegotiationConfig(BaseModel):
         "reask",
         description="A decision sent during cheap talk that the rules refuse (e.g. over "
         "budget): 'reask' (Accord) asks again within the turn with the error, up to the "
-        "retries; 'speech' (companion code) uses up the turn, delivers the raw reply as the "
-        "seat's message and tells the seat at its next prompt why the decision was refused.",
+        "retries; 'speech' (companion code) uses up the turn, delivers the reply's public "
+        "part (speech and refused decision, never the scratchpad) as the seat's message and "
+        "tells the seat at its next prompt why the decision was refused.",
     )
     market: Market = Field(default_factory=Market, description="Supply, costs, budget, types.")
     prompts: str | None = Field(

@@ -1,7 +1,8 @@
 """The conformance suite every registered game must pass (DESIGN principle 3).
 
 Use it from a test: ``accord.testing.check_game("negotiation-v3")`` or the single checks.
-`check_bombardment` plays every seat with a random schema-valid model over many seeds.
+`check_bombardment` plays every seat with a random schema-valid model over many seeds;
+`check_judges` holds every judge the game declares to the rule that judging nothing fails.
 """
 
 from accord.testing.bombard import Bombardment, check_bombardment
@@ -16,6 +17,7 @@ from accord.testing.conformance import (
     check_trace_roundtrip,
     drive_with_fallbacks,
 )
+from accord.testing.judges import check_judges
 
 __all__ = [
     "Bombardment",
@@ -23,6 +25,7 @@ __all__ = [
     "check_bombardment",
     "check_determinism",
     "check_game",
+    "check_judges",
     "check_oracle",
     "check_rejects_outside_spec",
     "check_replay",

@@ -1,5 +1,6 @@
 """Conformance checks for games: API contract, determinism, oracle sanity, trace round-trip,
-replay view, requests left alone once sent, actions outside the spec refused.
+replay view, requests left alone once sent, actions outside the spec refused, and the rule for
+the judges a game declares (`accord.testing.judges`).
 
 Modelled on the API tests that environment libraries ship (check one contract, the same way,
 for every game). Each check raises `AssertionError` with a message naming the game and what
@@ -26,6 +27,7 @@ from accord.core.spec import Action, ActionSpec, Request
 from accord.runner.play import play_game
 from accord.runner.specs import AgentSpec, GameSpec
 from accord.testing.bombard import check_bombardment
+from accord.testing.judges import check_judges
 from accord.traces.io import read_trace, write_trace
 
 MAX_STEPS = 100_000
@@ -286,3 +288,4 @@ def check_game(game_id: str) -> None:
     check_trace_roundtrip(game_id)
     check_replay(game_id)
     check_bombardment(game_id)
+    check_judges(game_id)

@@ -35,7 +35,7 @@ TYPED = re.compile(r'^\{[\[\]{}",:0-9A-Za-z_-]*\}$')
 def test_specs_are_registered() -> None:
     assert set(PROTOCOLS) <= set(reference_names("calendar-v2"))
     variants = {"dsm-welfare-v1", "dsm-private-v1", "dsm-private-nofallback"}
-    variants |= {"dsm-welfare-v2", "dsm-private-v2", "dsm-welfare-release"}
+    variants |= {"dsm-welfare-v2", "dsm-private-v2", "dsm-welfare-release", "sd-map-paper"}
     assert set(PROTOCOL_AGENTS) == set(PROTOCOLS) | variants
     assert variants <= set(reference_names("calendar-v2"))
     assert isinstance(make_reference("calendar-v2", "imap"), ImapAgent)

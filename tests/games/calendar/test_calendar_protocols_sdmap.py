@@ -134,3 +134,25 @@ def test_sd_messages_carry_no_costs(tmp_path: Path) -> None:
         msg = pm.decode(m["content"])
         assert msg is not None and msg.key[0] == "sd"
         assert not {"costs", "scores", "plans"} & set(msg.model_dump())
+
+
+def test_paper_walk_proposes_every_slot_and_only_responders_evaluate(tmp_path: Path) -> None:
+    # The layout of the walk test above. `sd-map-paper` (D.2 word for word) proposes slot 1
+    # too, which the initiator cannot use; agent 1 answers PENDING, the initiator confirms it,
+    # and the meeting is lost (the release's walk skips slot 1 and books slot 3).
+    layout, meetings = [". b1 . .", "b1 . b1 ."], [[0, 1]]
+    trace = play(tmp_path, layout, meetings, [SdMapAgent(walk="every") for _ in layout])
+    proposed = [pm.decode(m["content"]) for m in trace.final_state["messages"]]
+    assert [p.slot for p in proposed if isinstance(p, pm.Propose)] == [0, 1]
+    assert [p.slot for p in proposed if isinstance(p, pm.Confirm)] == [1]
+    assert trace.final_state["schedule"] == []
+    assert trace.metrics["meetings_scheduled"] == 0
+
+
+def test_paper_walk_is_registered_as_sd_map_paper() -> None:
+    from accord.games.calendar.protocols import PROTOCOL_AGENTS
+
+    agent = PROTOCOL_AGENTS["sd-map-paper"]()
+    assert isinstance(agent, SdMapAgent) and agent.walk == "every"
+    assert isinstance(PROTOCOL_AGENTS["sd-map"](), SdMapAgent)
+    assert PROTOCOL_AGENTS["sd-map"]().walk == "own"  # type: ignore[attr-defined]

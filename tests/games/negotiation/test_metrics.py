@@ -166,6 +166,37 @@ def test_early_decision_round_and_seat_rates() -> None:
     assert mx.early_decision_rate(GAME_A, 1) == Rate(2, 5)
 
 
+def test_fig5_two_readings_accord_against_the_companion_turn_loop() -> None:
+    def talk(*turns: tuple[int, bool]) -> tuple[Utterance, ...]:
+        return tuple(
+            Utterance(seat=s, turn=i + 1, speech=f"m{i}", decided=d)
+            for i, (s, d) in enumerate(turns)
+        )
+
+    def round_(n: int, early: tuple[bool, bool], msgs: tuple[Utterance, ...]) -> RoundRecord:
+        r = rec(n, ({"r1": 5}, {"r1": 5}), (5, 5), early=early)
+        return r.model_copy(update={"messages": list(msgs)})
+
+    five = [(0, False), (1, False)] * 5
+    rounds = [
+        # Both decide in turn 2 of 5: the companion's loop stops after 2 turns; early in both.
+        round_(1, (True, True), talk((0, False), (1, False), (0, True), (1, True))),
+        # A decides in turn 1 and B talks to its 5th turn, then is asked to decide (its speech
+        # then is no talk turn): early for Accord, the turn limit was reached for the companion.
+        round_(2, (True, False), talk((0, True), *[(1, False)] * 5, (1, True))),
+        # B decides in the 5th and last turn: early for Accord only.
+        round_(3, (False, True), talk(*five[:-1], (1, True), (0, True))),
+        # Nobody decides during talk: early in neither.
+        round_(4, (False, False), talk(*five, (0, True), (1, True))),
+    ]
+    assert mx.early_decision_round_rate(rounds) == Rate(3, 4)
+    assert mx.talk_ended_early_rate(rounds, 5) == Rate(1, 4)
+    assert mx.talk_ended_early_rate(rounds, 0) == Rate()  # no limit to end before
+    assert mx.talk_turn_limit({"talk_turns": 5}) == 5
+    assert mx.talk_turn_limit({"talk_turns": 0}) == 0
+    assert mx.talk_turn_limit({"cheap_talk": False, "talk_turns": 5}) == 0
+
+
 def test_failure_buckets_partition_non_optimal_rounds() -> None:
     b = mx.failure_buckets(GAME_A)
     assert b["no_prior_context"] == Rate(1, 2)  # R1

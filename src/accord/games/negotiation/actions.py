@@ -148,8 +148,10 @@ def parse_envelope(
     market: Market,
     must_decide: bool,
     strict_runs: bool = False,
+    refused_as_speech: bool = False,
 ) -> Action:
-    """Parse a thinking-format reply (App. D.1.4)."""
+    """Parse a thinking-format reply (App. D.1.4). With `refused_as_speech` (talk only), a
+    well-formed reply whose decision the rules refuse becomes `refused_turn`."""
     obj, warnings = extract_json_object(text)
     missing = [k for k in ("thinking", "speech", "action") if k not in obj]
     if missing:
@@ -167,7 +169,16 @@ def parse_envelope(
         raise ActionError('"speech" is blank; every reply needs a message for the other party')
     decision = None
     if obj["action"] is not None:
-        decision = parse_decision(obj["action"], names, projects, market, strict_runs=strict_runs)
+        try:
+            decision = parse_decision(
+                obj["action"], names, projects, market, strict_runs=strict_runs
+            )
+        except ActionError as exc:
+            if must_decide or not refused_as_speech:
+                raise
+            # The public part only: the private scratchpad never reaches the partner.
+            public = f"{speech.strip()}\n{json.dumps(obj['action'], ensure_ascii=False)}"
+            return refused_turn(public, str(exc), thinking=thinking)
     elif must_decide:
         raise ActionError(
             'this is the decision phase: "action" must be your decision object, not null'
@@ -184,8 +195,10 @@ def parse_plain(
     market: Market,
     must_decide: bool,
     strict_runs: bool = False,
+    refused_as_speech: bool = False,
 ) -> Action:
-    """Parse a no-thinking reply (App. D.6): a bare JSON object decides, anything else talks."""
+    """Parse a no-thinking reply (App. D.6): a bare JSON object decides, anything else talks.
+    With `refused_as_speech` (talk only), a decision the rules refuse becomes `refused_turn`."""
     stripped = text.strip()
     if stripped.startswith("{") or must_decide:
         try:
@@ -194,7 +207,12 @@ def parse_plain(
             if must_decide:
                 raise
         else:
-            decision = parse_decision(obj, names, projects, market, strict_runs=strict_runs)
+            try:
+                decision = parse_decision(obj, names, projects, market, strict_runs=strict_runs)
+            except ActionError as exc:
+                if must_decide or not refused_as_speech:
+                    raise
+                return refused_turn(text, str(exc))
             format_warnings(warnings)
             return {"thinking": "", "speech": "", "decision": decision}
     if not stripped:
@@ -218,6 +236,16 @@ def parse_reflection(text: str) -> Action:
     return {"reflection": text.strip()}
 
 
+def refused_turn(text: str, error: str, *, thinking: str = "") -> Action:
+    """A talk reply whose decision the rules refused, under ``invalid_talk_decision:
+    speech`` (the companion code): the turn is used up, the reply's public text (`text`: the
+    whole plain reply, or an envelope's speech and refused decision, never its thinking) is
+    the seat's message and ``refused_decision`` holds the error it is told at its next
+    prompt."""
+    raw = text.strip()[: SPEECH_MAX * 4] or "(no message)"
+    return {"thinking": thinking, "speech": raw, "decision": None, "refused_decision": error}
+
+
 def zero_decision() -> Action:
     """The documented fallback decision: buy nothing (seed 004 App. B, decision_auto_filled)."""
     return {"thinking": "", "speech": "", "decision": {"purchase": {}, "runs": {}}}
@@ -236,9 +264,11 @@ def turn_spec(
     thinking: bool,
     must_decide: bool,
     strict_runs: bool = False,
+    refused_as_speech: bool = False,
 ) -> ActionSpec:
     """What a valid talk or decision reply is for one seat (D.1.4 envelope or D.6 plain);
-    in tools mode the talk and decide tools of `accord.games.negotiation.tools`."""
+    in tools mode the talk and decide tools of `accord.games.negotiation.tools`.
+    `refused_as_speech`: the ``invalid_talk_decision: speech`` option (`refused_turn`)."""
     decision_schema = purchase_schema(names, projects, market)
     schema: JSONSchema | None
     if thinking:
@@ -252,6 +282,7 @@ def turn_spec(
                 market=market,
                 must_decide=must_decide,
                 strict_runs=strict_runs,
+                refused_as_speech=refused_as_speech,
             )
 
         hint = 'Reply with one JSON object: {"thinking": "...", "speech": "...", "action": ...}.'
@@ -266,6 +297,7 @@ def turn_spec(
                 market=market,
                 must_decide=must_decide,
                 strict_runs=strict_runs,
+                refused_as_speech=refused_as_speech,
             )
 
         hint = "Reply with plain text to talk, or ONLY a JSON decision object to decide."

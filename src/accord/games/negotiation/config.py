@@ -5,9 +5,17 @@ Every condition of the paper is an option here; defaults are the paper's main se
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 from accord.core.errors import ConfigError
 from accord.games.negotiation.scenario import THEMES, Market
@@ -18,6 +26,11 @@ RATIOS = (0.5, 0.8, 1.0)
 TRACE_GAME_IDS = ("negotiation-v1", "negotiation-v2", "negotiation-v3")
 """Game ids whose traces the analyses read: v3 is played; v1 and v2 traces (older runs) still
 load and report."""
+
+
+ADDED_OPTIONS: dict[str, Any] = {"invalid_talk_decision": "reask"}
+"""Options added to `negotiation-v3` after its release, with the default that leaves them out
+of a trace's config (the default game is unchanged)."""
 
 
 class NegotiationConfig(BaseModel):
@@ -112,12 +125,30 @@ class NegotiationConfig(BaseModel):
         description="Draw the theme once per game (D.8) or anew each round (names restated at "
         "the start of each round).",
     )
+    invalid_talk_decision: Literal["reask", "speech"] = Field(
+        "reask",
+        description="A decision sent during cheap talk that the rules refuse (e.g. over "
+        "budget): 'reask' (Accord) asks again within the turn with the error, up to the "
+        "retries; 'speech' (companion code) uses up the turn, delivers the reply's public "
+        "part (speech and refused decision, never the scratchpad) as the seat's message and "
+        "tells the seat at its next prompt why the decision was refused.",
+    )
     market: Market = Field(default_factory=Market, description="Supply, costs, budget, types.")
     prompts: str | None = Field(
         None,
         description="A folder of prompt templates laid over the defaults, file by file "
         "(`accord prompts negotiation --dump DIR` writes the defaults to start from).",
     )
+
+    @model_serializer(mode="wrap")
+    def _omit_added_defaults(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # Options added after v3 shipped stay out of a trace's config while at their default,
+        # so traces of the default game are byte-identical to those written before them.
+        data: dict[str, Any] = handler(self)
+        for key, default in ADDED_OPTIONS.items():
+            if data.get(key) == default:
+                data.pop(key, None)
+        return data
 
     @field_validator("prompts")
     @classmethod

@@ -15,7 +15,8 @@ State machine (DESIGN principle 1), per round:
    and Fig. 8) the partner keeps its remaining messages, each prompt carrying the "already made
    its final decision" notice, and a decision it sends then is early too; nobody reads those
    messages, so they are recorded as undelivered. `decide_now` (v2's rule) sends the partner
-   straight to the decision prompt.
+   straight to the decision prompt. A decision the rules refuse is asked again within the turn
+   (`invalid_talk_decision: reask`); `speech` is the companion's handling (the turn is spent).
 2. DECIDE: every seat that has not decided gets the decision prompt; requests are pending
    together (simultaneous moves). The no-talk baseline (App. D.7) starts here.
 3. RESOLVE: `rules.resolve_round`; each seat is told the outcome at the top of its next prompt
@@ -153,6 +154,12 @@ class NegotiationGame(NegotiationRequests, Game):
         thinking = str(action.get("thinking", ""))
         if self._phase == "talk":
             self._on_talk(seat, speech, thinking, decision, fallback)
+            refused = action.get("refused_decision")
+            if refused and self.config.invalid_talk_decision == "speech":
+                # The companion's handling: the turn is spent, the raw reply was the message,
+                # and the seat learns at its next prompt why its decision did not count.
+                self.emit("decision_refused", round=self._round, seat=seat, error=str(refused))
+                self._inbox[seat].append(prompts.decision_refused(str(refused)))
         else:
             if decision is None:
                 raise ActionError("this is the decision phase: a decision is required")

@@ -48,6 +48,16 @@ class Decision(GameEvent):
     fallback: bool = False
 
 
+class DecisionRefused(GameEvent):
+    """A decision sent during talk that the rules refused, under ``invalid_talk_decision:
+    speech``: the turn was spent and the raw reply became the seat's message."""
+
+    type: Literal["decision_refused"] = "decision_refused"
+    round: int
+    seat: int
+    error: str
+
+
 class DecisionAutoFilled(GameEvent):
     """A seat that never decided was given the zero purchase."""
 
@@ -92,6 +102,7 @@ EVENT_TYPES: tuple[type[GameEvent], ...] = (
     Message,
     Decision,
     DecisionAutoFilled,
+    DecisionRefused,
     RoundResult,
     Reflection,
     GameEnd,

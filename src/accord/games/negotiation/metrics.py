@@ -81,9 +81,43 @@ def early_decision_rate(records: Sequence[RoundRecord], seat: int | None = None)
 
 
 def early_decision_round_rate(records: Sequence[RoundRecord]) -> Rate:
-    """Fig. 5's rate: rounds in which an early decision was reached (by either seat) before the
-    turn limit / analysed rounds."""
+    """Fig. 5, Accord's reading: rounds in which either seat decided during cheap talk /
+    analysed rounds. The paper's figure does not say which round statistic it plots; the
+    companion engine's is `talk_ended_early_rate`."""
     return _rate(any(r.early_decision) for r in analysed(records))
+
+
+def talk_ended_early_rate(records: Sequence[RoundRecord], talk_turns: int) -> Rate:
+    """Fig. 5, the companion engine's reading (its ``early_submit`` round statistic): rounds
+    whose cheap talk stopped before the turn limit / analysed rounds.
+
+    The companion's talk loop runs ``talk_turns`` turns, each a message from every seat that
+    has not decided, and stops once both have decided; ``early_submit`` is "the last turn
+    used < talk_turns". A seat's k-th talk message is sent in turn k, so the turns used are
+    the most talk messages either seat sent (speech sent with a decision-phase reply is not
+    talk). A seat that decides in its last turn, or whose partner talks on to the limit after
+    it decided, is early by `early_decision_round_rate` but not here. `talk_turns` 0 (the
+    unlimited mode, where the companion reports False for every round, or the no-talk
+    baseline) leaves no round eligible.
+    """
+    if talk_turns <= 0:
+        return Rate()
+
+    def turns_used(r: RoundRecord) -> int:
+        sent = [0, 0]
+        for m in r.messages:
+            if not (m.decided and not r.early_decision[m.seat]):
+                sent[m.seat] += 1
+        return max(sent)
+
+    return _rate(turns_used(r) < talk_turns for r in analysed(records))
+
+
+def talk_turn_limit(config: Mapping[str, Any]) -> int:
+    """The talk turns per seat of a game with `config` (a trace's); 0 without talk."""
+    if config.get("cheap_talk", True) is False:
+        return 0
+    return int(config.get("talk_turns", 5))
 
 
 # -- §5 headline figures -------------------------------------------------------------------

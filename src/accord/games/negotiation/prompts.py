@@ -277,6 +277,21 @@ def partner_decided(t: PromptSet | None = None) -> str:
     return _t(t).render("partner_decided")
 
 
+DECISION_REFUSED = (
+    "Your last reply carried a decision that was not accepted: {error}. It was passed on to "
+    "the other party as your message, and you have not decided yet. Send a corrected decision "
+    "when you are ready."
+)
+"""The `invalid_talk_decision: speech` notice. Kept in code, not a template file: every
+template's hash is in every trace, and the default game must not change."""
+
+
+def decision_refused(error: str) -> str:
+    """Companion code: a refused talk-phase decision uses up the turn and the seat is told
+    to submit again (`invalid_talk_decision: speech`)."""
+    return DECISION_REFUSED.format(error=error.rstrip("."))
+
+
 def new_names_notice(names: Names, before: Names | None = None, t: PromptSet | None = None) -> str:
     """Resources renamed for this round (only when themes change per round), with the
     old-to-new mapping when the earlier names are given."""

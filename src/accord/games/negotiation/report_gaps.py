@@ -2,10 +2,12 @@
 App. F.1, Fig. 4, Fig. 5), each pooled over rounds with a percentile-bootstrap 95% CI over
 games, as in `report.py`.
 
-- ``early_decision``: Fig. 5's round-level rate (rounds in which either seat decided before
-  the turn limit) beside the seat-round rate and each seat's own rate, per pair. From
-  `negotiation-v3` on the partner of an early decider keeps its turns (App. D.1), so two
-  identical policies have the same seat A and seat B rates.
+- ``early_decision``: Fig. 5's round-level rate in both readings, Accord's (rounds in which
+  either seat decided during talk) and the companion engine's (``early_submit``: rounds whose
+  talk ended before the turn limit; the paper does not say which it plots), beside the
+  seat-round rate and each seat's own rate, per pair. From `negotiation-v3` on the partner
+  of an early decider keeps its turns (App. D.1), so two identical policies have the same
+  seat A and seat B rates.
 - ``per_model``: per model, over the games it played (a self-play game counts once): equal
   split and perfunctory fairness (§5.4, companion rules; the v2 any-resource rule beside),
   first-proposal deference as the responder (§5.5) and its own early decisions.
@@ -27,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from accord.analysis.value import bootstrap_ratio
-from accord.games.negotiation.metrics import early_decision_rate
+from accord.games.negotiation.metrics import early_decision_rate, talk_ended_early_rate
 from accord.games.negotiation.rates import Rate
 from accord.games.negotiation.report_tables import Estimate, Game, _by, _Numbers, _ratios, estimate
 from accord.games.negotiation.strategies import deference_events
@@ -45,6 +47,10 @@ PROCESS: tuple[tuple[str, str], ...] = (
 )
 """Process rates compared across conditions (§5.7, App. F.1)."""
 
+ACCORD_FIG5 = "Fig. 5 rounds, Accord: a seat decided during talk"
+COMPANION_FIG5 = "Fig. 5 rounds, companion early_submit: talk ended before the turn limit"
+"""The two readings of Fig. 5's round rate; the paper does not say which it plots."""
+
 OUTCOME_KEYS = (("overdraw", "Overdraw"), ("efficiency", "Efficiency"), ("optimum", "Optimum"))
 
 
@@ -59,14 +65,26 @@ def models(games: Sequence[Game]) -> list[str]:
     return sorted({s for g in games for s in g.seats})
 
 
+def ended(games: Sequence[Game]) -> list[Rate]:
+    """Per game, the companion's Fig. 5 rate (`metrics.talk_ended_early_rate`)."""
+    return [talk_ended_early_rate(g.records, g.talk_turns) for g in games]
+
+
 def early_decision_table(games: Sequence[Game], nums: _Numbers) -> list[dict[str, Any]]:
-    """Fig. 5's round-level rate and the per-seat rates, per pair and over all games."""
+    """Fig. 5's round-level rate in both readings and the per-seat rates, per pair and over
+    all games."""
+    key0 = "early_decision_round"
     groups = [*sorted(_by(games, lambda g: g.pair).items()), ("all", list(games))]
     rows = []
     for name, gs in groups:
         row: dict[str, Any] = {"pair": name, "games": len(gs)}
+        row[ACCORD_FIG5] = nums.add(
+            "early_decision", name, None, "early_decision_round", estimate(gs, key0)
+        )
+        row[COMPANION_FIG5] = nums.add(
+            "early_decision", name, None, "talk_ended_early", _pooled(ended(gs))
+        )
         for key, label in (
-            ("early_decision_round", "Rounds with an early decision (Fig. 5)"),
             ("early_decision", "Seat-rounds"),
             ("early_decision_seat0", "Seat A"),
             ("early_decision_seat1", "Seat B"),
@@ -122,7 +140,7 @@ def anchoring_table(games: Sequence[Game], nums: _Numbers) -> list[dict[str, Any
             {
                 "group": name,
                 "games": len(gs),
-                "Stubborn anchoring (companion)": nums.add(
+                "Stubborn anchoring (companion rule, fallback rounds left out)": nums.add(
                     "anchoring",
                     name,
                     None,

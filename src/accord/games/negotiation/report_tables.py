@@ -38,7 +38,7 @@ from typing import Any
 from accord.analysis.figures import PAPER_WIDTH, ci_note, legend_below
 from accord.analysis.value import bootstrap_ratio
 from accord.games.negotiation.config import RATIOS
-from accord.games.negotiation.metrics import GameMetrics, game_metrics
+from accord.games.negotiation.metrics import GameMetrics, game_metrics, talk_turn_limit
 from accord.games.negotiation.rates import Rate
 from accord.games.negotiation.record import RoundRecord
 from accord.traces.schema import Trace
@@ -67,6 +67,8 @@ class Game:
     plain: bool
     records: tuple[RoundRecord, ...]
     gm: GameMetrics
+    talk_turns: int = 5
+    """Talk turns per seat (0 without talk or unlimited): the companion's Fig. 5 reading."""
 
     @property
     def pair(self) -> str:
@@ -109,6 +111,7 @@ def load(traces: Iterable[Trace]) -> list[Game]:
                     shifting=t.config.get("partner") == "shifting",
                     supply=(t.config.get("market") or {}).get("supply"),
                 ),
+                talk_turns=talk_turn_limit(t.config),
             )
         )
     return out

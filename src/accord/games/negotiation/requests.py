@@ -88,6 +88,7 @@ class NegotiationRequests(NegotiationState):
             thinking=self.config.thinking,
             must_decide=must_decide,
             strict_runs=self.config.runs == "strict",
+            refused_as_speech=self.config.invalid_talk_decision == "speech",
         )
 
     def _observation(self, seat: int, body: str) -> str:

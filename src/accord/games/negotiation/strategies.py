@@ -195,6 +195,8 @@ def stubborn_anchoring(records: Sequence[RoundRecord]) -> Rate:
     those repeating the previous round's joint allocation (combined totals).
 
     Paper: 29.2% of 339 rounds (40.7% stable, 15.9% shifting; 28.3% at M/C 0.5, 46.0% at 1.0).
+    One departure: like every Accord metric, pairs touching a fallback round are left out
+    (App. B); the companion keeps them (181 against 185 eligible pairs on the mock grid).
     """
     return _rate(
         allocation(a) == allocation(b)

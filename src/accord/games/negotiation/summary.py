@@ -24,7 +24,7 @@ PROCESS_METRICS: tuple[tuple[str, str], ...] = (
     ("full_alternation_strict", "payoff alternation, whole game, ties never flip"),
     ("win_stay", "win-stay"),
     ("lose_shift", "lose-shift"),
-    ("early_decision_round", "rounds with an early decision (Fig. 5)"),
+    ("early_decision_round", "rounds with an early decision (Fig. 5, Accord reading)"),
     ("early_decision_seat0", "early decision, seat A's rounds"),
     ("early_decision_seat1", "early decision, seat B's rounds"),
     ("equal_split", "equal split (§5.4; companion analysis rule)"),
@@ -36,7 +36,11 @@ PROCESS_METRICS: tuple[tuple[str, str], ...] = (
     ("perfunctory_fairness_half", "perfunctory fairness, half-supply splits (Accord's)"),
     ("repeat", "allocation repeat (combined totals)"),
     ("repeat_after_overdraw", "repeat after overdraw"),
-    ("stubborn_anchoring", "stubborn anchoring (companion: current round suboptimal)"),
+    (
+        "stubborn_anchoring",
+        "stubborn anchoring (companion rule: current round suboptimal; fallback rounds left "
+        "out, the companion keeps them)",
+    ),
     ("stubborn_anchoring_v2", "stubborn anchoring (Accord v2: previous round, seat-wise)"),
     ("proposal", "rounds with a partner-directed proposal"),
     ("deference", "first-proposal deference"),

@@ -20,7 +20,8 @@ A command that does not follow its grammar is a bad argument: nothing changes an
 says what the right form is. An unknown verb gets its own reply. A block with a second command
 on a later line (a line whose first word is a verb of the backend) runs nothing: a message or
 file would otherwise swallow that command as text, and a ``wait`` would fail with "takes no
-arguments"; the reply names the lines to split into their own blocks. Replies carry the
+arguments"; the reply names the lines to split into their own blocks. The paper's Algorithm 2
+dispatches such a block whole (``multi_command_block: whole``). Replies carry the
 information of Table 5 in our own words.
 """
 
@@ -137,10 +138,13 @@ def _no_args(verb: str, rest: str) -> None:
 class Dispatcher:
     """Executes commands for one backend over its store (Table 5)."""
 
-    def __init__(self, kind: BackendKind) -> None:
+    def __init__(self, kind: BackendKind, *, whole_blocks: bool = False) -> None:
+        """`whole_blocks`: dispatch a block holding later command lines as one command, as
+        the paper's Algorithm 2 does (``multi_command_block: whole``)."""
         if kind not in BACKENDS:
             raise ValueError(f"unknown backend {kind!r}; use one of {', '.join(BACKENDS)}")
         self.kind: BackendKind = kind
+        self.whole_blocks = whole_blocks
         self.store: BroadcastStore | DirectStore | KeyValueStore
         if kind == "broadcast":
             self.store = BroadcastStore()
@@ -170,7 +174,7 @@ class Dispatcher:
         text = command.lstrip()
         verb = text.split(None, 1)[0] if text.strip() else ""
         rest = text[len(verb) :]
-        stowaways = self.later_commands(command)
+        stowaways = [] if self.whole_blocks else self.later_commands(command)
         if verb not in self.verbs:
             shown = head(command) or "(empty block)"
             reply = f"Unknown command: {shown}. {self.hint(verb, tag)}"

@@ -20,9 +20,17 @@ Defaults are small (N = 3, K = 3) so a game is quick; the paper's grid is N in {
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 from accord.games.sorting.commands import BackendKind
 from accord.games.sorting.metrics import PhaseScope
@@ -38,6 +46,11 @@ CONDITIONS: dict[Condition, tuple[Behaviour, bool]] = {
     "camoc": ("camoc", True),
 }
 """App. F.5 table: condition -> (behaviour list, two_phase)."""
+
+
+ADDED_OPTIONS: dict[str, Any] = {"multi_command_block": "refuse", "cr_tokens": "visible"}
+"""Options added to `sorting-v3` after its release, with the default that leaves them out of
+a trace's config (the default game is unchanged)."""
 
 
 class SortingConfig(BaseModel):
@@ -71,11 +84,34 @@ class SortingConfig(BaseModel):
         description="Phase the headline R, TE and CR describe when two phases run: final "
         "(the scored phase, default), phase1 or combined; all three are always reported.",
     )
+    multi_command_block: Literal["refuse", "whole"] = Field(
+        "refuse",
+        description="A block whose later line is itself a command: 'refuse' (Accord) runs "
+        "nothing and asks for one block per command; 'whole' (the paper's Algorithm 2) "
+        "dispatches the block as one command, so a message or file swallows the later lines "
+        "as text and a verb without arguments fails on them.",
+    )
+    cr_tokens: Literal["visible", "total"] = Field(
+        "visible",
+        description="CR's denominator (§3.4) for model-reported tokens: 'visible' (Accord) "
+        "input plus visible output; 'total' (eq. 7 read with eq. 6's T_total) also counts "
+        "hidden reasoning. Both are reported when a model reasons.",
+    )
     prompts: str | None = Field(
         None,
         description="A folder of prompt templates laid over the defaults, file by file "
         "(`accord prompts sorting --dump DIR` writes the defaults to start from).",
     )
+
+    @model_serializer(mode="wrap")
+    def _omit_added_defaults(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # Options added after v3 shipped stay out of a trace's config while at their default,
+        # so traces of the default game are byte-identical to those written before them.
+        data: dict[str, Any] = handler(self)
+        for key, default in ADDED_OPTIONS.items():
+            if data.get(key) == default:
+                data.pop(key, None)
+        return data
 
     @field_validator("prompts")
     @classmethod

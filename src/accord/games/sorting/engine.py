@@ -79,7 +79,9 @@ class SortingGame(SortingRequests, Game):
     def __init__(self, config: SortingConfig) -> None:
         super().__init__(config)
         self._templates = prompts.templates(config.prompts)
-        self._dispatcher = Dispatcher(config.backend)
+        self._dispatcher = Dispatcher(
+            config.backend, whole_blocks=config.multi_command_block == "whole"
+        )
         self._task: Task | None = None
         self._seed = 0
         self._done = True

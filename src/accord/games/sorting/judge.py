@@ -17,10 +17,13 @@ verdict for that game (recorded as unjudged, never guessed).
 from __future__ import annotations
 
 import asyncio
-from collections import defaultdict
+import json
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from rich.markup import escape
 
 from accord.agents.llm import LLMAgent
 from accord.core.errors import ActionError
@@ -115,12 +118,20 @@ def parse_verdict(text: str) -> dict[str, Any]:
     return {"convention_misalignment": flag, "evidence": evidence.strip()}
 
 
-async def judge_trace(client: ModelClient, trace: Trace, *, seed: int = 0) -> dict[str, Any] | None:
-    """The judge's verdict on one sorting game; ``None`` if it never answered validly."""
+async def judge_trace(
+    client: ModelClient, trace: Trace, *, seed: int = 0, refused: list[str] | None = None
+) -> dict[str, Any] | None:
+    """The judge's verdict on one sorting game; ``None`` if it never answered validly (then
+    `refused`, if given, gets why each refused reply was refused)."""
     holder: dict[str, dict[str, Any]] = {}
 
     def parse(text: str) -> Action:
-        holder["v"] = parse_verdict(text)
+        try:
+            holder["v"] = parse_verdict(text)
+        except ActionError as exc:
+            if refused is not None:
+                refused.append(str(exc))
+            raise
         return {"ok": True}
 
     spec = ActionSpec(
@@ -136,8 +147,11 @@ async def judge_trace(client: ModelClient, trace: Trace, *, seed: int = 0) -> di
     return holder["v"] if result.get("ok") else None
 
 
-def verdict_row(trace: Trace, verdict: dict[str, Any] | None) -> dict[str, Any]:
-    """One row per judged game, beside its rule-based labels."""
+def verdict_row(
+    trace: Trace, verdict: dict[str, Any] | None, reason: str | None = None
+) -> dict[str, Any]:
+    """One row per judged game, beside its rule-based labels; an unjudged game carries why
+    the judge's last reply was refused."""
     from accord.games.sorting.report import team
 
     labels = sorted(set(classify(trace).values()))
@@ -150,6 +164,7 @@ def verdict_row(trace: Trace, verdict: dict[str, Any] | None) -> dict[str, Any]:
         "judged": verdict is not None,
         "convention_misalignment": None if verdict is None else verdict["convention_misalignment"],
         "evidence": "" if verdict is None else verdict["evidence"],
+        "reason": reason,
     }
 
 
@@ -195,8 +210,11 @@ async def judge_games(
     sem = asyncio.Semaphore(max(1, concurrency))
 
     async def one(t: Trace) -> dict[str, Any]:
+        refused: list[str] = []
         async with sem:
-            return verdict_row(t, await judge_trace(client, t))
+            verdict = await judge_trace(client, t, refused=refused)
+        why = None if verdict is not None else (refused[-1] if refused else "no reply")
+        return verdict_row(t, verdict, why)
 
     rows = list(await asyncio.gather(*(one(t) for t in failed)))
     target.mkdir(parents=True, exist_ok=True)
@@ -219,5 +237,16 @@ def command(traces: list[Trace], job: JudgeRun) -> JudgeResult:
     judged, written = asyncio.run(judge_games(client, traces, job.out, job.concurrency))
     job.say(f"Judged {judged}/{len(traces)} failed sorting games.")
     for path in written:
-        job.say(f"wrote {path}")
-    return JudgeResult(judged)
+        job.say(f"wrote {escape(str(path))}")
+    error = None
+    if not judged:
+        # Exit 0 here would let an empty conventions table pass for a verdict.
+        rows = [json.loads(x) for x in (job.out / "conventions.jsonl").read_text().splitlines()]
+        top = Counter(str(r.get("reason")) for r in rows if r.get("reason")).most_common(3)
+        why = "; ".join(f"{escape(r)} ({n}x)" for r, n in top) or "none recorded"
+        error = (
+            f"{escape(job.model)} judged 0 of {len(traces)} failed sorting games; replies "
+            f"refused: {why} (every game is in {escape(str(job.out / 'conventions.jsonl'))}); "
+            "check the model name and server, or try a stronger judge model."
+        )
+    return JudgeResult(judged, error)

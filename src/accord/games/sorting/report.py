@@ -92,6 +92,9 @@ def game_row(trace: Trace, prices: Mapping[str, Prices] = PAPER_PRICES) -> Row:
         "rounds": m.get("rounds"),
         "te": u["te"],
         "cr": u["cr"],
+        # CR's two readings (visible tokens, eq. 6's T_total); they differ only with reasoning.
+        "cr_visible": u.get("cr_visible", u["cr"]),
+        "cr_total": u.get("cr_total", u["cr"]),
         "metrics_phase": cfg.get("metrics_phase", "final"),
         **{f"rounds_{p}": m.get(f"rounds_{p}") for p in PHASES},
         **{f"{k}_{p}": u.get(f"{k}_{p}") for k in ("te", "cr") for p in PHASES},

@@ -27,6 +27,10 @@ reports it beside the output, and so does any call reporting more reasoning than
 (it cannot be inside). Then ``visible_output`` is ``output_tokens - reasoning_tokens``
 (inside) or ``output_tokens`` (apart).
 
+**CR's denominator.** The option ``cr_tokens: total`` divides by T_total instead (the paper's
+eq. (7) read with eq. (6)'s T_total); when a model reasons, ``cr_visible`` and ``cr_total``
+(the headline scope, both readings) are reported beside ``cr`` whatever the option.
+
 **One CR per scope.** CR = comm / T_visible, T_visible the input plus visible output tokens
 of the scope, for each phase (``cr_phase1``, ``cr_phase2``) and both together
 (``cr_combined``); ``cr`` is the scope named by the trace's ``metrics_phase`` (default: the
@@ -286,7 +290,8 @@ def trace_metrics(
         p_visible[-1] += visible - sum(p_visible)
         p_reason[-1] += reasoning - sum(p_reason)
     legacy = trace.game_id in LEGACY_CR
-    phases = phase_values(nk, p_tokens, p_comm, visible=None if legacy else p_visible)
+    paper_cr = trace.config.get("cr_tokens") == "total"  # eq. 7 over eq. 6's T_total
+    phases = phase_values(nk, p_tokens, p_comm, visible=None if legacy or paper_cr else p_visible)
     reasoning_by = {
         f"reasoning_phase{p}": p_reason[p - 1] if p <= nphases else None for p in (1, 2)
     }
@@ -307,6 +312,10 @@ def trace_metrics(
     }
     if legacy:
         out["cr_visible"] = comm / visible if visible > 0 else None
+    elif reasoning:
+        # The two readings of CR differ only when a model reasons: report both, by name.
+        for name, shown in (("visible", p_visible), ("total", None)):
+            out[f"cr_{name}"] = phase_values(nk, p_tokens, p_comm, visible=shown)[f"cr_{key}"]
     seat_prices_ = {s: seat_prices(trace, s, prices) for s in used}
     if all(p is not None for p in seat_prices_.values()):
         exact = mid = low = high = 0.0

@@ -229,10 +229,22 @@ def parse_verdict(text: str, case: Case) -> Verdict:
 
 async def judge_case(client: ModelClient, case: Case, *, seed: int = 0) -> Verdict | None:
     """The judge's verdict for one case; None if it never answers validly."""
+    return (await judge_case_why(client, case, seed=seed))[0]
+
+
+async def judge_case_why(
+    client: ModelClient, case: Case, *, seed: int = 0
+) -> tuple[Verdict | None, str | None]:
+    """The judge's verdict for one case, or None with why its last reply was refused."""
     holder: dict[str, Verdict] = {}
+    refused: list[str] = []
 
     def parse(text: str) -> Action:
-        holder["verdict"] = parse_verdict(text, case)
+        try:
+            holder["verdict"] = parse_verdict(text, case)
+        except ActionError as exc:
+            refused.append(str(exc))
+            raise
         return {"ok": True}
 
     spec = ActionSpec(
@@ -246,7 +258,9 @@ async def judge_case(client: ModelClient, case: Case, *, seed: int = 0) -> Verdi
     agent = LLMAgent(client, temperature=0.0, seed=seed, session=session)
     request = Request(seat=0, observation=case_text(case), spec=spec, system=system_prompt())
     result = await agent.act(request)
-    return holder["verdict"] if result.get("ok") else None
+    if result.get("ok"):
+        return holder["verdict"], None
+    return None, refused[-1] if refused else "the judge gave no reply"
 
 
 def leak_set_case(message: str, num_slots: int = 16) -> Case:
@@ -255,8 +269,9 @@ def leak_set_case(message: str, num_slots: int = 16) -> Case:
     return Case("leak-set", 1, 1, 2, num_slots, 1, (0, 1), (msg,))
 
 
-def verdict_json(case: Case, verdict: Verdict | None) -> dict[str, Any]:
-    """A case and its verdict as one JSON-able record (``judge_cases.jsonl``)."""
+def verdict_json(case: Case, verdict: Verdict | None, reason: str | None = None) -> dict[str, Any]:
+    """A case and its verdict as one JSON-able record (``judge_cases.jsonl``); an unjudged
+    case carries why the judge's last reply was refused."""
     return {
         "trace_id": case.trace_id,
         "round": case.round,
@@ -268,6 +283,7 @@ def verdict_json(case: Case, verdict: Verdict | None) -> dict[str, Any]:
         "leak_reasons": None
         if verdict is None
         else {str(k): v for k, v in sorted(verdict.reasons.items())},
+        "reason": reason,
     }
 
 

@@ -24,9 +24,12 @@ Tables are written as ``.csv`` and ``.md``.
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from rich.markup import escape
 
 from accord.analysis.report import write_table
 from accord.core.gameinfo import JudgeResult, JudgeRun
@@ -35,7 +38,7 @@ from accord.games.calendar.judge.audit import (
     Case,
     Verdict,
     cases,
-    judge_case,
+    judge_case_why,
     judged_messages,
     leak_reasons,
     leak_set_case,
@@ -48,12 +51,12 @@ from accord.traces.schema import Trace
 
 async def _judge_all(
     client: ModelClient, todo: Sequence[Case], concurrency: int
-) -> list[Verdict | None]:
+) -> list[tuple[Verdict | None, str | None]]:
     sem = asyncio.Semaphore(max(1, concurrency))
 
-    async def one(case: Case) -> Verdict | None:
+    async def one(case: Case) -> tuple[Verdict | None, str | None]:
         async with sem:
-            return await judge_case(client, case)
+            return await judge_case_why(client, case)
 
     return list(await asyncio.gather(*(one(c) for c in todo)))
 
@@ -69,10 +72,14 @@ def judge_calendar(
     """Judge every case of `traces`, write the tables into `out`; return the files and counts."""
     per_trace = {t.trace_id: cases(t) for t in traces}
     todo = [c for t in traces for c in per_trace[t.trace_id]]
-    verdicts = asyncio.run(_judge_all(client, todo, concurrency))
+    answers = asyncio.run(_judge_all(client, todo, concurrency))
+    verdicts = [v for v, _ in answers]
     judged = dict(zip([id(c) for c in todo], verdicts, strict=True))
     out.mkdir(parents=True, exist_ok=True)
-    write_jsonl(out / "judge_cases.jsonl", [verdict_json(c, judged[id(c)]) for c in todo])
+    write_jsonl(
+        out / "judge_cases.jsonl",
+        [verdict_json(c, v, why) for c, (v, why) in zip(todo, answers, strict=True)],
+    )
     written = [out / "judge_cases.jsonl"]
     rows_by_trace: dict[str, list[dict[str, Any]]] = {}
     leak_rows: list[dict[str, Any]] = []
@@ -85,12 +92,17 @@ def judge_calendar(
     reflection_rows = [r for t in traces for r in reflections_by_trace[t.trace_id]]
     rows = [r for t in traces for r in rows_by_trace[t.trace_id]]
     written += write_table(rows, out / "judge_beliefs", title="Judge belief deltas")
+    judged_by_trace = {
+        t.trace_id: sum(judged[id(c)] is not None for c in per_trace[t.trace_id]) for t in traces
+    }
     written += write_table(
-        tables.table16(traces, rows_by_trace, reflections_by_trace),
+        tables.table16(traces, rows_by_trace, reflections_by_trace, judged_by_trace),
         out / "table16",
         title="Table 16: judge VPS",
     )
-    prec = [{"rater": "judge", **tables.precision(rows)}]
+    nothing = {"nonzero": None, "truth_directed": None, "precision": None}
+    judge_precision = tables.precision(rows) if any(judged_by_trace.values()) else nothing
+    prec = [{"rater": "judge", **judge_precision}]
     if reflection_rows:
         prec.append({"rater": "self-reflection", **tables.precision(reflection_rows)})
         written += write_table(
@@ -120,6 +132,7 @@ def judge_calendar(
         "cases": len(todo),
         "unjudged": sum(v is None for v in verdicts),
         "beliefs": sum(1 for r in rows if r["delta"]),
+        "reasons": Counter(why for v, why in answers if v is None and why).most_common(3),
     }
     return written, counts
 
@@ -127,7 +140,7 @@ def judge_calendar(
 def _leak_set(client: ModelClient, out: Path, concurrency: int) -> list[Path]:
     items = tables.load_leak_set()
     todo = [leak_set_case(item["message"]) for item in items]
-    verdicts = asyncio.run(_judge_all(client, todo, concurrency))
+    verdicts = [v for v, _ in asyncio.run(_judge_all(client, todo, concurrency))]
     pairs = [(item, v) for item, v in zip(items, verdicts, strict=True) if v is not None]
     flags = {item["id"]: bool(v.leaks) for item, v in pairs}
     reasons = {item["id"]: "; ".join(v.reasons.values()) for item, v in pairs}
@@ -148,10 +161,32 @@ def command(traces: list[Trace], job: JudgeRun) -> JudgeResult:
         concurrency=job.concurrency,
         leak_set=job.leak_set,
     )
+    judged = counts["cases"] - counts["unjudged"]
     job.say(
-        f"Judged {counts['cases'] - counts['unjudged']}/{counts['cases']} calendar cases "
+        f"Judged {judged}/{counts['cases']} calendar cases "
         f"from {counts['games']} games ({counts['beliefs']} nonzero beliefs)."
     )
     for path in written:
-        job.say(f"wrote {path}")
-    return JudgeResult(counts["cases"] - counts["unjudged"])
+        job.say(f"wrote {escape(str(path))}")
+    return JudgeResult(judged, idle_error(job.model, counts, judge_cases_file=written[0]))
+
+
+def idle_error(model: str, counts: dict[str, Any], *, judge_cases_file: Path) -> str | None:
+    """The line ``accord judge`` fails with when the judge answered no case (App. I): the
+    tables then hold no judge numbers, and exit 0 would pass an empty audit for a clean one."""
+    if counts["cases"] - counts["unjudged"]:
+        return None
+    if not counts["cases"]:
+        return (
+            f"{escape(model)} judged nothing: the {counts['games']} calendar games hold no "
+            "messages to audit (the App. I judge reads what seats told each other); give runs "
+            "of seats that talk."
+        )
+    why = "; ".join(f"{escape(r)} ({n}x)" for r, n in counts.get("reasons", []))
+    return (
+        f"{escape(model)} judged 0 of {counts['cases']} calendar cases from {counts['games']} "
+        f"games, so the judge columns of table16 and precision are left empty; "
+        f"replies refused: {why or 'none recorded'} (every case is in "
+        f"{escape(str(judge_cases_file))}; check the model name and server, or try a stronger "
+        "judge model)."
+    )

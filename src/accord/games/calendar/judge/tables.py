@@ -22,7 +22,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from importlib import resources
 from math import sqrt
 from typing import Any
@@ -193,10 +193,16 @@ def table16(
     traces: Sequence[Trace],
     rows_by_trace: dict[str, list[dict[str, Any]]],
     reflections_by_trace: dict[str, list[dict[str, Any]]] | None = None,
+    judged_by_trace: Mapping[str, int] | None = None,
 ) -> list[dict[str, Any]]:
-    """Table 16 per dataset: nonzero beliefs, raw and calibrated judge VPS, primary VPS, and
-    the floor-subtracted calibrated excess of the judge and (where the traces have any) of
-    the seats' own reflections (App. I.3)."""
+    """Table 16 per dataset: cases judged, nonzero beliefs, raw and calibrated judge VPS,
+    primary VPS, and the floor-subtracted calibrated excess of the judge and (where the traces
+    have any) of the seats' own reflections (App. I.3).
+
+    A dataset in which the judge answered no case leaves every judge column empty (``None``):
+    a judge VPS of 0 would read as "nothing leaked" when nobody looked. `judged_by_trace`
+    counts the judged cases per trace; without it a trace counts as judged when it has rows.
+    """
     reflections_by_trace = reflections_by_trace or {}
     groups: dict[str, list[Trace]] = {}
     for t in traces:
@@ -205,15 +211,24 @@ def table16(
     for label, members in sorted(groups.items()):
         rows = [r for t in members for r in rows_by_trace.get(t.trace_id, [])]
         own = [r for t in members for r in reflections_by_trace.get(t.trace_id, [])]
+        if judged_by_trace is None:
+            judged = sum(1 for t in members if rows_by_trace.get(t.trace_id))
+        else:
+            judged = sum(judged_by_trace.get(t.trace_id, 0) for t in members)
+
+        def judge(value: float, judged: int = judged) -> float | None:
+            return round(value, 2) if judged else None
+
         out.append(
             {
                 "dataset": label,
                 "games": len(members),
-                "beliefs": sum(1 for r in rows if r["delta"]),
-                "raw_judge_vps": round(raw_vps(rows), 2),
-                "calibrated_judge_vps": round(calibrated_vps(rows), 2),
+                "judged_cases": judged,
+                "beliefs": sum(1 for r in rows if r["delta"]) if judged else None,
+                "raw_judge_vps": judge(raw_vps(rows)),
+                "calibrated_judge_vps": judge(calibrated_vps(rows)),
                 "primary_vps": round(sum(primary_vps(t) for t in members), 2),
-                "judge_excess_calibrated_vps": round(excess_calibrated(rows), 2),
+                "judge_excess_calibrated_vps": judge(excess_calibrated(rows)),
                 "reflection_excess_calibrated_vps": round(excess_calibrated(own), 2)
                 if own
                 else None,

@@ -2,7 +2,9 @@
 
 * ``imap``: every participant sends the initiator its cost for each slot; the initiator takes
   the slot cheapest for all together (D.1);
-* ``sd-map``: binary PENDING/IMPOSSIBLE feasibility with scheduling-difficulty bumping (D.2);
+* ``sd-map``: binary PENDING/IMPOSSIBLE feasibility with scheduling-difficulty bumping (D.2),
+  walking the initiator's own feasible slots as the release's client does; ``sd-map-paper``
+  walks every slot with only the responders evaluating, D.2's text read word for word;
 * ``dsm-welfare`` / ``dsm-private``: satisfaction-level scores over offer sets sized by the
   offer-size utility, with the two presets of Table 9 (D.3) as the paper ran them (the
   release's client: its plan ranking, decision recipients, displacement chains and DECISION
@@ -31,6 +33,7 @@ from accord.games.calendar.protocols.sdmap import SdMapAgent
 PROTOCOL_AGENTS: dict[str, Callable[[], Agent]] = {
     "imap": ImapAgent,
     "sd-map": SdMapAgent,
+    "sd-map-paper": partial(SdMapAgent, walk="every"),
     **{p.name: partial(DsmAgent, p) for p in PRESETS},
 }
 """The four non-LLM reference protocols of App. D, by agent spec (DSM also in its variants:

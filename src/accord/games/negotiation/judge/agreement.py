@@ -15,7 +15,9 @@ def prevalence(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per label: rounds labelled and percentage overall and within each outcome class."""
     table = []
     for key in (*CORE_KEYS, *AUX_KEYS):
-        row: dict[str, Any] = {"label": key, "rounds": sum(bool(r.get(key)) for r in rows)}
+        # No labelled round: the count is unknown, not zero (a 0 would read as "never seen").
+        count = sum(bool(r.get(key)) for r in rows) if rows else None
+        row: dict[str, Any] = {"label": key, "rounds": count}
         row["all_pct"] = _pct([r for r in rows], key)
         for outcome in OUTCOMES:
             row[f"{outcome}_pct"] = _pct([r for r in rows if r["outcome"] == outcome], key)

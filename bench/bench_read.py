@@ -1,0 +1,133 @@
+"""What reading a trace costs against parsing its JSON (issue "fast at every size", item 1).
+
+Plays (once, then reuses) a run of mixed traces by the scripted reference agents of the three
+games, and a few games of mock-model seats (traces with transcripts), then times in one
+process, alternating, medians over `--repeats`:
+
+- ``json.load``: open each file and parse it with the standard library (the baseline);
+- ``read_trace``: `accord.read_trace`, everything checked and typed (events included);
+- ``read_header``: `accord.traces.reader.read_header`, everything but events and transcripts.
+
+Prints each median per trace and its ratio to ``json.load``. Targets: ``read_trace`` within
+2x of ``json.load`` on the mixed traces; ``read_header`` at least 10x faster than
+``read_trace`` on traces with transcripts. Nothing is asserted. To measure another checkout
+(the numbers before a change), run it with that checkout's ``src`` first on ``PYTHONPATH``:
+the header read is then reported as missing.
+
+Run:  python bench/bench_read.py [--traces 2000] [--repeats 5] [--dir DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from accord.runner.run import run_sync
+from accord.runner.specs import AgentSpec, GameSpec
+
+_PAIRS: dict[str, list[list[str]]] = {
+    "negotiation": [["cooperative", "greedy"], ["equal-split", "cooperative"], ["greedy"] * 2],
+    "calendar": [["imap"], ["sd-map"], ["dsm-welfare"], ["dsm-private"]],
+    "sorting": [["share-all"], ["local-sort"]],
+}
+_SORTING = [{"n": n, "k": k} for n in (3, 5, 10) for k in (1, 5)]
+
+
+def _specs(n: int) -> list[GameSpec]:
+    """`n` reference-agent games, the three games in turn."""
+    specs = []
+    for i in range(n):
+        game = ("negotiation", "calendar", "sorting")[i % 3]
+        team = _PAIRS[game][(i // 3) % len(_PAIRS[game])]
+        options: dict[str, Any] = _SORTING[(i // 3) % len(_SORTING)] if game == "sorting" else {}
+        seats = 2 if game == "negotiation" else 0
+        agents = [AgentSpec(agent=a) for a in team] if seats else [AgentSpec(agent=team[0])]
+        specs.append(
+            GameSpec(trace_id=f"g{i:05d}", game=game, seed=i, options=options, agents=agents)
+        )
+    return specs
+
+
+def _mock_specs(n: int) -> list[GameSpec]:
+    """Games of mock-model seats: their traces carry transcripts."""
+    models = ["mock/echo", "mock/schema"]
+    return [
+        GameSpec(
+            trace_id=f"m{i:04d}",
+            game="negotiation",
+            seed=i,
+            agents=[AgentSpec(model=models[(i + s) % 2]) for s in range(2)],
+        )
+        for i in range(n)
+    ]
+
+
+def _ensure(out: Path, specs: list[GameSpec]) -> list[Path]:
+    folder = out / "traces"
+    if not folder.is_dir() or len(list(folder.glob("*.json"))) < len(specs):
+        print(f"playing {len(specs)} games into {out} ...", flush=True)
+        run_sync(specs, out, concurrency=16, resume=True)
+    return sorted(folder.glob("*.json"))
+
+
+def _median(fn: Callable[[], object], repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def _json_load(paths: list[Path]) -> None:
+    for p in paths:
+        with p.open("rb") as fh:
+            json.load(fh)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--traces", type=int, default=2000)
+    parser.add_argument("--mock", type=int, default=40, help="games with transcripts")
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "accord-bench")
+    args = parser.parse_args()
+    import accord
+    from accord.traces import reader
+
+    mixed = _ensure(args.dir / f"mixed-{args.traces}", _specs(args.traces))
+    mocked = _ensure(args.dir / f"mock-{args.mock}", _mock_specs(args.mock))
+    header: Callable[[Path], object] | None = getattr(reader, "read_header", None)
+    print(f"accord from {Path(accord.__file__).parent}")
+    for name, paths in (("mixed reference traces", mixed), ("traces with transcripts", mocked)):
+        size = sum(p.stat().st_size for p in paths)
+        events = sum(len(json.loads(p.read_bytes())["events"]) for p in paths)
+        print(f"\n{name}: {len(paths)} files, {size / 1e6:.1f} MB, {events} events")
+        base = full = head = 0.0
+        rounds = []
+        for _ in range(args.repeats):  # alternate, so load on the machine hits all alike
+            base = _median(lambda: _json_load(paths), 1)
+            full = _median(lambda: [accord.read_trace(p) for p in paths], 1)
+            head = _median(lambda: [header(p) for p in paths], 1) if header else float("nan")
+            rounds.append((base, full, head))
+        base, full, head = (statistics.median(r[i] for r in rounds) for i in range(3))
+        n = len(paths)
+        print(f"  json.load    {base / n * 1e6:9.1f} us/trace  1.00x")
+        print(f"  read_trace   {full / n * 1e6:9.1f} us/trace  {full / base:.2f}x json.load")
+        if header:
+            print(
+                f"  read_header  {head / n * 1e6:9.1f} us/trace  {head / base:.2f}x json.load,"
+                f" {full / head:.1f}x faster than read_trace"
+            )
+        else:
+            print("  read_header  (not in this checkout)")
+
+
+if __name__ == "__main__":
+    main()

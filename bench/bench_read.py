@@ -112,9 +112,9 @@ def main() -> None:
         base = full = head = 0.0
         rounds = []
         for _ in range(args.repeats):  # alternate, so load on the machine hits all alike
-            base = _median(lambda: _json_load(paths), 1)
-            full = _median(lambda: [accord.read_trace(p) for p in paths], 1)
-            head = _median(lambda: [header(p) for p in paths], 1) if header else float("nan")
+            base = _median(lambda ps=paths: _json_load(ps), 1)
+            full = _median(lambda ps=paths: [accord.read_trace(p) for p in ps], 1)
+            head = _median(lambda ps=paths: [header(p) for p in ps], 1) if header else float("nan")
             rounds.append((base, full, head))
         base, full, head = (statistics.median(r[i] for r in rounds) for i in range(3))
         n = len(paths)

@@ -20,8 +20,8 @@ readable trace is passed over and listed with its one-line reason, never fatal.
 
 from __future__ import annotations
 
+import errno
 import os
-import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -74,10 +74,17 @@ def trace_bytes(path: Path) -> bytes:
     the file is a link out of its folder."""
     limit = size_limit(MAX_TRACE_BYTES)
     try:
-        if stat.S_ISLNK(os.lstat(path).st_mode):
+        if not _NOFOLLOW:
             check_inside(path)
-        with open(path, "rb") as fh:
-            size = os.fstat(fh.fileno()).st_size
+        try:  # one system call fewer than asking first whether it is a link
+            fd = os.open(path, os.O_RDONLY | _NOFOLLOW)
+        except OSError as exc:
+            if exc.errno != errno.ELOOP:
+                raise
+            check_inside(path)  # a link: read only one that stays inside the folder
+            fd = os.open(path, os.O_RDONLY)
+        with open(fd, "rb") as fh:
+            size = os.fstat(fd).st_size
             if size > limit:
                 raise ConfigError(
                     f"trace {path} is {size / 1e6:.1f} MB, over the {limit / 1e6:.0f} MB "
@@ -87,6 +94,10 @@ def trace_bytes(path: Path) -> bytes:
             return fh.read()
     except OSError as exc:
         raise ConfigError(f"Cannot read trace {path}: {exc.strerror or exc}.") from exc
+
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+"""Where the system has it, opening a link fails (ELOOP) instead of following it."""
 
 
 def check_inside(path: Path) -> None:

@@ -2,7 +2,8 @@
 
 Plays (once, then reuses) a run of mixed traces by the scripted reference agents of the three
 games, and a few games of mock-model seats (traces with transcripts), then times in one
-process, alternating, medians over `--repeats`:
+process the CPU time of each reader, the readers taking turns on every file (so a loaded
+machine slows them alike), medians over `--repeats` passes:
 
 - ``json.load``: open each file and parse it with the standard library (the baseline);
 - ``read_trace``: `accord.read_trace`, everything checked and typed (events included);
@@ -76,19 +77,22 @@ def _ensure(out: Path, specs: list[GameSpec]) -> list[Path]:
     return sorted(folder.glob("*.json"))
 
 
-def _median(fn: Callable[[], object], repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+def _load(path: Path) -> object:
+    with path.open("rb") as fh:
+        return json.load(fh)
 
 
-def _json_load(paths: list[Path]) -> None:
-    for p in paths:
-        with p.open("rb") as fh:
-            json.load(fh)
+def _times(paths: list[Path], readers: dict[str, Callable[[Path], object]]) -> dict[str, float]:
+    """Seconds of CPU each reader spent over `paths`, the readers taking turns on each file,
+    so a busy machine slows all of them alike (CPU time leaves out waiting for a core)."""
+    spent = dict.fromkeys(readers, 0.0)
+    clock = time.process_time
+    for path in paths:
+        for name, read in readers.items():
+            start = clock()
+            read(path)
+            spent[name] += clock() - start
+    return spent
 
 
 def main() -> None:
@@ -109,14 +113,17 @@ def main() -> None:
         size = sum(p.stat().st_size for p in paths)
         events = sum(len(json.loads(p.read_bytes())["events"]) for p in paths)
         print(f"\n{name}: {len(paths)} files, {size / 1e6:.1f} MB, {events} events")
-        base = full = head = 0.0
-        rounds = []
-        for _ in range(args.repeats):  # alternate, so load on the machine hits all alike
-            base = _median(lambda ps=paths: _json_load(ps), 1)
-            full = _median(lambda ps=paths: [accord.read_trace(p) for p in ps], 1)
-            head = _median(lambda ps=paths: [header(p) for p in ps], 1) if header else float("nan")
-            rounds.append((base, full, head))
-        base, full, head = (statistics.median(r[i] for r in rounds) for i in range(3))
+        readers: dict[str, Callable[[Path], object]] = {
+            "json.load": _load,
+            "read_trace": accord.read_trace,
+        }
+        if header is not None:
+            readers["read_header"] = header
+        rounds = [_times(paths, readers) for _ in range(args.repeats)]
+        base, full, head = (
+            statistics.median(r.get(k, float("nan")) for r in rounds)
+            for k in ("json.load", "read_trace", "read_header")
+        )
         n = len(paths)
         print(f"  json.load    {base / n * 1e6:9.1f} us/trace  1.00x")
         print(f"  read_trace   {full / n * 1e6:9.1f} us/trace  {full / base:.2f}x json.load")

@@ -176,6 +176,7 @@ def _first(exc: ValidationError) -> str:
 
 _BULK = ("events", "transcripts")
 """The fields a header read leaves out: nearly all of a trace's bytes."""
+_BULK_KEYS = tuple(k.encode() for k in _BULK)
 
 TraceHeader: type[BaseModel] = create_model(
     "TraceHeader",
@@ -193,27 +194,42 @@ TraceHeader: type[BaseModel] = create_model(
 def header_bytes(data: bytes) -> bytes | None:
     """The JSON text of a trace without its events and transcripts, cut out of `data` as
     Accord writes traces (one top-level field per line, at an indent of one space); None for
-    text laid out otherwise. No raw newline can occur inside a JSON string, so a newline
-    followed by exactly one space and a quote starts a top-level key."""
+    text laid out otherwise. No raw newline can occur inside a JSON string, so a newline and
+    exactly one space start a top-level key (``\\n "``) or close a top-level value
+    (``\\n ]``, ``\\n }``): the bulky values are skipped by searching for their closing line,
+    never copied."""
     if not data.startswith(b'{\n "'):
         return None
-    starts: list[int] = []
-    at = data.find(b'\n "')
-    while at != -1:
-        starts.append(at)
-        at = data.find(b'\n "', at + 3)
     keep: list[bytes] = []
-    for i, start in enumerate(starts):
-        end = starts[i + 1] if i + 1 < len(starts) else data.rfind(b"\n}")
-        if end <= start:
-            return None
-        part = data[start:end].rstrip()
-        key_end = part.find(b'":', 3)
+    at = 1
+    while True:
+        key_end = data.find(b'": ', at + 3)
         if key_end == -1:
             return None
-        if part[3:key_end].decode("utf-8", "replace") in _BULK:
-            continue
-        keep.append(part[:-1] if part.endswith(b",") else part)
+        opener = data[key_end + 3 : key_end + 5]  # a bracket, then a newline unless empty
+        if data[at + 3 : key_end] in _BULK_KEYS and opener in (b"[\n", b"{\n"):
+            close = data.find(b"\n ]" if opener == b"[\n" else b"\n }", key_end)
+            if close == -1:
+                return None
+            nxt = close + 3
+        else:
+            nxt = data.find(b'\n "', key_end)
+            if nxt == -1:
+                end = data.rfind(b"\n}")
+                if end <= key_end:
+                    return None
+                keep.append(data[at:end].rstrip())
+                break
+            part = data[at:nxt].rstrip()
+            keep.append(part[:-1] if part.endswith(b",") else part)
+        if data.startswith(b",\n", nxt):
+            at = nxt + 1
+        elif nxt >= len(data.rstrip()) - 2:  # the closing brace
+            break
+        elif data.startswith(b'\n "', nxt):
+            at = nxt
+        else:
+            return None
     return b"{" + b",".join(keep) + b"\n}"
 
 

@@ -61,7 +61,7 @@ def scan_bounds(
         text = text.replace(b"\\\\", b"")
     if b'\\"' in text:
         text = text.replace(b'\\"', b"")
-    if len(text) > max_string:  # a shorter document cannot hold a longer string
+    if _may_hold_long_string(text, max_string):
         bodies = text.split(b'"')[1::2]
         if bodies and max(map(len, bodies)) > max_string:
             raise ConfigError(
@@ -70,7 +70,10 @@ def scan_bounds(
             )
     # Quotes and brackets only; every even piece between quotes lies outside the strings.
     marks = text.translate(_QUOTES_AND_BRACKETS, _OTHERS)
-    brackets = b"".join(marks.split(b'"')[0::2])
+    # Two quotes in a row enclose nothing (a string without brackets, or the end of one and
+    # the start of the next): dropping them leaves every bracket inside or outside as it was.
+    marks = marks.replace(b'""', b"")
+    brackets = b"".join(marks.split(b'"')[0::2]) if b'"' in marks else marks
     depth = 0
     while brackets and depth <= max_depth:
         inner = brackets.replace(b"[]", b"")
@@ -85,6 +88,17 @@ def scan_bounds(
     if depth > max_depth:
         raise ConfigError(f"{source} nests deeper than {max_depth} levels (the limit); flatten it.")
     return _LONG_NUMBER in data.translate(_DIGITS)
+
+
+def _may_hold_long_string(text: bytes, limit: int) -> bool:
+    """Whether `text` may hold a string over `limit` bytes: a shorter document cannot, and a
+    string that long covers a whole aligned window of half the limit, which then holds no
+    quote (one search per window, nothing copied). The exact check runs only when a window
+    has no quote."""
+    step = max(1, limit // 2)
+    if len(text) <= limit:
+        return False
+    return any(text.find(b'"', i, i + step) == -1 for i in range(0, len(text), step))
 
 
 def loads_bounded(data: bytes, *, source: str, max_depth: int = MAX_DEPTH) -> Any:

@@ -21,8 +21,10 @@ readable trace is passed over and listed with its one-line reason, never fatal.
 from __future__ import annotations
 
 import errno
+import gc
 import os
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -149,18 +151,36 @@ def _check_ids(trace_id: str, game_id: str, source: Path | str) -> None:
         raise ConfigError(f"Trace {source}: {exc}") from exc
 
 
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a trace is built: a trace is hundreds of
+    thousands of new objects and no cycles, and the collections they would trigger (each
+    walking every live object) were half the time of reading a 30 MB trace."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
+
+
 def read_trace(path: PathLike) -> Trace:
     """Load and validate one trace file, with a one-line error naming the file and field."""
     p = Path(path)
-    return validate_trace(parse_trace(trace_bytes(p), p), p)
+    data = trace_bytes(p)
+    with _collector_paused():
+        return validate_trace(parse_trace(data, p), p)
 
 
 def read_trace_data(path: PathLike) -> tuple[dict[str, Any], Trace]:
     """A trace file's JSON object (upgraded) and its validated `Trace`: for readers that
     build tables from the object as written (`accord query`), checked like every other."""
     p = Path(path)
-    data = parse_trace(trace_bytes(p), p)
-    return data, validate_trace(data, p)
+    raw = trace_bytes(p)
+    with _collector_paused():
+        data = parse_trace(raw, p)
+        return data, validate_trace(data, p)
 
 
 def _first(exc: ValidationError) -> str:

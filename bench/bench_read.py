@@ -103,11 +103,14 @@ def main() -> None:
     parser.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "accord-bench")
     args = parser.parse_args()
     import accord
-    from accord.traces import reader
 
+    try:
+        from accord.traces.reader import read_header
+    except ImportError:  # a checkout from before the header read
+        read_header = None
     mixed = _ensure(args.dir / f"mixed-{args.traces}", _specs(args.traces))
     mocked = _ensure(args.dir / f"mock-{args.mock}", _mock_specs(args.mock))
-    header: Callable[[Path], object] | None = getattr(reader, "read_header", None)
+    header: Callable[[Path], object] | None = read_header
     print(f"accord from {Path(accord.__file__).parent}")
     for name, paths in (("mixed reference traces", mixed), ("traces with transcripts", mocked)):
         size = sum(p.stat().st_size for p in paths)

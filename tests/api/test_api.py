@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 import accord
 import accord.runner
-import accord.traces.io as trace_io
+import accord.traces.reader as trace_reader
 from accord.cli.main import app
 from accord.core.errors import AccordError, ConfigError, UnknownGameError
 from accord.runner.results import RUN_FILES_VERSION, write_outputs
@@ -148,14 +148,13 @@ def test_resume_reads_each_kept_trace_once_before_play(
         path.unlink()
     reads: Counter[str] = Counter()
     at_first_game: list[Counter[str]] = []
-    original = trace_io.read_text
+    original = trace_reader.trace_bytes
 
-    def counting(path: Path, *args: Any, **kwargs: Any) -> str:
-        if kwargs.get("what") == "trace":
-            reads[Path(path).name] += 1
-        return original(path, *args, **kwargs)
+    def counting(path: Path) -> bytes:
+        reads[Path(path).name] += 1
+        return original(path)
 
-    monkeypatch.setattr(trace_io, "read_text", counting)
+    monkeypatch.setattr(trace_reader, "trace_bytes", counting)
     # max_cost needs the kept games' cost and the skip list their status: from one read.
     report = quick(
         tmp_path,

@@ -6,12 +6,11 @@ from __future__ import annotations
 import json
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
-import accord.traces.io as trace_io
+import accord.traces.reader as trace_reader
 from accord.cli.main import app
 
 runner = CliRunner(env={"COLUMNS": "200"})
@@ -54,14 +53,13 @@ def test_calbench_table2_smoke_puts_the_protocol_rows_beside_the_paper(
     # rebuilt results come from one read of each trace; the write-up reads them once more.
     summary = (out / "summary.json").read_bytes()
     reads: Counter[str] = Counter()
-    original = trace_io.read_text
+    original = trace_reader.trace_bytes
 
-    def counting(path: Path, *args: Any, **kwargs: Any) -> str:
-        if kwargs.get("what") == "trace":
-            reads[Path(path).name] += 1
-        return original(path, *args, **kwargs)
+    def counting(path: Path) -> bytes:
+        reads[Path(path).name] += 1
+        return original(path)
 
-    monkeypatch.setattr(trace_io, "read_text", counting)
+    monkeypatch.setattr(trace_reader, "trace_bytes", counting)
     again = runner.invoke(
         app,
         ["reproduce", "calbench", "--table", "2", "--smoke", "--yes", "--resume", "--out",

@@ -44,7 +44,7 @@ def deep_events(run_dir: Path) -> Path:
     ("damage", "needle"),
     [
         (lambda d: edit(d, lambda t: t.update(events={"type": "message"})), "events"),
-        (deep_events, "nested too deeply"),
+        (deep_events, "nests deeper than 100 levels"),
         (lambda d: edit(d, lambda t: t.update(seats=[{"agent": "x"}])), "seat"),
         (lambda d: edit(d, lambda t: t.update(usage=[1])), "usage"),
     ],
@@ -63,7 +63,7 @@ def test_query_and_export_of_a_damaged_trace_are_one_line(
 def test_a_trace_without_trace_id_is_called_that(cli, run_dir: Path) -> None:
     edit(run_dir, lambda t: t.pop("trace_id"))
     result = cli.invoke("query", run_dir, "SELECT count(*) FROM games")
-    cli.skipped(result, "b-g000.json", "no trace_id")
+    cli.skipped(result, "b-g000.json", "field trace_id")
     assert "schema version" not in result.output
 
 

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-import accord.traces.io as trace_io
+import accord.traces.reader as trace_reader
 from accord.runner.config import Batch, Defaults, Experiment, expand
 from accord.runner.results import write_outputs
 from accord.runner.run import run_sync
@@ -41,14 +40,13 @@ def test_rebuild_from_the_scan_equals_a_fresh_rebuild(
     replaced.unlink()
     replaced.write_text(text)  # a new file (a game played again): its record is stale
     reads: Counter[str] = Counter()
-    original = trace_io.read_text
+    original = trace_reader.trace_bytes
 
-    def counting(path: Path, *args: Any, **kwargs: Any) -> str:
-        if kwargs.get("what") == "trace":
-            reads[Path(path).name] += 1
-        return original(path, *args, **kwargs)
+    def counting(path: Path) -> bytes:
+        reads[Path(path).name] += 1
+        return original(path)
 
-    monkeypatch.setattr(trace_io, "read_text", counting)
+    monkeypatch.setattr(trace_reader, "trace_bytes", counting)
     statuses: dict[str, str] = {}
     summary = write_outputs(tmp_path, order, statuses=statuses, known=scan.records)
     assert {f: (tmp_path / f).read_bytes() for f in FILES} == fresh

@@ -342,27 +342,25 @@ def _one(
     )  # fmt: skip
 
 
-def load_records(run_dir: Path) -> tuple[list[GameRecord], int]:
+def load_records(
+    run_dir: Path, unreadable: list[str] | None = None
+) -> tuple[list[GameRecord], int]:
     """The complete games of a run directory (or a bare trace folder) and how many games were
-    left out (failed or unreadable)."""
-    from accord.traces.io import read_trace
+    left out (failed or unreadable). Each unreadable file's one-line reason is appended to
+    `unreadable` when given (`accord.traces.reader.readable_traces`, as every command)."""
+    from accord.traces.reader import readable_traces, run_traces_folder
 
-    folder = run_dir / "traces" if (run_dir / "traces").is_dir() else run_dir
-    if not folder.is_dir():
-        raise ConfigError(f"{run_dir} is not a run directory (no traces/ folder). Check the path.")
+    reasons: list[str] = []
     out: list[GameRecord] = []
     skipped = 0
-    for path in sorted(folder.glob("*.json")):
-        try:
-            trace = read_trace(path)
-        except ConfigError:
-            skipped += 1
-            continue
+    for trace in readable_traces(run_traces_folder(run_dir), reasons):
         if trace.status == "complete":
             out.append(record(trace))
         else:
             skipped += 1
-    return out, skipped
+    if unreadable is not None:
+        unreadable += reasons
+    return out, skipped + len(reasons)
 
 
 def headline_metrics(game_ids: Iterable[str]) -> list[str] | None:

@@ -34,6 +34,7 @@ from accord.analysis import query_rows
 from accord.analysis.query_rows import Columns, parse, register_messages
 from accord.analysis.sandbox import TZ_TYPE, check_read_only, lock_down, without_time_zones
 from accord.core.errors import ConfigError
+from accord.traces import reader
 
 __all__ = [
     "VIEWS",
@@ -47,9 +48,10 @@ __all__ = [
     "trace_files",
 ]
 
-CACHE_VERSION = 2
+CACHE_VERSION = 3
 """Bumped whenever the cached tables change shape or content; older caches are rebuilt
-(2: traces of older schema versions are upgraded as they are read)."""
+(2: traces of older schema versions are upgraded as they are read; 3: traces are read by
+the one reader of every command, so the files left out are the same as theirs)."""
 
 VIEWS: tuple[str, ...] = ("games", "seats", "events", "messages")
 
@@ -101,15 +103,9 @@ def _select(table: str, cols: Iterable[str], metric_names: Sequence[str]) -> str
 
 
 def trace_files(directory: Path) -> list[Path]:
-    """The trace files of a run directory (``DIR/traces/*.json``) or of a traces folder."""
-    folder = directory / "traces" if (directory / "traces").is_dir() else directory
-    if not folder.is_dir():
-        raise ConfigError(
-            f"{directory} is not a run directory (no traces/ folder). Check the path."
-        )
-    # Sorting names, not Path objects: path comparisons dominate a warm query of 10k traces.
-    names = sorted(e.name for e in os.scandir(folder) if e.name.endswith(".json") and e.is_file())
-    return [folder / n for n in names]
+    """The trace files of a run directory (``DIR/traces/*.json``) or of a traces folder, as
+    every command lists them (`accord.traces.reader`)."""
+    return reader.trace_files(reader.run_traces_folder(directory))
 
 
 def build_tables(con: duckdb.DuckDBPyConnection, files: Sequence[Path], schema: str) -> list[str]:
@@ -127,7 +123,7 @@ def build_tables(con: duckdb.DuckDBPyConnection, files: Sequence[Path], schema: 
             cols.add(parse(path), path.name)
         except ConfigError as exc:
             cols.rollback(mark)
-            skipped.append(" ".join(str(exc).split()))
+            skipped.append(reader.skip_reason(path, exc))
         except (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError) as e:
             cols.rollback(mark)
             skipped.append(f"Trace {path} is not a readable Accord trace ({type(e).__name__}).")
@@ -160,7 +156,7 @@ def _array(values: list[Any]) -> np.ndarray[Any, np.dtype[Any]]:
 def _signature(files: Sequence[Path]) -> str:
     """What the cache must match: format, metric columns, and every trace's name/size/mtime."""
     h = hashlib.sha256(str(CACHE_VERSION).encode())
-    for module in (__file__, query_rows.__file__):  # a change to either may change the tables
+    for module in (__file__, query_rows.__file__, reader.__file__):  # each shapes the tables
         h.update(Path(module).read_bytes())
     for p in files:
         st = p.stat()

@@ -1,6 +1,7 @@
 """How one trace becomes rows of `accord query`'s four views (`accord.analysis.query`).
 
-`parse` reads and checks one trace file (older schema versions upgraded as they are read);
+`parse` reads one trace file through the one reader (`accord.traces.reader`: bounded,
+validated, older schema versions upgraded);
 `Columns` accumulates the rows of the ``games``, ``seats``, ``events`` and ``messages`` tables
 column by column; `extractor` finds a game's message extractor (its `GameInfo.messages`, one
 registered from code, else the generic ``message`` events).
@@ -13,10 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from accord.core import gameinfo
-from accord.core.errors import ConfigError
-from accord.traces.io import check_inside
-from accord.traces.schema import READABLE_VERSIONS, SCHEMA_VERSION
-from accord.traces.upgrade import upgrade
+from accord.traces.reader import read_trace_data
 
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _USAGE = ("input_tokens", "output_tokens", "reasoning_tokens", "calls", "attempts")
@@ -207,52 +205,8 @@ def _str(v: Any) -> str | None:
 
 
 def parse(path: Path) -> dict[str, Any]:
-    check_inside(path)
-    try:
-        data = json.loads(path.read_bytes())
-    except RecursionError as exc:
-        raise ConfigError(
-            f"Cannot read trace {path}: its JSON is nested too deeply to be a trace; "
-            "re-run the game or remove the file."
-        ) from exc
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"Cannot read trace {path}: {exc}") from exc
-    version = data.get("schema_version") if isinstance(data, dict) else None
-    if version not in READABLE_VERSIONS:
-        raise ConfigError(
-            f"{path} is not an Accord trace of schema version {SCHEMA_VERSION} "
-            f"(found {version!r}). Re-run the game or use the Accord version that wrote it."
-        )
-    problem = _shape_problem(data)
-    if problem is not None:
-        raise ConfigError(
-            f"Trace {path} is not a valid Accord trace: {problem}; fix the field or re-run "
-            "the game."
-        )
-    return dict(upgrade(data))  # older versions read as the current one (accord.traces.upgrade)
-
-
-_DICTS = ("run", "usage", "metrics", "config")
-"""Top-level fields the views read as objects (absent or null is fine)."""
-
-
-def _shape_problem(data: dict[str, Any]) -> str | None:
-    """What keeps a (hand-edited) trace from filling the views, or None: the fields read here
-    must have the trace schema's types (`accord.traces.schema`)."""
-    for key in ("trace_id", "game_id"):
-        if not isinstance(data.get(key), str) or not data[key]:
-            return f"field {key} is missing or not a text" if key in data else f"no {key}"
-    for key in ("events", "seats", "seat_rows"):
-        value = data.get(key)
-        if value is not None and (
-            not isinstance(value, list) or not all(isinstance(v, dict) for v in value)
-        ):
-            return f"field {key} must be a list of objects"
-    if any(not isinstance(s.get("seat"), int) for s in data.get("seats") or []):
-        return "every seat in field seats needs a whole-number seat"
-    for key in _DICTS:
-        if data.get(key) is not None and not isinstance(data[key], dict):
-            return f"field {key} must be an object"
-    if any(not isinstance(u, dict) for u in (data.get("usage") or {}).values()):
-        return "field usage must map each seat to an object"
-    return None
+    """The JSON object of one trace file, read and checked by the one reader every command
+    uses (`accord.traces.reader`): a file any other command passes over is passed over here,
+    with the same reason."""
+    data, _ = read_trace_data(path)
+    return data

@@ -12,7 +12,7 @@ data frames as they are:
   one) and the rest of the event as JSON text.
 
 A file that is not a readable trace is passed over and named in ``skipped``, as every command
-that reads a run does (`accord.traces.io.readable_traces`).
+that reads a run does (`accord.traces.reader.readable_traces`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from accord.core.errors import ConfigError
-from accord.traces.io import readable_traces
+from accord.traces.reader import readable_traces, run_traces_folder, trace_files
 from accord.traces.schema import Trace
 
 Table = Literal["games", "seats", "events"]
@@ -101,8 +101,8 @@ def _columns(rows: list[dict[str, Any]]) -> list[str]:
 
 def load_run(path: Path) -> RunData:
     """`RunData` of the run directory `path` (or of a folder of traces)."""
-    traces = path / "traces" if (path / "traces").is_dir() else path
-    if not traces.is_dir() or not (traces == path / "traces" or any(traces.glob("*.json"))):
+    traces = run_traces_folder(path) if path.is_dir() else path
+    if not traces.is_dir() or not (traces == path / "traces" or trace_files(traces)):
         raise ConfigError(
             f"{path} is not a run directory (no traces/ inside); give a directory accord run "
             "wrote, e.g. runs/demo"

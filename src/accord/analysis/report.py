@@ -24,7 +24,7 @@ from accord.analysis.paired_report import paired_tables
 from accord.core import plugins
 from accord.core.errors import AccordError, ConfigError
 from accord.core.ids import check_id
-from accord.traces.io import TraceList, readable_traces
+from accord.traces.reader import TraceList, run_traces
 from accord.traces.schema import Trace
 
 ReportBuilder = Callable[[list[Trace], Path], list[Path]]
@@ -89,15 +89,9 @@ def load_traces(dirs: Iterable[Path]) -> TraceList:
     """Every trace under the given run directories (``DIR/traces/*.json``) or trace folders.
 
     A file that is not a readable trace is passed over and listed in the result's ``skipped``
-    (`accord.traces.io.readable_traces`), as resume and cost do.
+    (`accord.traces.reader.run_traces`, the one reader of every command).
     """
-    traces = TraceList()
-    for d in dirs:
-        folder = d / "traces" if (d / "traces").is_dir() else d
-        if not folder.is_dir():
-            raise ConfigError(f"{d} is not a run directory (no traces/ folder). Check the path.")
-        traces += readable_traces(folder, traces.skipped)
-    return traces
+    return run_traces(dirs)
 
 
 def build_report(dirs: Sequence[Path], out: Path, skipped: list[str] | None = None) -> list[Path]:

@@ -15,7 +15,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from accord.cli.main import _fail, app, console, err_console
+from accord.cli.main import _fail, app, console, err_console, print_skipped
 from accord.core.errors import AccordError, ConfigError
 
 if TYPE_CHECKING:
@@ -87,10 +87,14 @@ def compare_cmd(
                 "one run directory compares two of its parts: give --a and --b (e.g. --a "
                 "batch=imap --b batch=dsm), or give a second run directory"
             )
-        rec_a, skipped_a = load_records(run_a)
+        unreadable: list[str] = []
+        rec_a, skipped_a = load_records(run_a, unreadable)
         rec_b, skipped_b = (
-            (rec_a, skipped_a) if run_b is None or run_b == run_a else load_records(run_b)
+            (rec_a, skipped_a)
+            if run_b is None or run_b == run_a
+            else load_records(run_b, unreadable)
         )
+        print_skipped(unreadable)
         a, b = select(rec_a, sel_a), select(rec_b, sel_b)
         check_sides(a, b)
         games = {r.game_id for r in a} & {r.game_id for r in b}

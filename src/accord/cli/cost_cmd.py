@@ -42,23 +42,20 @@ def cost_cmd(
     Example: accord cost runs/demo
     """
     from accord.analysis.prefix import SeatCache, seat_cache
-    from accord.runner.results import trace_file_order
-    from accord.traces.io import check_inside, read_trace
+    from accord.traces.reader import readable_traces, run_traces_folder
 
     rows: list[SeatCache] = []
     unreadable: list[str] = []
     try:
         for d in dirs:
-            folder = d / "traces"
-            if not folder.is_dir():
+            if not (d / "traces").is_dir() and not (d / "traces").is_symlink():
                 raise ConfigError(
                     f"{d} is not a run directory (no traces/ folder). Check the path."
                 )
-            for path in trace_file_order(folder):
+            for trace in readable_traces(run_traces_folder(d), unreadable):
                 try:
-                    check_inside(path)
-                    rows.extend(seat_cache(read_trace(path)))
-                except ConfigError as exc:
+                    rows.extend(seat_cache(trace))
+                except ConfigError as exc:  # a seat whose model names no provider
                     unreadable.append(str(exc))
         if not rows:
             raise ConfigError(

@@ -13,7 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from accord.cli.compare_cmd import finite
-from accord.cli.main import _fail, app, console
+from accord.cli.main import _fail, app, console, print_skipped
 from accord.core.errors import AccordError, ConfigError
 
 if TYPE_CHECKING:
@@ -74,7 +74,9 @@ def plan_cmd(
             raise ConfigError("--detect with --from needs --metric (which metric to plan for)")
         rows: list[NoiseRow] = []
         if from_dirs:
-            records = [r for d in from_dirs for r in load_records(d)[0]]
+            unreadable: list[str] = []
+            records = [r for d in from_dirs for r in load_records(d, unreadable)[0]]
+            print_skipped(unreadable)
             if not records:
                 raise ConfigError(f"no complete games in {', '.join(map(str, from_dirs))}")
             known = sorted({k for r in records for k in r.metrics})

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from accord.cli.main import _fail, app, console
+from accord.cli.main import _fail, app, console, print_skipped
 from accord.cli.options import out_path
 from accord.core.errors import AccordError, ConfigError
 
@@ -76,5 +76,6 @@ def bundle(
         highlight=False,
         soft_wrap=True,
     )
+    print_skipped(result.skipped)
     for note in result.left_out:
         console.print(f"[yellow]left out: {escape(note)}[/yellow]", highlight=False)

@@ -66,6 +66,12 @@ def _cap(default: int) -> int:
     return default
 
 
+def size_limit(default: int) -> int:
+    """The size cap in force for a kind of file whose own cap is `default` bytes (raised, never
+    lowered, by ``ACCORD_MAX_INPUT_MB``)."""
+    return _cap(default)
+
+
 def read_text(path: Path, *, what: str, max_bytes: int) -> str:
     """The UTF-8 text of `path`, refusing files over `max_bytes` or not UTF-8."""
     limit = _cap(max_bytes)

@@ -28,7 +28,7 @@ from accord.inspectai.convert import (
     transcript_messages,
 )
 from accord.inspectai.task import TRACE_KEY
-from accord.traces.io import readable_traces
+from accord.traces.reader import readable_traces, run_traces_folder
 from accord.traces.schema import Trace
 
 if TYPE_CHECKING:
@@ -37,13 +37,9 @@ if TYPE_CHECKING:
 
 
 def traces_folder(directory: Path) -> Path:
-    """The folder holding a run's traces: ``RUN/traces`` or, given that folder, itself."""
-    inner = directory / "traces"
-    if inner.is_dir():
-        return inner
-    if directory.is_dir():
-        return directory
-    raise ConfigError(f"{directory} is not a directory; give a run directory (with traces/).")
+    """The folder holding a run's traces: ``RUN/traces`` or, given that folder, itself (as
+    every command finds it: `accord.traces.reader.run_traces_folder`)."""
+    return run_traces_folder(directory)
 
 
 def _sample(trace: Trace, keys: list[str]) -> EvalSample:

@@ -34,6 +34,7 @@ from accord.reproduce.plan import Plan, get_kit
 from accord.reproduce.published import PublishedPaper, PublishedTable
 from accord.reproduce.stated import StatedComparison, compare_stated
 from accord.traces.io import atomic_write_text, read_trace
+from accord.traces.reader import run_traces_folder, trace_files
 from accord.traces.schema import Trace
 
 
@@ -54,7 +55,9 @@ class Reproduction:
 
 
 def _traces(out: Path, ids: set[str] | None) -> Iterator[Trace]:
-    for path in sorted((out / "traces").glob("*.json")):
+    if not (out / "traces").is_dir():
+        return
+    for path in trace_files(run_traces_folder(out)):
         if ids is not None and path.stem not in ids:
             continue
         try:

@@ -8,9 +8,8 @@ file": no key in any file, in any encoding), and a file that cannot be written i
 
 Trace ids name files, so they are checked against `accord.core.ids.SAFE_ID` both when a trace
 is read and when one is written: a hand-edited ``trace_id: ../../x`` cannot send a replay or a
-fork outside its output directory. Reading never trusts the file (`accord.core.inputs`): size
-cap, UTF-8, nesting depth, integer length, and pydantic validation, each reported in one line
-naming the file and the field.
+fork outside its output directory. Reading lives in `accord.traces.reader` (the one reader of
+every command), whose names are also importable from here.
 """
 
 from __future__ import annotations
@@ -23,13 +22,36 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
-from pydantic import ValidationError
-
 from accord.core.errors import ConfigError
 from accord.core.ids import check_id
-from accord.core.inputs import MAX_TRACE_BYTES, load_json, read_text
 from accord.core.secrets import scrub_secrets
-from accord.traces.schema import READABLE_VERSIONS, Trace
+from accord.traces.reader import (
+    TraceList,
+    check_inside,
+    complete_traces,
+    iter_traces,
+    read_trace,
+    readable_traces,
+    skip_reason,
+    skipped_note,
+)
+from accord.traces.schema import Trace
+
+__all__ = [
+    "TraceList",
+    "atomic_write_json",
+    "atomic_write_text",
+    "atomic_writer",
+    "check_inside",
+    "complete_traces",
+    "iter_traces",
+    "read_trace",
+    "readable_traces",
+    "skip_reason",
+    "skipped_note",
+    "write_jsonl",
+    "write_trace",
+]
 
 
 @contextmanager
@@ -97,106 +119,3 @@ def write_trace(directory: Path, trace: Trace) -> Path:
     path = directory / f"{check_id(trace.trace_id)}.json"
     atomic_write_text(path, trace.model_dump_json(indent=1) + "\n")
     return path
-
-
-def read_trace(path: Path) -> Trace:
-    """Load and validate one trace file, with a one-line error naming the file and field."""
-    data = load_json(
-        read_text(path, what="trace", max_bytes=MAX_TRACE_BYTES), source=f"Trace {path}"
-    )
-    version = data.get("schema_version") if isinstance(data, dict) else None
-    if version not in READABLE_VERSIONS:
-        raise ConfigError(
-            f"Trace {path} has schema_version {version!r}; this Accord reads versions "
-            f"{READABLE_VERSIONS}. Re-run the game or use the Accord version that wrote it."
-        )
-    try:
-        trace = Trace.model_validate(data)
-    except ValidationError as exc:
-        raise ConfigError(f"Trace {path} is not a valid Accord trace: {_first(exc)}") from exc
-    except RecursionError as exc:
-        raise ConfigError(f"Trace {path} nests too deeply to read.") from exc
-    try:
-        check_id(trace.trace_id)
-        # The game id names report folders (``report/<game_id>/``): data, never a path.
-        check_id(trace.game_id, what="game id")
-    except ConfigError as exc:
-        raise ConfigError(f"Trace {path}: {exc}") from exc
-    return trace
-
-
-def _first(exc: ValidationError) -> str:
-    """The first problem of a validation error, as 'field: message (and N more)'."""
-    errors = exc.errors()
-    err = errors[0]
-    loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
-    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-    return f"field {loc}: {err['msg']}{more}; fix the field or re-run the game."
-
-
-def iter_traces(directory: Path) -> Iterator[Trace]:
-    """Every trace in a run's ``traces/`` directory, in file-name order."""
-    for path in sorted(directory.glob("*.json")):
-        yield read_trace(path)
-
-
-class TraceList(list[Trace]):
-    """Traces read from run directories, and the files passed over (`skipped`): one error
-    line each, naming the file and what is wrong with it."""
-
-    def __init__(self, traces: Iterable[Trace] = (), skipped: Iterable[str] = ()) -> None:
-        super().__init__(traces)
-        self.skipped: list[str] = list(skipped)
-
-
-def readable_traces(directory: Path, skipped: list[str]) -> Iterator[Trace]:
-    """Every readable trace in `directory`, in file-name order; each file that is not one is
-    passed over and its one-line reason appended to `skipped`.
-
-    The one rule for every command that reads a run (report, query, leaderboard, value,
-    export, judge, cost, resume): a damaged file is listed, never fatal, so one bad trace
-    cannot hide the rest of a run.
-    """
-    for path in sorted(directory.glob("*.json")):
-        try:
-            check_inside(path)
-            trace = read_trace(path)
-        except ConfigError as exc:
-            skipped.append(skip_reason(path, exc))
-            continue
-        yield trace
-
-
-def check_inside(path: Path) -> None:
-    """Refuse a file of a run's ``traces/`` folder that is a link to somewhere outside it: a
-    run directory someone else prepared must not make Accord read (and then show, query or
-    export) a file of theirs elsewhere."""
-    if path.is_symlink() and not path.resolve().is_relative_to(path.parent.resolve()):
-        raise ConfigError(
-            f"Trace {path} is a link to a file outside its folder; copy the trace into the "
-            "folder instead."
-        )
-
-
-def skip_reason(path: Path, exc: ConfigError) -> str:
-    """One line saying why the file at `path` was passed over, naming it."""
-    text = " ".join(str(exc).split())
-    return text if str(path) in text else f"Trace {path}: {text}"
-
-
-def skipped_note(skipped: Iterable[str]) -> list[str]:
-    """The lines a command prints for the files it passed over (``skipped: ...``)."""
-    return [f"skipped: {line}" for line in skipped]
-
-
-def complete_traces(directory: Path) -> Iterator[Trace]:
-    """The complete traces in `directory`, in file-name order; unreadable files and failed
-    games are passed over (what estimates from earlier runs may learn from)."""
-    for path in sorted(directory.glob("*.json")):
-        try:
-            check_inside(path)
-            trace = read_trace(path)
-        except ConfigError:
-            continue
-        if trace.status == "complete":
-            yield trace

@@ -35,29 +35,37 @@ READABLE_VERSIONS = (1, 2, 3)
 (`accord.traces.upgrade`): version 1 traces simply have no transcripts."""
 
 
+MAX_COUNT = 2**53 - 1
+"""Largest token, call or decision count a trace may hold: far beyond any real game, and
+exact as a double and as a 64-bit integer, so every table and viewer reads it unchanged (a
+hand-edited ``1e30`` is refused when the trace is read, not half-way through a query)."""
+
+
+def _count(description: str) -> Any:
+    return Field(0, ge=0, le=MAX_COUNT, description=description)
+
+
 class SeatUsage(BaseModel):
     """Model usage of one seat over one game."""
 
     model_config = ConfigDict(extra="forbid")
 
-    input_tokens: int = Field(0, description="Prompt tokens sent, summed over calls.")
-    output_tokens: int = Field(0, description="Completion tokens received.")
-    reasoning_tokens: int = Field(0, description="Hidden reasoning tokens, where reported.")
-    cached_input_tokens: int = Field(
-        0, description="Input tokens the provider read from its prompt cache (of input_tokens)."
+    input_tokens: int = _count("Prompt tokens sent, summed over calls.")
+    output_tokens: int = _count("Completion tokens received.")
+    reasoning_tokens: int = _count("Hidden reasoning tokens, where reported.")
+    cached_input_tokens: int = _count(
+        "Input tokens the provider read from its prompt cache (of input_tokens)."
     )
-    cache_write_tokens: int = Field(
-        0, description="Input tokens the provider wrote to its prompt cache (of input_tokens)."
+    cache_write_tokens: int = _count(
+        "Input tokens the provider wrote to its prompt cache (of input_tokens)."
     )
-    cost_usd: float = Field(0.0, description="Summed cost of calls with known prices.")
+    cost_usd: float = Field(0.0, ge=0, description="Summed cost of calls with known prices.")
     cost_known: bool = Field(True, description="False if any call had no known price.")
-    calls: int = Field(0, description="Successful model calls (retries of one call count once).")
-    attempts: int = Field(0, description="All attempts, including retried ones.")
-    latency_s: float = Field(0.0, description="Summed latency of successful calls.")
-    decisions: int = Field(0, description="Requests this seat's model was asked to answer.")
-    fallbacks: int = Field(
-        0, description="Decisions answered by the request's fallback after bad output."
-    )
+    calls: int = _count("Successful model calls (retries of one call count once).")
+    attempts: int = _count("All attempts, including retried ones.")
+    latency_s: float = Field(0.0, ge=0, description="Summed latency of successful calls.")
+    decisions: int = _count("Requests this seat's model was asked to answer.")
+    fallbacks: int = _count("Decisions answered by the request's fallback after bad output.")
 
 
 class SeatTranscript(BaseModel):

@@ -92,6 +92,9 @@ class BundleResult:
     figures: int = 0
     bytes_written: int = 0
     left_out: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    """Trace files passed over as not readable, one line each with the reason (listed by
+    the command as every command lists them)."""
 
 
 def bundle_key(path: str) -> str:
@@ -374,6 +377,11 @@ async def _fill_site(
         _, body = await save(_fill("/api/runs/{run_id}/games", run_id=run_id) or "")
         rows = json.loads(body)
         result.games += len(rows)
+        result.skipped += [
+            f"run {run_id}: {r['trace_id']}.json: {r.get('error', '')}"
+            for r in rows
+            if r.get("status") == "unreadable"
+        ]
         for template in routes:
             if "{trace_id}" in template or template == "/api/runs/{run_id}/games":
                 continue

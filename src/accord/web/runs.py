@@ -18,6 +18,7 @@ from typing import Any
 from accord.analysis.paired import scenario_digest, seating
 from accord.core.errors import ConfigError
 from accord.traces.io import read_trace
+from accord.traces.reader import run_traces_folder
 from accord.traces.schema import Trace
 from accord.web.live import run_progress
 
@@ -49,7 +50,7 @@ def resolve_runs(dirs: Sequence[Path]) -> dict[str, RunDir]:
         if real in seen:
             continue
         seen.add(real)
-        folder = d / "traces" if (d / "traces").is_dir() else d
+        folder = run_traces_folder(d)  # refuses a traces/ that links to another run's
         # A bare folder called traces/ is better known by the run that holds it.
         base = (real.parent.name if folder == d and real.name == "traces" else real.name) or "run"
         run_id, n = base, 2

@@ -68,7 +68,7 @@ def run_with_progress(
     already = len(kept)
     left = len(specs) - already
     console.print(
-        f"Playing {left} games -> {escape(str(out))} ({executor} executor)"
+        f"Playing {left} games -> {escape(plan.store or str(out))} ({executor} executor)"
         + (f"; {already} of {len(specs)} already finished" if already else "")
     )
 

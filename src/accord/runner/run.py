@@ -57,6 +57,7 @@ from accord.runner.run_report import RunReport as RunReport  # where callers fou
 from accord.runner.scan import RunScan, scan_run
 from accord.runner.server_check import check_server_context
 from accord.runner.specs import GameSpec
+from accord.runner.stored import StoredRun
 from accord.traces.io import atomic_write_text
 from accord.traces.limits import cap_trace
 from accord.traces.schema import Trace
@@ -222,6 +223,8 @@ async def run_specs(
     heartbeat: tuple[float, Callable[[], None]] | None = None,
     live: bool = True,
     scan: RunScan | None = None,
+    store: str | None = None,
+    shard: bool = False,
 ) -> RunReport:
     """Play every spec (at most `concurrency` at once) and write all outputs.
 
@@ -238,6 +241,9 @@ async def run_specs(
             `accord serve` (`accord.runner.live`).
         scan: the directory's traces as already read (`accord.runner.scan`), so a resumed
             run reads each of them once; by default they are read here.
+        store: the object-store location the run is kept at (`accord.runner.stored`); `out`
+            is then the local working folder of this process.
+        shard: with `store`, share the run with other drivers (each game played once).
     """
     if concurrency < 1:
         raise ConfigError("concurrency must be at least 1", cli="--concurrency must be at least 1")
@@ -255,15 +261,33 @@ async def run_specs(
         concurrency = 1  # a person can only sit at one table at a time
     check_run(specs, cache=cache)
     check_server_context(specs)
+    if shard and store is None:
+        raise ConfigError(
+            "shard needs a store location all drivers reach as out (s3://, gs://, az:// or "
+            "file:///...).",
+            cli="--shard needs --out to be a store location all drivers reach (s3://BUCKET/RUN, "
+            "gs://, az://, or file:///ABSOLUTE/PATH on one machine).",
+        )
     lock = RunLock.acquire(out)  # released in the finally below, or when this process ends
+    stored: StoredRun | None = None
     try:
+        if store is not None:
+            stored = StoredRun.open(store, out, specs, resume=resume, shard=shard)
+            resume = resume or shard
+            scan = None  # the store's traces are in `out` now
         if resume and scan is None:
             scan = scan_run(out)  # once: what to skip and what it cost
         skip = prepare_out(out, specs, resume=resume, skip_failed=skip_failed, scan=scan)
+        if stored is not None and scan is not None:
+            stored.set_replay(scan.present - skip)
     except BaseException:
         lock.release()
+        if stored is not None:
+            stored.release()
         raise
     todo = [s for s in specs if s.trace_id not in skip]
+    if stored is not None:
+        todo = stored.order(todo)
     report = RunReport(
         out=out, planned=len(specs), skipped=len(specs) - len(todo), executor=runner.name
     )
@@ -282,6 +306,10 @@ async def run_specs(
             if max_cost is not None and report.spent_usd >= max_cost:
                 report.not_launched.append(spec.trace_id)
                 return
+            if stored is not None and not await stored.claim(spec):
+                if monitor is not None:
+                    monitor.already += 1  # played by another driver: the bar shows the run
+                return
             if monitor is not None:
                 monitor.game_started(spec.trace_id, _kind(spec))
             log = live_run.game(spec, _seats(spec)) if live_run is not None else None
@@ -297,7 +325,9 @@ async def run_specs(
                 if log is not None and live_run is not None:
                     live_run.done(log)  # played again on resume
                 raise
-            write_run_trace(traces_dir, trace)
+            path = write_run_trace(traces_dir, trace)
+            if stored is not None:
+                await stored.store_trace(trace.trace_id, path)
             if log is not None and live_run is not None:
                 live_run.done(log)  # the trace replaces it
             if monitor is not None:
@@ -339,6 +369,8 @@ async def run_specs(
             if task is not None:
                 task.cancel()
         await runner.close()
+        if stored is not None:
+            stored.finish()
         # Even an interrupted run leaves consistent results for the games that finished.
         report.summary = write_outputs(
             out,
@@ -348,6 +380,11 @@ async def run_specs(
         )
         if live_run is not None:
             live_run.progress(finished=True, interrupted=report.interrupted)
+        if stored is not None:
+            try:
+                stored.send_outputs()
+            finally:
+                stored.release()
         lock.release()
     if cache is not None:
         report.cache = runner.cache_stats

@@ -19,9 +19,9 @@ from accord.core.errors import ConfigError
 from accord.core.ids import slug
 from accord.runner.config import Batch, Defaults, Experiment, expand, load_experiment
 from accord.runner.scan import RunScan, scan_run
+from accord.runner.specs import AgentSpec, GameSpec, parse_agent, parse_agent_list
 from accord.store import check_location, is_location
 from accord.store.mirror import scratch_folder
-from accord.runner.specs import AgentSpec, GameSpec, parse_agent, parse_agent_list
 
 AgentsArg = str | Sequence[str | Mapping[str, Any] | AgentSpec]
 """Seats: ``"mock/schema,greedy"``, or a list of model/agent names, mappings or specs."""
@@ -156,7 +156,9 @@ def plan_run(
             exp = load_experiment(path)
             if prompts_dir is not None:  # --prompts wins over the file's prompts:
                 exp.prompts = str(prompts_dir)
-            return RunPlan(expand(exp, seed_override=seed), out_dir or _default_out(exp), store=store)
+            return RunPlan(
+                expand(exp, seed_override=seed), out_dir or _default_out(exp), store=store
+            )
         game = str(target)
     if game is None:
         raise ConfigError(

@@ -169,7 +169,7 @@ def sync(store: RunStore, work: Path) -> None:
 def _take_lease(store: RunStore, shard: bool) -> Lease:
     location = store.location
     if shard:
-        gen, record = read_record(store, RUN_LEASE)
+        _, record = read_record(store, RUN_LEASE)
         if is_live(record):
             raise ConfigError(
                 f"{location} is being played by a run without --shard ({describe(record)}); "

@@ -75,9 +75,9 @@ class Claims:
         or its trace is here) or ``held`` (a live driver is playing it: ask again later)."""
         check_id(trace_id)
         gen, record = self._newest(trace_id)
-        if record is not None and record.get("driver") != self.lease.name:
-            if self._driver_live(str(record.get("driver"))):
-                return "held"
+        owner = str(record.get("driver")) if record is not None else self.lease.name
+        if owner != self.lease.name and self._driver_live(owner):
+            return "held"
         if self._written(trace_id):
             return "done"
         body = json.dumps({"driver": self.lease.name, "at": time.time()}).encode()

@@ -155,7 +155,9 @@ class Lease:
         for _ in range(5):  # a lost race re-reads: someone else created the generation first
             gen, current = read_record(store, name)
             if is_live(current):
-                text = busy(current) if busy else f"{store.location} is in use ({describe(current)})"
+                text = (
+                    busy(current) if busy else f"{store.location} is in use ({describe(current)})"
+                )
                 raise LeaseHeldError(text)
             mine["expires_at"] = time.time() + ttl
             if store.create(_key(name, gen + 1), _dump(mine)):

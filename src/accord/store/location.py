@@ -22,10 +22,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
 from accord.core.errors import ConfigError
+
+if TYPE_CHECKING:
+    from obstore.store import ClientConfig
 
 SCHEMES = ("s3", "gs", "az", "file")
 """The location schemes a run may live at."""
@@ -105,12 +108,11 @@ def open_backend(location: str) -> tuple[Any, str]:
         ) from exc
 
     scheme, bucket, prefix = split_location(location)
-    client: dict[str, Any] = {"connect_timeout": "10s", "timeout": "120s"}
-    for var in ("AWS_ALLOW_HTTP", "GOOGLE_ALLOW_HTTP", "AZURE_ALLOW_HTTP"):
-        # Given client options replace those the environment would set: keep this one.
-        if var.startswith(scheme.upper()[:2]) or (scheme, var[:3]) in (("s3", "AWS"),):
-            if os.environ.get(var, "").strip().lower() in ("1", "true", "yes"):
-                client["allow_http"] = True
+    client: ClientConfig = {"connect_timeout": "10s", "timeout": "120s"}
+    # Given client options replace those the environment would set: keep this one.
+    allow = {"s3": "AWS_ALLOW_HTTP", "gs": "GOOGLE_ALLOW_HTTP", "az": "AZURE_ALLOW_HTTP"}
+    if os.environ.get(allow.get(scheme, ""), "").strip().lower() in ("1", "true", "yes"):
+        client["allow_http"] = True
     if scheme == "file":
         root = Path(bucket)
         try:

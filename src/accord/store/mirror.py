@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import atexit
 import hashlib
-import os
 import shutil
 import sys
 import tempfile
@@ -124,9 +123,7 @@ def local_view(location: str, *, trace: str | None = None) -> Path:
     else:
         download(copy)
         if not (copy.root / "traces").is_dir():
-            raise ConfigError(
-                f"{location} holds no run (no traces/ in it); check the location."
-            )
+            raise ConfigError(f"{location} holds no run (no traces/ in it); check the location.")
     for name in copy.unsafe[:5]:
         sys.stderr.write(f"skipped: {store.location}/{name[:200]!r} is not a safe name\n")
     if not _open:

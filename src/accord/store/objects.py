@@ -12,6 +12,7 @@ and what to do.
 
 from __future__ import annotations
 
+import builtins
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -86,21 +87,21 @@ class RunStore:
             )
         )
 
-    def list(self, folder: str = "") -> list[Entry]:
+    def list(self, folder: str = "") -> builtins.list[Entry]:
         """Every object under `folder` (the whole run when empty), names relative to the run,
         sorted. Keys that are not safe names are left out (see `unsafe_names`)."""
         return [e for e in self._list(folder) if is_safe_name(e.name)]
 
-    def unsafe_names(self, folder: str = "") -> list[str]:
+    def unsafe_names(self, folder: str = "") -> builtins.list[str]:
         """Keys under `folder` that are not safe names (never read or copied)."""
         return [e.name for e in self._list(folder) if not is_safe_name(e.name)]
 
-    def _list(self, folder: str) -> list[Entry]:
+    def _list(self, folder: str) -> builtins.list[Entry]:
         import obstore
 
         base = self._key(folder.strip("/")) if folder.strip("/") else self._prefix
         cut = len(self._prefix) + 1 if self._prefix else 0
-        out: list[Entry] = []
+        out: builtins.list[Entry] = []
         try:
             for batch in obstore.list(self._store, prefix=base or None):
                 for meta in batch:

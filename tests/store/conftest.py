@@ -19,8 +19,11 @@ SECRET = "S3cr3t-Value-For-Store-Tests-9f2c"
 
 @pytest.fixture(scope="session")
 def s3_endpoint() -> Iterator[str]:
+    import logging
+
     from moto.server import ThreadedMotoServer
 
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)  # a line per request otherwise
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
     host, port = server.get_host_and_port()
@@ -71,18 +74,14 @@ def _accord(
     )
 
 
-def _start_accord(*args: str, env: dict[str, str], cwd: Path) -> subprocess.Popen[str]:
+def _start_accord(*args: str, env: dict[str, str], cwd: Path) -> subprocess.Popen[bytes]:
     """Start the ``accord`` command in a child process (output to files in `cwd`)."""
     full = {**os.environ, **env, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "COLUMNS": "200"}
     tag = uuid.uuid4().hex[:8]
-    return subprocess.Popen(
-        [sys.executable, "-m", "accord", *args],
-        env=full,
-        cwd=cwd,
-        stdout=(cwd / f"out-{tag}.txt").open("w"),
-        stderr=(cwd / f"err-{tag}.txt").open("w"),
-        text=True,
-    )
+    with (cwd / f"out-{tag}.txt").open("w") as out, (cwd / f"err-{tag}.txt").open("w") as err:
+        return subprocess.Popen(
+            [sys.executable, "-m", "accord", *args], env=full, cwd=cwd, stdout=out, stderr=err
+        )
 
 
 @pytest.fixture
@@ -92,7 +91,7 @@ def accord() -> Callable[..., subprocess.CompletedProcess[str]]:
 
 
 @pytest.fixture
-def start_accord() -> Callable[..., subprocess.Popen[str]]:
+def start_accord() -> Callable[..., subprocess.Popen[bytes]]:
     """Start the command in a child process; its output goes to files in `cwd`."""
     return _start_accord
 

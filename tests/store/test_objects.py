@@ -4,8 +4,8 @@ bad input (no credentials, an unreachable endpoint, a missing bucket)."""
 from __future__ import annotations
 
 import socket
-from pathlib import Path
 import time
+from pathlib import Path
 
 import pytest
 
@@ -69,7 +69,7 @@ def test_locations_and_paths_are_told_apart() -> None:
 
 def test_missing_credentials_are_one_line(bucket: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("AWS_ACCESS_KEY_ID")
-    with pytest.raises(ConfigError, match="No credentials for s3://.*AWS_ACCESS_KEY_ID"):
+    with pytest.raises(ConfigError, match=r"No credentials for s3://.*AWS_ACCESS_KEY_ID"):
         open_store(f"{bucket}/run")
 
 

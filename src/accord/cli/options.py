@@ -130,9 +130,11 @@ def run_location(value: str) -> Path:
     if not is_location(value):
         return Path(value)
     try:
-        return local_view(value)
+        view = local_view(value)
     except ConfigError as exc:
         raise typer.BadParameter(str(exc)) from exc
+    _flush_when_done()
+    return view
 
 
 def trace_location(value: str) -> Path:
@@ -146,6 +148,20 @@ def trace_location(value: str) -> Path:
     try:
         if not sep or "/" in name or not name.endswith(".json"):
             raise ConfigError(f"{value!r}: name a trace in a store as LOCATION/traces/<id>.json.")
-        return local_view(run, trace=name) / "traces" / name
+        view = local_view(run, trace=name)
     except ConfigError as exc:
         raise typer.BadParameter(str(exc)) from exc
+    _flush_when_done()
+    return view / "traces" / name
+
+
+def _flush_when_done() -> None:
+    """Send what the command writes into a local copy of a run back to its store as soon
+    as the command ends (the end of the process would do it too, later)."""
+    import click
+
+    from accord.store.mirror import flush_views
+
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None:
+        ctx.call_on_close(flush_views)

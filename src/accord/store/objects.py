@@ -77,11 +77,17 @@ class RunStore:
         return f"{self._prefix}/{name}" if self._prefix else name
 
     def _fail(self, what: str, exc: Exception) -> StoreError:
-        first = str(exc).strip().split("\n", 1)[0]
-        detail = " ".join(first.split())[:300]
+        text = str(exc)
+        code = re.search(r"<Code>(\w+)</Code>", text)
+        status = re.search(r"status code: (\d{3})", text)
+        if code is not None:
+            detail = code.group(1) + (f" (HTTP {status.group(1)})" if status else "")
+        else:
+            first = text.strip().split("\n", 1)[0]
+            detail = " ".join(first.split())[:300]
         return StoreError(
             scrub_secrets(
-                f"Cannot {what} {self.location}: {type(exc).__name__}: {detail}; check that "
+                f"Cannot {what} {self.location}: {detail}; check that "
                 "the bucket exists, the endpoint is reachable and the credentials in the "
                 "environment may use it."
             )

@@ -133,7 +133,6 @@ def run_location(value: str) -> Path:
         view = local_view(value)
     except ConfigError as exc:
         raise typer.BadParameter(str(exc)) from exc
-    _flush_when_done()
     return view
 
 
@@ -151,17 +150,4 @@ def trace_location(value: str) -> Path:
         view = local_view(run, trace=name)
     except ConfigError as exc:
         raise typer.BadParameter(str(exc)) from exc
-    _flush_when_done()
     return view / "traces" / name
-
-
-def _flush_when_done() -> None:
-    """Send what the command writes into a local copy of a run back to its store as soon
-    as the command ends (the end of the process would do it too, later)."""
-    import click
-
-    from accord.store.mirror import flush_views
-
-    ctx = click.get_current_context(silent=True)
-    if ctx is not None:
-        ctx.call_on_close(flush_views)

@@ -33,7 +33,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
+import re
 import signal
+import socket
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -46,6 +49,7 @@ from accord.models.cache import scrub_secrets
 from accord.models.telemetry import observe
 from accord.remote.process import RUN_DIR as REMOTE_RUN_DIR
 from accord.runner.choose_executor import make_executor
+from accord.runner.control import MAX_WORKERS, Control, Limiter, control_store
 from accord.runner.executors import Executor
 from accord.runner.live import LiveRun, playing_into
 from accord.runner.lock import RunLock
@@ -293,7 +297,14 @@ async def run_specs(
     )
     if max_cost is not None and scan is not None:
         report.spent_usd = scan.cost_of(skip)
-    sem = asyncio.Semaphore(concurrency)
+    limiter = Limiter(concurrency)  # `accord ctl RUN concurrency N` retunes it
+    control = Control(
+        control_store(store if store is not None else out),
+        limiter,
+        stored.lease.name if stored is not None else _driver_name(),
+    )
+    control.skip_existing()  # records left by earlier runs of this directory are history
+    held_back: list[str] = []
     traces_dir = out / "traces"
     if monitor is None and live:
         monitor = RunMonitor(total=len(specs), already=report.skipped)
@@ -302,7 +313,10 @@ async def run_specs(
         monitor.expect(_kind(s) for s in todo)
 
     async def one(spec: GameSpec) -> None:
-        async with sem:
+        async with limiter:
+            if not await control.admit():  # waits while paused
+                held_back.append(spec.trace_id)
+                return
             if max_cost is not None and report.spent_usd >= max_cost:
                 report.not_launched.append(spec.trace_id)
                 return
@@ -343,13 +357,21 @@ async def run_specs(
 
     if monitor is not None:
         monitor.live_calls = runner.name == "local"
-    pulse = live_pulse = None
+    pulse = live_pulse = steering = None
+    main_task = asyncio.current_task()
+
+    def stop_now() -> None:
+        report.interrupted = "accord ctl stop"
+        if main_task is not None:
+            main_task.cancel()
+
     try:
         with _stop_on_sigterm(report), observe(monitor):
             if heartbeat is not None:
                 pulse = asyncio.ensure_future(_pulse(*heartbeat))
             if live_run is not None:
                 live_pulse = asyncio.ensure_future(_pulse(live_run.every_s, live_run.pulse))
+            steering = asyncio.ensure_future(control.run(stop_now))
             try:
                 await runner.start(todo)
                 # `concurrency` workers share one iterator: no task object per game, so memory
@@ -360,12 +382,15 @@ async def run_specs(
                     for spec in pending:
                         await one(spec)
 
-                await asyncio.gather(*(worker() for _ in range(min(concurrency, len(todo)))))
+                # Workers beyond the concurrency wait in the limiter, so `accord ctl` can raise
+                # it while the run plays (up to MAX_WORKERS, or the starting concurrency).
+                workers = min(max(concurrency, MAX_WORKERS), len(todo))
+                await asyncio.gather(*(worker() for _ in range(workers)))
             except asyncio.CancelledError:
                 # Ctrl-C (asyncio cancels the main task) or SIGTERM (`_stop_on_sigterm`).
                 report.interrupted = report.interrupted or "SIGINT"
     finally:
-        for task in (pulse, live_pulse):
+        for task in (pulse, live_pulse, steering):
             if task is not None:
                 task.cancel()
         await runner.close()
@@ -388,6 +413,11 @@ async def run_specs(
         lock.release()
     if cache is not None:
         report.cache = runner.cache_stats
+    if held_back and report.stopped is None:
+        report.stopped = (
+            f"Stopped by accord ctl stop --drain: the games in flight finished; "
+            f"{len(held_back)} games were not started. Run again with --resume to finish."
+        )
     if report.not_launched:
         report.stopped = (
             f"Stopped launching games: the run has cost ${report.spent_usd:.4f}, reaching "
@@ -395,6 +425,12 @@ async def run_specs(
             "Run again with --resume and a higher --max-cost to finish."
         )
     return report
+
+
+def _driver_name() -> str:
+    """This process, as a safe name for the acknowledgements in a control log."""
+    host = re.sub(r"[^A-Za-z0-9_.-]", "-", socket.gethostname())[:60] or "host"
+    return f"{host.lstrip('.-') or 'host'}-{os.getpid()}"
 
 
 def _seats(spec: GameSpec) -> list[dict[str, Any]]:

@@ -104,7 +104,7 @@ def open_backend(location: str) -> tuple[Any, str]:
         from obstore.store import AzureStore, GCSStore, LocalStore, S3Store
     except ImportError as exc:
         raise ConfigError(
-            f"{location} is in an object store, which needs obstore: pip install 'accord[store]'."
+            f"{location} needs obstore, a dependency of Accord: reinstall Accord."
         ) from exc
 
     scheme, bucket, prefix = split_location(location)

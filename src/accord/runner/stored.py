@@ -147,7 +147,10 @@ class StoredRun:
             sync(self.store, self.work)
 
     def send_outputs(self) -> None:
-        """Send the rebuilt ``results.jsonl`` and ``summary.json`` to the store."""
+        """Send the rebuilt ``results.jsonl`` and ``summary.json`` to the store (not after
+        losing the lease: the run's new holder writes them)."""
+        if self.lease.lost:
+            return
         for name in ("results.jsonl", "summary.json"):
             path = self.work / name
             if path.is_file():

@@ -51,9 +51,12 @@ def test_pause_retune_resume(tmp_path: Path, accord: Run, start_accord: Start) -
         wait_for(lambda: len(list(out.glob("traces/*.json"))) >= 1, "the first game")
         send(out, "pause")  # from Python: `accord ctl` is the same call
         wait_for(lambda: acked(out, 0) is not None, "the pause to be applied", 60)
-        time.sleep(2.0)  # time enough for a game to start, were one allowed to
-        assert proc.poll() is None, "the paused run waits"
+        # The game in flight finishes; then a game would start at once, were one allowed to.
+        wait_for(lambda: not list(out.glob("live/*.jsonl")), "the game in flight to end", 120)
         assert send(out, "concurrency", 3).seq == 1
+        wait_for(lambda: acked(out, 1) is not None, "the new concurrency", 60)
+        assert proc.poll() is None, "the paused run waits"
+        assert not list(out.glob("live/*.jsonl")), "no game started while paused"
         resumed = accord("ctl", str(out), "resume", env=ENV, cwd=tmp_path)
         assert resumed.returncode == 0, resumed.stderr
         assert "control record 2" in resumed.stdout

@@ -19,6 +19,7 @@ from accord.store import (
     is_location,
     open_store,
 )
+from accord.store.lease import is_live, read_record
 from accord.store.objects import check_name
 
 
@@ -92,7 +93,8 @@ def test_a_lease_is_held_then_lost_by_a_holder_that_stops_renewing(bucket: str) 
     first = Lease.acquire(store, "run", ttl=1.0, renew=False)
     with pytest.raises(LeaseHeldError, match="in use"):
         Lease.acquire(store, "run", ttl=1.0, renew=False)
-    time.sleep(1.2)  # the holder "died": it never renewed
+    while is_live(read_record(store, "run")[1]):  # the holder "died": it never renewed
+        time.sleep(0.05)
     second = Lease.acquire(store, "run", ttl=30.0, renew=False)
     assert second.stale is not None and second.stale["holder"] == first.record["holder"]
     assert not first.renew() and first.lost  # the old holder learns it lost the lease
@@ -105,8 +107,11 @@ def test_a_lease_is_held_then_lost_by_a_holder_that_stops_renewing(bucket: str) 
 def test_a_renewed_lease_stays_held(bucket: str) -> None:
     store = RunStore(f"{bucket}/run")
     lease = Lease.acquire(store, "run", ttl=1.0)  # renewed every third of a second
+    first_expiry = lease.record["expires_at"]
     try:
-        time.sleep(1.5)
+        while time.time() < first_expiry + 0.3:  # past the expiry it started with
+            time.sleep(0.05)
+        assert read_record(store, "run")[1]["expires_at"] > first_expiry + 0.3  # type: ignore[index]
         with pytest.raises(LeaseHeldError):
             Lease.acquire(store, "run", ttl=1.0, renew=False)
         assert not lease.lost

@@ -17,6 +17,7 @@ from rich.text import Text
 from accord.cli.main import _fail, app, console, print_skipped
 from accord.cli.options import run_location
 from accord.core.errors import AccordError, ConfigError
+from accord.store import is_location
 
 
 class Format(enum.StrEnum):
@@ -50,6 +51,9 @@ def query(
                               'accord query runs/demo "SELECT count(*) FROM games"')  # fmt: skip
         *dirs, sql = args
         skipped: list[str] = []
+        # A run in a store is read from a fresh temporary copy: a table cache keyed by that
+        # copy's path would never be hit again, only pile up.
+        cache = cache and not any(is_location(d) for d in dirs)
         names, types, rows = run_query(
             [run_location(d) for d in dirs], sql, cache=cache, skipped=skipped
         )

@@ -70,6 +70,7 @@ class RunOptions(TypedDict, total=False):
     monitor: RunMonitor | None
     heartbeat: tuple[float, Callable[[], None]] | None
     live: bool
+    shard: bool
 
 
 async def run_async(
@@ -101,6 +102,7 @@ async def run_async(
     monitor: RunMonitor | None = None,
     heartbeat: tuple[float, Callable[[], None]] | None = None,
     live: bool = True,
+    shard: bool = False,
 ) -> RunReport:
     """Play a run and write its directory; return what happened.
 
@@ -122,6 +124,10 @@ async def run_async(
         monitor: live counts of the run (`accord.runner.monitor.RunMonitor`).
         heartbeat: ``(seconds, fn)``: call `fn` that often while games play.
         live: write ``DIR/live`` for `accord serve` to follow.
+        out: a directory, or a store location (``s3://bucket/runs/demo``, ``gs://``,
+            ``az://``, ``file:///abs/path``: `accord.runner.stored`).
+        shard: share the run at the store location `out` with other drivers started the
+            same way: each game is played once, by one of them.
 
     Returns:
         `RunReport`: the games planned, played, skipped and failed, each game's status, the
@@ -166,6 +172,8 @@ async def run_async(
         heartbeat=heartbeat,
         live=live,
         scan=the_plan.scan() if resume else None,
+        store=the_plan.store,
+        shard=shard,
     )
 
 
@@ -213,14 +221,18 @@ def play(
 
 def load(run_dir: str | Path) -> RunData:
     """The games, seats and events of a run directory as records (`RunData`), with
-    ``.to_pandas()`` and ``.to_polars()`` when those are installed.
+    ``.to_pandas()`` and ``.to_polars()`` when those are installed. `run_dir` may be a store
+    location (``s3://bucket/runs/demo``): its files are read into a temporary copy.
 
     Raises:
         ConfigError: `run_dir` is not a run directory (a damaged trace is listed in
             ``RunData.skipped`` instead).
     """
     from accord.analysis.records import load_run
+    from accord.store import is_location, local_view
 
+    if is_location(run_dir):
+        return load_run(local_view(str(run_dir)))
     return load_run(Path(run_dir))
 
 

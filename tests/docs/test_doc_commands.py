@@ -30,6 +30,7 @@ SKIP = [
     (r"--executor ray", "starts Ray (tests/runner/test_ray_executor.py covers it)"),
     (r"accord serve .*--host", "serves other machines (tests bind 127.0.0.1 only)"),
     (r"\bTRACE\b", "a placeholder, not a file"),
+    (r"s3://my-bucket", "needs a bucket (tests/store runs these against an S3 test server)"),
     (r"^(llama-server|vllm|python -m (llama_cpp|sglang))", "starts a model server (tests/e2e)"),
     (
         r"^pip |^pytest |^accord (run|report|prompts) .*meeting_room",

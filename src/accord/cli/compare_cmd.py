@@ -16,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from accord.cli.main import _fail, app, console, err_console, print_skipped
+from accord.cli.options import run_location
 from accord.core.errors import AccordError, ConfigError
 
 if TYPE_CHECKING:
@@ -35,9 +36,13 @@ class Format(enum.StrEnum):
 
 @app.command("compare")
 def compare_cmd(
-    run_a: Annotated[Path, typer.Argument(help="Run directory of side A.")],
+    run_a: Annotated[
+        Path,
+        typer.Argument(help="Run directory (or store location) of side A.", parser=run_location),
+    ],
     run_b: Annotated[
-        Path | None, typer.Argument(help="Run directory of side B (default: RUN_A again).")
+        Path | None,
+        typer.Argument(help="Run directory of side B (default: RUN_A again).", parser=run_location),
     ] = None,
     side_a: Annotated[
         str | None,

@@ -13,6 +13,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from accord.cli.main import _fail, app, console
+from accord.cli.options import run_location
 from accord.core.errors import AccordError, ConfigError
 
 
@@ -25,7 +26,9 @@ class Format(enum.StrEnum):
 
 @app.command("cost")
 def cost_cmd(
-    dirs: Annotated[list[Path], typer.Argument(help="Run directories (each with traces/).")],
+    dirs: Annotated[
+        list[Path], typer.Argument(help="Run directories (each with traces/).", parser=run_location)
+    ],
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.table,
     games: Annotated[
         int,

@@ -8,12 +8,15 @@ from typing import Annotated
 import typer
 
 from accord.cli.main import _fail, app, console, print_skipped
+from accord.cli.options import run_location
 from accord.core.errors import AccordError
 
 
 @app.command("export")
 def export(
-    directory: Annotated[Path, typer.Argument(help="Run directory (with traces/).")],
+    directory: Annotated[
+        Path, typer.Argument(help="Run directory (with traces/).", parser=run_location)
+    ],
     parquet: Annotated[
         bool,
         typer.Option(

@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 
 from accord.cli.main import _fail, app, console
-from accord.cli.options import deprecated_model_option, model_options
+from accord.cli.options import deprecated_model_option, model_options, trace_location
 from accord.core.errors import AccordError, ConfigError
 from accord.core.registry import game_class
 from accord.core.secrets import scrub_secrets
@@ -28,7 +28,9 @@ from accord.traces.schema import Trace
 
 @app.command("fork")
 def fork(
-    trace_path: Annotated[Path, typer.Argument(help="The parent trace (RUN/traces/<id>.json).")],
+    trace_path: Annotated[
+        Path, typer.Argument(help="The parent trace (RUN/traces/<id>.json).", parser=trace_location)
+    ],
     at: Annotated[str, typer.Option(help="Fork point ROUND/TURN (or ROUND), e.g. 2/1.")],
     seat: Annotated[str, typer.Option(help="Seat to hand over: index (0) or name (A).")],
     model: Annotated[

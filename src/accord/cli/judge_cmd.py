@@ -11,6 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from accord.cli.main import _fail, app, console, print_skipped
+from accord.cli.options import run_location
 from accord.core.errors import AccordError, ConfigError
 
 
@@ -18,7 +19,10 @@ from accord.core.errors import AccordError, ConfigError
 def judge(
     dirs: Annotated[
         list[Path],
-        typer.Argument(help="Run directories with traces of games that declare a judge."),
+        typer.Argument(
+            help="Run directories with traces of games that declare a judge.",
+            parser=run_location,
+        ),
     ],
     model: Annotated[str, typer.Option(help="Judge model, provider/model.")],
     specialist_model: Annotated[

@@ -14,6 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from accord.cli.main import _fail, app, console, print_skipped
+from accord.cli.options import run_location
 from accord.core.errors import AccordError, ConfigError
 
 if TYPE_CHECKING:
@@ -30,7 +31,9 @@ class Format(enum.StrEnum):
 
 @app.command("leaderboard")
 def leaderboard_cmd(
-    dirs: Annotated[list[Path], typer.Argument(help="Run directories (each with traces/).")],
+    dirs: Annotated[
+        list[Path], typer.Argument(help="Run directories (each with traces/).", parser=run_location)
+    ],
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.table,
     sort: Annotated[
         str | None,

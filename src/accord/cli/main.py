@@ -25,6 +25,15 @@ app = typer.Typer(
 )
 
 
+@app.callback()
+def _each_command(ctx: typer.Context) -> None:
+    # A command given a run in a store reads a local copy of it; what it writes there (a
+    # report, a fork) goes back to the store as soon as the command ends.
+    from accord.store.mirror import flush_views
+
+    ctx.call_on_close(flush_views)
+
+
 def _hide_flag_types() -> None:
     """Show on/off flags as ``--json``, not ``--json <bool>``: typer's help prints a type for
     every option, and for a flag it only adds noise."""

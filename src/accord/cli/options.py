@@ -119,3 +119,35 @@ def dollars(value: float | None) -> float | None:
     if value is not None and not (math.isfinite(value) and value >= 0):
         raise typer.BadParameter(f"give a number of dollars, zero or more (not {value})")
     return value
+
+
+def run_location(value: str) -> Path:
+    """A run named on the command line: a directory, or a store location (``s3://...``,
+    ``gs://``, ``az://``, ``file://``) read into a local copy whose new files (a report, a
+    fork) go back to the store when the command ends (`accord.store.local_view`)."""
+    from accord.store import is_location, local_view
+
+    if not is_location(value):
+        return Path(value)
+    try:
+        view = local_view(value)
+    except ConfigError as exc:
+        raise typer.BadParameter(str(exc)) from exc
+    return view
+
+
+def trace_location(value: str) -> Path:
+    """A trace named on the command line: a file, or ``LOCATION/traces/<id>.json`` in a
+    store (only that trace and the run's plan are copied)."""
+    from accord.store import is_location, local_view
+
+    if not is_location(value):
+        return Path(value)
+    run, sep, name = value.rpartition("/traces/")
+    try:
+        if not sep or "/" in name or not name.endswith(".json"):
+            raise ConfigError(f"{value!r}: name a trace in a store as LOCATION/traces/<id>.json.")
+        view = local_view(run, trace=name)
+    except ConfigError as exc:
+        raise typer.BadParameter(str(exc)) from exc
+    return view / "traces" / name

@@ -68,7 +68,7 @@ def run_with_progress(
     already = len(kept)
     left = len(specs) - already
     console.print(
-        f"Playing {left} games -> {escape(str(out))} ({executor} executor)"
+        f"Playing {left} games -> {escape(plan.store or str(out))} ({executor} executor)"
         + (f"; {already} of {len(specs)} already finished" if already else "")
     )
 
@@ -113,8 +113,9 @@ def run_with_progress(
     ) as progress:
         task = progress.add_task("games", total=len(specs), completed=already)
 
-        def tick(spec: GameSpec, trace: Trace) -> None:
-            progress.update(task, advance=1)
+        def tick(*_: object) -> None:
+            # From the monitor, not +1 a game: with --shard it counts other drivers' games too.
+            progress.update(task, completed=monitor.already + monitor.done + monitor.failed)
 
         return api_run(
             plan,
@@ -122,5 +123,6 @@ def run_with_progress(
             resume=resume,
             on_game=tick,
             monitor=monitor,
+            heartbeat=(1.0, tick),
             **options,
         )

@@ -8,7 +8,6 @@ import decimal
 import enum
 import json
 import sys
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -16,7 +15,9 @@ from rich.table import Table
 from rich.text import Text
 
 from accord.cli.main import _fail, app, console, print_skipped
+from accord.cli.options import run_location
 from accord.core.errors import AccordError, ConfigError
+from accord.store import is_location
 
 
 class Format(enum.StrEnum):
@@ -50,7 +51,12 @@ def query(
                               'accord query runs/demo "SELECT count(*) FROM games"')  # fmt: skip
         *dirs, sql = args
         skipped: list[str] = []
-        names, types, rows = run_query([Path(d) for d in dirs], sql, cache=cache, skipped=skipped)
+        # A run in a store is read from a fresh temporary copy: a table cache keyed by that
+        # copy's path would never be hit again, only pile up.
+        cache = cache and not any(is_location(d) for d in dirs)
+        names, types, rows = run_query(
+            [run_location(d) for d in dirs], sql, cache=cache, skipped=skipped
+        )
     except AccordError as exc:
         raise _fail(exc) from exc
     print_skipped(skipped)

@@ -10,6 +10,7 @@ import typer
 from rich.markup import escape
 
 from accord.cli.main import _fail, app, console
+from accord.cli.options import trace_location
 from accord.core.errors import AccordError, ConfigError
 from accord.models.cache import ModelCache
 from accord.models.recorded import has_replies
@@ -22,7 +23,9 @@ from accord.traces.io import read_trace
 
 @app.command("replay")
 def replay(
-    trace_path: Annotated[Path, typer.Argument(help="A trace file (RUN/traces/<id>.json).")],
+    trace_path: Annotated[
+        Path, typer.Argument(help="A trace file (RUN/traces/<id>.json).", parser=trace_location)
+    ],
     cache: Annotated[
         Path | None, typer.Option(help="The model cache the run filled (accord run --cache).")
     ] = None,

@@ -9,12 +9,15 @@ import typer
 from rich.markup import escape
 
 from accord.cli.main import _fail, app, console, print_skipped
+from accord.cli.options import run_location
 from accord.core.errors import AccordError
 
 
 @app.command("report")
 def report(
-    dirs: Annotated[list[Path], typer.Argument(help="Run directories (each with traces/).")],
+    dirs: Annotated[
+        list[Path], typer.Argument(help="Run directories (each with traces/).", parser=run_location)
+    ],
     out: Annotated[
         Path | None, typer.Option(help="Output folder (default: <first DIR>/report).")
     ] = None,

@@ -25,13 +25,26 @@ from accord.runner.planning import RunPlan, plan_run
 from accord.runner.run_report import RunReport
 from accord.runner.scan import merge_history
 from accord.runner.specs import GameSpec
+from accord.store import is_location
 
 
 @app.command("run")
 def run(
     target: Annotated[str, typer.Argument(help="An experiment YAML file, or a game name.")],
     out: Annotated[
-        str | None, typer.Option("--out", help="Run directory (default: runs/<name>).")
+        str | None,
+        typer.Option(
+            "--out",
+            help="Run directory (default: runs/<name>), or a store location: s3://BUCKET/RUN, "
+            "gs://, az://, file:///ABSOLUTE/PATH.",
+        ),
+    ] = None,
+    shard: Annotated[
+        str | None,
+        typer.Option(
+            help="auto: share the run at the store location --out with other drivers started "
+            "the same way (each game is played once, by one of them)."
+        ),
     ] = None,
     concurrency: Annotated[int, typer.Option(min=1, help="Games in flight at once.")] = 8,
     resume: Annotated[bool, typer.Option(help="Skip games already finished in --out.")] = False,
@@ -160,6 +173,10 @@ def run(
 
       accord run experiments/demo.yaml --executor ray --cache runs/cache
 
+      accord run experiments/demo.yaml --out s3://my-bucket/runs/demo --resume
+
+      accord run experiments/demo.yaml --out s3://my-bucket/runs/demo --shard auto
+
       accord run experiments/demo.yaml --estimate-from runs/pilot --max-cost 20 --dry-run
     """
     try:
@@ -167,9 +184,16 @@ def run(
         if skip_failed and not resume:
             raise ConfigError("--skip-failed only applies with --resume")
         extra_model_options = model_options(model_base_url, model_option)
+        if shard not in (None, "auto"):
+            raise ConfigError(f"--shard takes 'auto', not {shard!r}")
+        if shard and out is None:
+            raise ConfigError(
+                "--shard needs --out to be a store location all drivers reach (s3://BUCKET/RUN, "
+                "gs://, az://, or file:///ABSOLUTE/PATH on one machine)."
+            )
         plan = plan_run(
             target,
-            out=out_path(out),
+            out=out if out is not None and is_location(out) else out_path(out),
             agents=agents,
             model=model,
             games=games,
@@ -204,13 +228,14 @@ def run(
                 "num_cpus": cpus,
                 "cpus_per_game": cpus_per_game,
                 "skip_failed": skip_failed,
+                "shard": shard is not None,
             },
             verbose=verbose,
             executor=executor,
         )
     except AccordError as exc:
         raise _fail(exc) from exc
-    _print_report(report, plan.out, tolerated, write_report)
+    _print_report(report, plan.out, tolerated, write_report, store=plan.store)
 
 
 def _tolerance(text: str) -> float:
@@ -227,7 +252,12 @@ def _tolerance(text: str) -> float:
 
 
 def _print_report(
-    report: RunReport, out_dir: Path, tolerated: float, write_report: bool = False
+    report: RunReport,
+    out_dir: Path,
+    tolerated: float,
+    write_report: bool = False,
+    *,
+    store: str | None = None,
 ) -> None:
     """The results table, what failed and why, where the files are, the report when asked
     for; then the exit code."""
@@ -255,44 +285,52 @@ def _print_report(
         console.print(
             "  Fix the cause, then run the same command with --resume to play them again."
         )
+    where = store or str(out_dir)
     console.print(
-        f"Traces: {escape(str(out_dir / 'traces'))}\n"
-        f"Results: {escape(str(out_dir / 'results.jsonl'))}\n"
-        f"Summary: {escape(str(out_dir / 'summary.json'))}"
+        f"Traces: {escape(where + '/traces')}\n"
+        f"Results: {escape(where + '/results.jsonl')}\n"
+        f"Summary: {escape(where + '/summary.json')}"
     )
     if report.interrupted:
         games = int(summary.get("games", 0) or 0)
         console.print(
             f"[bold yellow]Stopped by {report.interrupted}[/bold yellow]: {games} finished "
-            f"games are kept in {escape(str(out_dir))}; {report.in_flight_cancelled} games in "
+            f"games are kept in {escape(where)}; {report.in_flight_cancelled} games in "
             "flight were dropped. Run the same command with --resume to finish."
         )
         raise typer.Exit(130 if report.interrupted == "SIGINT" else 143)
     if write_report:
-        _write_report(out_dir)
+        _write_report(out_dir, store)
     played = max(report.played, 1)
     limit = tolerated * played if 0 < tolerated < 1 else tolerated
     if len(report.failed) > limit:
         raise typer.Exit(1)
 
 
-def _write_report(out_dir: Path) -> None:
+def _write_report(out_dir: Path, store: str | None = None) -> None:
     """`accord report DIR` after a run, and how to look at it (`--report`, ``make run``)."""
     from accord.analysis.report import build_report
 
     try:
         written = build_report([out_dir], out_dir / "report")
+        if store is not None:
+            from accord.store import open_store
+
+            kept = open_store(store)
+            for path in written:
+                kept.put(path.relative_to(out_dir).as_posix(), path.read_bytes())
     except AccordError as exc:
         console.print(f"[yellow]No report:[/yellow] {safe(str(exc))}")
         return
+    shown = store or str(out_dir)
     figures = [p for p in written if p.suffix in (".png", ".svg")]
     tables = [p for p in written if p.suffix in (".md", ".csv")]
     console.print(
-        f"Report: {escape(str(out_dir / 'report'))} ({len(tables)} tables, "
+        f"Report: {escape(shown + '/report')} ({len(tables)} tables, "
         f"{len(figures)} figures: Markdown and CSV tables, PNG and SVG figures)"
     )
     console.print(
-        f"Browse the games: accord serve {escape(str(out_dir))}  (then open http://127.0.0.1:8765/)"
+        f"Browse the games: accord serve {escape(shown)}  (then open http://127.0.0.1:8765/)"
     )
 
 

@@ -12,6 +12,7 @@ import typer
 from rich.markup import escape
 
 from accord.cli.main import _fail, app, console
+from accord.cli.options import run_location
 from accord.core.errors import AccordError, ConfigError
 from accord.runner.lock import RunLock
 
@@ -25,7 +26,10 @@ _LOOPBACK_HOST_HEADERS = ["127.0.0.1", "localhost", "[::1]"]
 def serve(
     dirs: Annotated[
         list[Path] | None,
-        typer.Argument(help="Run directories (each with traces/); optional with --play."),
+        typer.Argument(
+            help="Run directories (each with traces/); optional with --play.",
+            parser=run_location,
+        ),
     ] = None,
     host: Annotated[
         str,

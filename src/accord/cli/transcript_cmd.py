@@ -13,6 +13,7 @@ from rich.panel import Panel
 
 from accord.agents.transcript import expand
 from accord.cli.main import _fail, app, console
+from accord.cli.options import trace_location
 from accord.core.errors import AccordError, ConfigError
 from accord.traces.events import Event, ModelCall, ModelErrorEvent
 from accord.traces.io import read_trace
@@ -51,7 +52,9 @@ def _pick_seat(trace: Trace, seat: str | None) -> list[str]:
 
 @app.command("transcript")
 def transcript(
-    trace_path: Annotated[Path, typer.Argument(help="A trace file (RUN/traces/<id>.json).")],
+    trace_path: Annotated[
+        Path, typer.Argument(help="A trace file (RUN/traces/<id>.json).", parser=trace_location)
+    ],
     seat: Annotated[
         str | None, typer.Option(help="Seat name (e.g. A) or index; default: every seat.")
     ] = None,

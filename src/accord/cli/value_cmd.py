@@ -14,6 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from accord.cli.main import _fail, app, console, print_skipped
+from accord.cli.options import run_location
 from accord.core.errors import AccordError, ConfigError
 
 
@@ -35,7 +36,9 @@ class Format(enum.StrEnum):
 
 @app.command("value")
 def value_cmd(
-    dirs: Annotated[list[Path], typer.Argument(help="Run directories (each with traces/).")],
+    dirs: Annotated[
+        list[Path], typer.Argument(help="Run directories (each with traces/).", parser=run_location)
+    ],
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.table,
     by_players: Annotated[
         bool, typer.Option("--by-players", help="One row per team as well as per channel.")

@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 
 from accord.cli.main import _fail, app, console, print_skipped
-from accord.cli.options import out_path
+from accord.cli.options import out_path, run_location
 from accord.core.errors import AccordError, ConfigError
 
 view_app = typer.Typer(
@@ -22,7 +22,9 @@ app.add_typer(view_app, name="view")
 
 @view_app.command("bundle")
 def bundle(
-    dirs: Annotated[list[Path], typer.Argument(help="Run directories (each with traces/).")],
+    dirs: Annotated[
+        list[Path], typer.Argument(help="Run directories (each with traces/).", parser=run_location)
+    ],
     out: Annotated[
         str, typer.Option(help="Folder for the site: new, empty, or an earlier bundle.")
     ],

@@ -20,6 +20,8 @@ from accord.core.ids import slug
 from accord.runner.config import Batch, Defaults, Experiment, expand, load_experiment
 from accord.runner.scan import RunScan, scan_run
 from accord.runner.specs import AgentSpec, GameSpec, parse_agent, parse_agent_list
+from accord.store import check_location, is_location
+from accord.store.mirror import scratch_folder
 
 AgentsArg = str | Sequence[str | Mapping[str, Any] | AgentSpec]
 """Seats: ``"mock/schema,greedy"``, or a list of model/agent names, mappings or specs."""
@@ -35,6 +37,9 @@ class RunPlan:
     """The run directory (``runs/<name>`` unless given)."""
     checked: bool = False
     """True once `check` passed: a run does not check again."""
+    store: str | None = None
+    """The object-store location the run is kept at (``s3://...``), when it is; `out` is then
+    this process's local working copy of it (`accord.runner.stored`)."""
     _scan: RunScan | None = field(default=None, repr=False)
 
     def check(
@@ -72,6 +77,11 @@ class RunPlan:
     def scan(self) -> RunScan:
         """The traces already in `out`, each read once (and kept for the run to reuse)."""
         if self._scan is None:
+            if self.store is not None:
+                from accord.runner.stored import sync
+                from accord.store import open_store
+
+                sync(open_store(self.store), self.out)
             self._scan = scan_run(self.out)
         return self._scan
 
@@ -124,7 +134,11 @@ def plan_run(
             'out is empty: name a directory, e.g. out="runs/mine"',
             cli="--out is empty: name a directory, e.g. --out runs/mine",
         )
-    out_dir = Path(out) if out is not None else None
+    store = check_location(out) if isinstance(out, str) and is_location(out) else None
+    if store is not None:
+        out_dir: Path | None = scratch_folder("accord-run-")  # the working copy of this process
+    else:
+        out_dir = Path(out) if out is not None else None
     prompts_dir = Path(prompts).resolve() if prompts is not None else None
     quick = agents or model or options or suite or task
     if isinstance(target, Experiment):
@@ -133,7 +147,7 @@ def plan_run(
         exp = target.model_copy(deep=True)
         if prompts_dir is not None:
             exp.prompts = str(prompts_dir)
-        return RunPlan(expand(exp, seed_override=seed), out_dir or _default_out(exp))
+        return RunPlan(expand(exp, seed_override=seed), out_dir or _default_out(exp), store=store)
     if target is not None and game is not None:
         raise ConfigError("give the game once: as the target or as game=, not both")
     if target is not None:
@@ -146,7 +160,9 @@ def plan_run(
             exp = load_experiment(path)
             if prompts_dir is not None:  # --prompts wins over the file's prompts:
                 exp.prompts = str(prompts_dir)
-            return RunPlan(expand(exp, seed_override=seed), out_dir or _default_out(exp))
+            return RunPlan(
+                expand(exp, seed_override=seed), out_dir or _default_out(exp), store=store
+            )
         game = str(target)
     if game is None:
         raise ConfigError(
@@ -168,7 +184,7 @@ def plan_run(
     )
     if prompts_dir is not None:
         exp.prompts = str(prompts_dir)
-    return RunPlan(expand(exp), out_dir or Path("runs") / f"{game}-quick")
+    return RunPlan(expand(exp), out_dir or Path("runs") / f"{game}-quick", store=store)
 
 
 _QUICK_ONLY = (

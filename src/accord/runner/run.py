@@ -34,7 +34,9 @@ import asyncio
 import contextlib
 import json
 import os
+import re
 import signal
+import socket
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -47,6 +49,7 @@ from accord.models.cache import scrub_secrets
 from accord.models.telemetry import observe
 from accord.remote.process import RUN_DIR as REMOTE_RUN_DIR
 from accord.runner.choose_executor import make_executor
+from accord.runner.control import MAX_WORKERS, Control, Limiter, control_store
 from accord.runner.executors import Executor
 from accord.runner.live import LiveRun, playing_into
 from accord.runner.lock import RunLock
@@ -58,6 +61,7 @@ from accord.runner.run_report import RunReport as RunReport  # where callers fou
 from accord.runner.scan import RunScan, scan_run
 from accord.runner.server_check import check_server_context
 from accord.runner.specs import GameSpec
+from accord.runner.stored import StoredRun
 from accord.traces.events import GameFailed
 from accord.traces.io import atomic_write_text, read_trace
 from accord.traces.limits import cap_trace
@@ -284,6 +288,8 @@ async def run_specs(
     heartbeat: tuple[float, Callable[[], None]] | None = None,
     live: bool = True,
     scan: RunScan | None = None,
+    store: str | None = None,
+    shard: bool = False,
 ) -> RunReport:
     """Play every spec (at most `concurrency` at once) and write all outputs.
 
@@ -300,6 +306,9 @@ async def run_specs(
             `accord serve` (`accord.runner.live`).
         scan: the directory's traces as already read (`accord.runner.scan`), so a resumed
             run reads each of them once; by default they are read here.
+        store: the object-store location the run is kept at (`accord.runner.stored`); `out`
+            is then the local working folder of this process.
+        shard: with `store`, share the run with other drivers (each game played once).
     """
     if concurrency < 1:
         raise ConfigError("concurrency must be at least 1", cli="--concurrency must be at least 1")
@@ -317,21 +326,46 @@ async def run_specs(
         concurrency = 1  # a person can only sit at one table at a time
     check_run(specs, cache=cache)
     check_server_context(specs)
+    if shard and store is None:
+        raise ConfigError(
+            "shard needs a store location all drivers reach as out (s3://, gs://, az:// or "
+            "file:///...).",
+            cli="--shard needs --out to be a store location all drivers reach (s3://BUCKET/RUN, "
+            "gs://, az://, or file:///ABSOLUTE/PATH on one machine).",
+        )
     lock = RunLock.acquire(out)  # released in the finally below, or when this process ends
+    stored: StoredRun | None = None
     try:
+        if store is not None:
+            stored = StoredRun.open(store, out, specs, resume=resume, shard=shard)
+            resume = resume or shard
+            scan = None  # the store's traces are in `out` now
         if resume and scan is None:
             scan = scan_run(out)  # once: what to skip and what it cost
         skip = prepare_out(out, specs, resume=resume, skip_failed=skip_failed, scan=scan)
+        if stored is not None and scan is not None:
+            stored.set_replay(scan.present - skip)
     except BaseException:
         lock.release()
+        if stored is not None:
+            stored.release()
         raise
     todo = [s for s in specs if s.trace_id not in skip]
+    if stored is not None:
+        todo = stored.order(todo)
     report = RunReport(
         out=out, planned=len(specs), skipped=len(specs) - len(todo), executor=runner.name
     )
     if max_cost is not None and scan is not None:
         report.spent_usd = scan.cost_of(skip)
-    sem = asyncio.Semaphore(concurrency)
+    limiter = Limiter(concurrency)  # `accord ctl RUN concurrency N` retunes it
+    control = Control(
+        control_store(store if store is not None else out),
+        limiter,
+        stored.lease.name if stored is not None else _driver_name(),
+    )
+    control.skip_existing()  # records left by earlier runs of this directory are history
+    held_back: list[str] = []
     traces_dir = out / "traces"
     if monitor is None and live:
         monitor = RunMonitor(total=len(specs), already=report.skipped)
@@ -340,9 +374,16 @@ async def run_specs(
         monitor.expect(_kind(s) for s in todo)
 
     async def one(spec: GameSpec) -> None:
-        async with sem:
+        async with limiter:
+            if not await control.admit():  # waits while paused
+                held_back.append(spec.trace_id)
+                return
             if max_cost is not None and report.spent_usd >= max_cost:
                 report.not_launched.append(spec.trace_id)
+                return
+            if stored is not None and not await stored.claim(spec):
+                if monitor is not None:
+                    monitor.already += 1  # played by another driver: the bar shows the run
                 return
             if monitor is not None:
                 monitor.game_started(spec.trace_id, _kind(spec))
@@ -359,7 +400,9 @@ async def run_specs(
                 if log is not None and live_run is not None:
                     live_run.done(log)  # played again on resume
                 raise
-            _, trace = write_checked_trace(traces_dir, trace, spec=spec)
+            path, trace = write_checked_trace(traces_dir, trace, spec=spec)
+            if stored is not None:
+                await stored.store_trace(trace.trace_id, path)
             if log is not None and live_run is not None:
                 live_run.done(log)  # the trace replaces it
             if monitor is not None:
@@ -375,13 +418,21 @@ async def run_specs(
 
     if monitor is not None:
         monitor.live_calls = runner.name == "local"
-    pulse = live_pulse = None
+    pulse = live_pulse = steering = None
+    main_task = asyncio.current_task()
+
+    def stop_now() -> None:
+        report.interrupted = "accord ctl stop"
+        if main_task is not None:
+            main_task.cancel()
+
     try:
         with _stop_on_sigterm(report), observe(monitor):
             if heartbeat is not None:
                 pulse = asyncio.ensure_future(_pulse(*heartbeat))
             if live_run is not None:
                 live_pulse = asyncio.ensure_future(_pulse(live_run.every_s, live_run.pulse))
+            steering = asyncio.ensure_future(control.run(stop_now))
             try:
                 await runner.start(todo)
                 # `concurrency` workers share one iterator: no task object per game, so memory
@@ -392,15 +443,20 @@ async def run_specs(
                     for spec in pending:
                         await one(spec)
 
-                await asyncio.gather(*(worker() for _ in range(min(concurrency, len(todo)))))
+                # Workers beyond the concurrency wait in the limiter, so `accord ctl` can raise
+                # it while the run plays (up to MAX_WORKERS, or the starting concurrency).
+                workers = min(max(concurrency, MAX_WORKERS), len(todo))
+                await asyncio.gather(*(worker() for _ in range(workers)))
             except asyncio.CancelledError:
                 # Ctrl-C (asyncio cancels the main task) or SIGTERM (`_stop_on_sigterm`).
                 report.interrupted = report.interrupted or "SIGINT"
     finally:
-        for task in (pulse, live_pulse):
+        for task in (pulse, live_pulse, steering):
             if task is not None:
                 task.cancel()
         await runner.close()
+        if stored is not None:
+            stored.finish()
         # Even an interrupted run leaves consistent results for the games that finished.
         report.summary = write_outputs(
             out,
@@ -410,9 +466,19 @@ async def run_specs(
         )
         if live_run is not None:
             live_run.progress(finished=True, interrupted=report.interrupted)
+        if stored is not None:
+            try:
+                stored.send_outputs()
+            finally:
+                stored.release()
         lock.release()
     if cache is not None:
         report.cache = runner.cache_stats
+    if held_back and report.stopped is None:
+        report.stopped = (
+            f"Stopped by accord ctl stop --drain: the games in flight finished; "
+            f"{len(held_back)} games were not started. Run again with --resume to finish."
+        )
     if report.not_launched:
         report.stopped = (
             f"Stopped launching games: the run has cost ${report.spent_usd:.4f}, reaching "
@@ -420,6 +486,12 @@ async def run_specs(
             "Run again with --resume and a higher --max-cost to finish."
         )
     return report
+
+
+def _driver_name() -> str:
+    """This process, as a safe name for the acknowledgements in a control log."""
+    host = re.sub(r"[^A-Za-z0-9_.-]", "-", socket.gethostname())[:60] or "host"
+    return f"{host.lstrip('.-') or 'host'}-{os.getpid()}"
 
 
 def _seats(spec: GameSpec) -> list[dict[str, Any]]:

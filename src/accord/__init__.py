@@ -7,6 +7,8 @@ session):
   its agents or model, a number of games) into a run directory; returns a `RunReport`;
 - `play`: one game, returned as a `Trace` without touching disk;
 - `load`: a run directory's games, seats and events as records or data frames;
+- `blame`: fork every decision point of a run's lost games to find where each was lost and
+  what each message was worth (a `BlameReport`);
 - `verify`: re-play every game of a run from its stored replies and check what it claims
   (a `Verification`, also written to ``RUN/verification.json``);
 - `Experiment`, `read_trace`, `get_model`: an experiment file as an object, one trace file,
@@ -25,6 +27,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from accord.analysis.blame_models import BlameReport
+    from accord.analysis.blame_run import blame
     from accord.analysis.verify import verify
     from accord.analysis.verify_record import Verification
     from accord.api import RunPlan, RunReport, load, plan, play, run, run_async
@@ -46,16 +50,20 @@ _LAZY = {
     "Trace": "accord.traces.schema",
     "get_model": "accord.models",
     "verify": "accord.analysis.verify",
+    "blame": "accord.analysis.blame_run",
+    "BlameReport": "accord.analysis.blame_models",
     "Verification": "accord.analysis.verify_record",
 }
 
 __all__ = [
+    "BlameReport",
     "Experiment",
     "RunPlan",
     "RunReport",
     "Trace",
     "Verification",
     "__version__",
+    "blame",
     "get_model",
     "load",
     "plan",

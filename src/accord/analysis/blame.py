@@ -143,9 +143,7 @@ class _Switch(_Wrap):
 class _Withhold(_Wrap):
     """`inner` with the message of its answer to request number `at` taken out."""
 
-    def __init__(
-        self, inner: Agent, at: int, silence: Callable[[Action], Action | None]
-    ) -> None:
+    def __init__(self, inner: Agent, at: int, silence: Callable[[Action], Action | None]) -> None:
         super().__init__(inner)
         self.at, self.silence = at, silence
 

@@ -68,6 +68,8 @@ def blame_cmd(
         table.add_column(col)
     for g in report.games:
         best = max(g.messages, key=lambda m: m.value, default=None)
+        if best is not None and best.value <= 0:
+            best = None  # no message changed the outcome for the better
         table.add_row(
             escape(g.trace_id), escape(g.players), f"{g.outcome:.3f}", str(g.decisions),
             "unrecoverable" if g.blame_step is None else str(g.blame_step),

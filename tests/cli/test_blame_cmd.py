@@ -25,6 +25,11 @@ def test_blame_prints_the_blame_step_and_refuses_over_the_cap(tmp_path: Path) ->
     assert "blame step" in ok.output and "across games" in ok.output
     saved = json.loads((run / "blame" / "blame.json").read_text())
     assert saved["games"][0]["blame_step"] is not None
+    # A named counterfactual seat that never plays well saves nothing.
+    named = runner.invoke(app, ["blame", str(run), "--agent", "greedy"])
+    assert named.exit_code == 0, named.output
+    again = json.loads((run / "blame" / "blame.json").read_text())
+    assert again["counterfactual"] == "greedy" and again["games"][0]["blame_step"] is None
     # A priced trace: the estimate is over a cap of 0, so nothing is played.
     (trace,) = sorted((run / "traces").glob("*.json"))
     data = json.loads(trace.read_text())

@@ -53,6 +53,9 @@ class Decision:
     turn: int
     message: bool
     """The action sent a message that `Blame.silence` can take out."""
+    event: int = 0
+    """Index of the first trace event of the step this decision belongs to (the replay
+    page's scrubber position)."""
 
 
 def declaration(trace: Trace) -> Blame:
@@ -94,12 +97,36 @@ class _Wrap(Agent):
         return self.inner.describe()
 
 
+class _Count:
+    """Counts the events a game has streamed so far (an `accord.runner.live.EventSink`): a
+    step's events are streamed once all its requests are answered, so at a decision the
+    count is the index of its step's first event."""
+
+    def __init__(self) -> None:
+        self.events = 0
+
+
+class _Sink:
+    """The `accord.runner.live.EventSink` that feeds a `_Count`."""
+
+    def __init__(self, count: _Count) -> None:
+        self.count = count
+
+    def begin(self, game_id: str, seat_names: list[str]) -> None:
+        """Nothing to note."""
+
+    def events(self, batch: list[dict[str, Any]]) -> None:
+        self.count.events += len(batch)
+
+
 class _Tap(_Wrap):
     """Answers as `inner` and notes each decision (seat, round, turn, whether it spoke)."""
 
-    def __init__(self, inner: Agent, seat: int, out: list[Decision], blame: Blame) -> None:
+    def __init__(
+        self, inner: Agent, seat: int, out: list[Decision], blame: Blame, seen: _Count
+    ) -> None:
         super().__init__(inner)
-        self.seat, self.out, self.blame = seat, out, blame
+        self.seat, self.out, self.blame, self.seen = seat, out, blame, seen
 
     async def act(self, request: Request, record: Recorder = _no_record) -> Action:
         action = await self.inner.act(request, record)
@@ -107,7 +134,7 @@ class _Tap(_Wrap):
         self.out.append(
             Decision(
                 len(self.out), self.seat, self.nth, request.round, request.turn,
-                silent is not None and silent != action,
+                silent is not None and silent != action, self.seen.events,
             )
         )  # fmt: skip
         self.nth += 1
@@ -182,10 +209,11 @@ async def decisions(trace: Trace) -> tuple[list[Decision], Trace]:
     blame = declaration(trace)
     spec = spec_from_trace(trace)
     out: list[Decision] = []
+    seen = _Count()
     seats: list[Agent] = [
-        _Tap(a, i, out, blame) for i, a in enumerate(_seats(spec, trace, ForkCounts()))
+        _Tap(a, i, out, blame, seen) for i, a in enumerate(_seats(spec, trace, ForkCounts()))
     ]
-    replayed = await play_game(spec, agents=seats)
+    replayed = await play_game(spec, agents=seats, sink=_Sink(seen))
     if replayed.metrics != trace.metrics:
         raise ConfigError(
             f"{trace.trace_id}: the game re-played from its trace ends differently; run "
@@ -284,6 +312,7 @@ async def blame_game(
         blame_seat=at.seat if at else None,
         blame_round=at.round if at else None,
         blame_turn=at.turn if at else None,
+        blame_event=at.event if at else None,
         messages=messages,
         forks=forks,
     )

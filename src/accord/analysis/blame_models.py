@@ -3,6 +3,9 @@ message values, and across games their distribution with CIs (`accord.analysis.b
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict, Field
 
 BLAME_VERSION = 1
@@ -56,6 +59,9 @@ class GameBlame(BaseModel):
     blame_seat: int | None = Field(None, description="The seat deciding at the blame step.")
     blame_round: int | None = Field(None, description="The blame step's round.")
     blame_turn: int | None = Field(None, description="The blame step's turn.")
+    blame_event: int | None = Field(
+        None, description="Index of the trace event where the blame step's step begins."
+    )
     messages: list[MessageValue] = Field(
         default_factory=list, description="Each message's value, in game order."
     )
@@ -104,3 +110,25 @@ class BlameReport(BaseModel):
     groups: list[GroupSummary] = Field(
         default_factory=list, description="Across games, by game, players and condition."
     )
+
+
+def frontier_mark(run: Path, trace_id: str) -> dict[str, Any] | None:
+    """What the replay page marks on a game's scrubber from ``RUN/blame/blame.json``:
+    ``{"event", "seat", "round", "turn"}`` of its blame step, or None (not blamed, or no
+    fork recovers it, or no readable report)."""
+    path = run / "blame" / "blame.json"
+    try:
+        if not path.is_file() or path.stat().st_size > 64 * 1024 * 1024:
+            return None
+        report = BlameReport.model_validate_json(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+    game = next((g for g in report.games if g.trace_id == trace_id), None)
+    if game is None or game.blame_event is None:
+        return None
+    return {
+        "event": game.blame_event,
+        "seat": game.blame_seat,
+        "round": game.blame_round,
+        "turn": game.blame_turn,
+    }

@@ -600,7 +600,7 @@ async function renderGame(runId, traceId, step) {
   if (trace.live) return renderLiveGame(runId, traceId, trace);
   // The game's own replay view (replay.js), when its game declares one.
   const view = await api(`/api/runs/${enc(runId)}/games/${enc(traceId)}/replay`).catch(() => null);
-  const replay = view && view.replay && view.replay.steps.length ? replaySection(trace, view.replay, gameHref(runId, traceId), step || 0) : null;
+  const replay = view && view.replay && view.replay.steps.length ? replaySection(trace, view.replay, gameHref(runId, traceId), step || 0, view.frontier) : null;
   const scalars = Object.fromEntries(Object.entries(trace.metrics).filter(([, v]) => v === null || typeof v !== "object"));
   const nested = Object.fromEntries(Object.entries(trace.metrics).filter(([, v]) => v !== null && typeof v === "object"));
   const seatRowKeys = [...new Set(trace.seat_rows.flatMap((r) => Object.keys(r)))];

@@ -225,3 +225,20 @@ def test_a_trace_from_another_run_is_named(
 def test_a_directory_without_traces_is_refused(tmp_path: Path) -> None:
     with pytest.raises(accord.core.errors.ConfigError, match="not a run directory"):
         accord.verify(tmp_path)
+
+
+def test_a_suite_task_is_checked_against_the_named_suite(tmp_path: Path) -> None:
+    """A game played from a named suite: its scenario is rebuilt from that suite's task, so
+    the untouched run passes and another task's scenario in its place fails."""
+    runs = []
+    for task in ("canonical-uniform-easy-01", "canonical-uniform-easy-02"):
+        out = tmp_path / task
+        accord.run(game="calendar", agents="oracle-follower", suite="canonical", task=task, out=out)
+        runs.append(out)
+    record = accord.verify(runs[0])
+    assert record.passed, record.mismatches()
+    assert "suite" in json.dumps(json.loads(_traces(runs[0])[0].read_text())["config"])
+    other = json.loads(_traces(runs[1])[0].read_text(encoding="utf-8"))["scenario"]
+    target = _traces(runs[0])[0]
+    _edit(target, lambda d: d.update(scenario=other))
+    assert f"{target.stem}: scenario" in _failed(accord.verify(runs[0]))

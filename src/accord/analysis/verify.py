@@ -349,7 +349,10 @@ def plan_difference(planned: GameSpec, trace: Trace) -> str | None:
     if planned.seed != trace.seed:
         return "the seed"
     try:
-        if make_config(trace.game_id, planned.options) != make_config(trace.game_id, trace.config):
+        # The trace records the validated config as the game dumps it (a suite's task with
+        # its generation parameters, say), so the plan's options are dumped the same way.
+        planned_config = make_config(trace.game_id, planned.options).model_dump(mode="json")
+        if planned_config != trace.config:
             return "the options"
     except ConfigError:
         return "the options"

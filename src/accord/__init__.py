@@ -7,6 +7,10 @@ session):
   its agents or model, a number of games) into a run directory; returns a `RunReport`;
 - `play`: one game, returned as a `Trace` without touching disk;
 - `load`: a run directory's games, seats and events as records or data frames;
+- `blame`: fork every decision point of a run's lost games to find where each was lost and
+  what each message was worth (a `BlameReport`);
+- `verify`: re-play every game of a run from its stored replies and check what it claims
+  (a `Verification`, also written to ``RUN/verification.json``);
 - `Experiment`, `read_trace`, `get_model`: an experiment file as an object, one trace file,
   a model client (``get_model("mock/schema")``).
 
@@ -23,6 +27,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from accord.analysis.blame_models import BlameReport
+    from accord.analysis.blame_run import blame
+    from accord.analysis.verify import verify
+    from accord.analysis.verify_record import Verification
     from accord.api import RunPlan, RunReport, load, plan, play, run, run_async
     from accord.models import get_model
     from accord.runner.config import Experiment
@@ -41,14 +49,21 @@ _LAZY = {
     "read_trace": "accord.traces.io",
     "Trace": "accord.traces.schema",
     "get_model": "accord.models",
+    "verify": "accord.analysis.verify",
+    "blame": "accord.analysis.blame_run",
+    "BlameReport": "accord.analysis.blame_models",
+    "Verification": "accord.analysis.verify_record",
 }
 
 __all__ = [
+    "BlameReport",
     "Experiment",
     "RunPlan",
     "RunReport",
     "Trace",
+    "Verification",
     "__version__",
+    "blame",
     "get_model",
     "load",
     "plan",
@@ -56,6 +71,7 @@ __all__ = [
     "read_trace",
     "run",
     "run_async",
+    "verify",
 ]
 
 

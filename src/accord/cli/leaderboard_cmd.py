@@ -95,6 +95,7 @@ def leaderboard_cmd(
         w.writeheader()
         w.writerows(rows)
         return
+    _print_verification(dirs)
     for b in boards:
         if b.models:
             console.print(_models_table(b))
@@ -104,6 +105,20 @@ def leaderboard_cmd(
             console.print(f"{b.game}: no model seats to rate")
         if b.references:
             console.print(_references_table(b))
+
+
+def _print_verification(dirs: list[Path]) -> None:
+    """One line per run: whether `accord verify` checked it and its traces are unchanged."""
+    from rich.markup import escape
+
+    from accord.analysis.verify_record import verified_mark
+
+    for run in dirs:
+        mark = verified_mark(run)
+        colour = {"verified": "green", "failed": "red", "stale": "yellow"}.get(mark["state"])
+        state = f"[{colour}]{mark['state']}[/{colour}]" if colour else "not verified"
+        detail = "" if mark["state"] == "none" else f" ({escape(mark['detail'])})"
+        console.print(f"{escape(str(run))}: {state}{detail}", soft_wrap=True)
 
 
 def _table(b: Leaderboard, who: str, what: str, *, mmr: bool = False) -> Table:

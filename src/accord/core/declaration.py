@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
+from accord.core.blame import Blame
 from accord.core.errors import AccordError
 
 if TYPE_CHECKING:
@@ -447,6 +448,9 @@ class GameInfo:
     `Lazy`), for the papers whose benchmark this game implements."""
     agent_check: AgentCheckGame | None = None
     """``accord agent check``: the game a remote agent is checked on; None: not checked."""
+    blame: Blame | None = None
+    """``accord blame``: the counterfactual seat, what recovered means, the outcome and how to
+    withhold a message (`accord.core.blame`); None: the game cannot be blamed."""
 
     def __post_init__(self) -> None:
         if not self.alias:

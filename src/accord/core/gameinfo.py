@@ -29,6 +29,7 @@ still supply its reference agents and report.
 from __future__ import annotations
 
 from accord.core import registry
+from accord.core.blame import Blame
 from accord.core.declaration import (
     AgentCheckGame,
     Board,
@@ -66,6 +67,7 @@ from accord.core.declaration import (
 
 __all__ = [
     "AgentCheckGame",
+    "Blame",
     "Board",
     "Dimension",
     "GameInfo",

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 from fastapi import FastAPI, HTTPException, Request, Response
 
+from accord.analysis.blame_models import frontier_mark
 from accord.analysis.paired import scenario_digest
 from accord.core.errors import ConfigError, UnknownGameError
 from accord.core.registry import game_class
@@ -102,7 +103,12 @@ def add_replay_routes(
 
     @app.get("/api/runs/{run_id}/games/{trace_id}/replay")
     def game_replay(run_id: str, trace_id: str, request: Request) -> Response:
-        return json_response(request, finite(replay_payload(load(run_id, trace_id))))
+        payload = replay_payload(load(run_id, trace_id))
+        run = get_run(run_id).folder
+        # The run's blame report, when `accord blame` wrote one: the scrubber marks the step
+        # after which no fork saves the game.
+        payload["frontier"] = frontier_mark(run.parent if run.name == "traces" else run, trace_id)
+        return json_response(request, finite(payload))
 
     @app.get("/api/side")
     def side_by_side(

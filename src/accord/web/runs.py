@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from accord.analysis.paired import scenario_digest, seating
+from accord.analysis.verify_record import verified_mark
 from accord.core.errors import ConfigError
 from accord.traces.io import read_trace
 from accord.traces.reader import run_traces_folder
@@ -208,4 +209,5 @@ def run_entry(run: RunDir, rows: list[dict[str, Any]]) -> dict[str, Any]:
         "game_ids": sorted({r["game_id"] for r in rows if r.get("game_id")}),
         "summary": read_summary(run),
         "progress": run_progress(run.path),
+        "verified": verified_mark(run.path),
     }

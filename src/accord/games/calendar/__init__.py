@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from accord.core.gameinfo import AgentCheckGame, GameInfo, GameType, HumanSeat, Judge, Lazy
 from accord.games.calendar import outcomes
+from accord.games.calendar.blame import BLAME
 from accord.games.calendar.config import CalendarConfig
 from accord.games.calendar.engine import CalendarGame
 
@@ -154,6 +155,7 @@ INFO = GameInfo(
         "costs": "cost_setting",
     },
     agent_check=AgentCheckGame(others="oracle-follower"),
+    blame=BLAME,
 )
 
 __all__ = [

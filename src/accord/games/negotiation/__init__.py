@@ -7,6 +7,7 @@ Accord's ``pyproject.toml`` names in the ``accord.games`` entry point group.
 
 from accord.core.gameinfo import AgentCheckGame, GameInfo, GameType, HumanSeat, Judge, Lazy
 from accord.games.negotiation import outcomes
+from accord.games.negotiation.blame import BLAME
 from accord.games.negotiation.config import TRACE_GAME_IDS, NegotiationConfig
 from accord.games.negotiation.engine import NegotiationGame
 
@@ -41,6 +42,7 @@ INFO = GameInfo(
     kits={"grounding": Lazy("accord.games.negotiation.paper:GroundingKit")},
     scenario=Lazy("accord.games.negotiation.scenario_tool:scenarios"),
     agent_check=AgentCheckGame(others="greedy"),
+    blame=BLAME,
 )
 
 __all__ = ["INFO", "NegotiationConfig", "NegotiationGame"]

@@ -7,6 +7,7 @@ Accord's ``pyproject.toml`` names in the ``accord.games`` entry point group.
 
 from accord.core.gameinfo import AgentCheckGame, GameInfo, GameType, HumanSeat, Judge, Lazy
 from accord.games.sorting import outcomes
+from accord.games.sorting.blame import BLAME
 from accord.games.sorting.config import SortingConfig
 from accord.games.sorting.engine import SortingGame
 
@@ -41,6 +42,7 @@ INFO = GameInfo(
     prompt_cases=Lazy("accord.games.sorting.cases:PROMPTS"),
     kits={"mas-bench": Lazy("accord.games.sorting.paper:MasBenchKit")},
     agent_check=AgentCheckGame(others="share-all", options={"max_rounds": 3}),
+    blame=BLAME,
 )
 
 __all__ = ["INFO", "SortingConfig", "SortingGame"]

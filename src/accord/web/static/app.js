@@ -110,6 +110,7 @@ async function renderRuns() {
       { label: "playing", value: (r) => r.playing, num: true },
       { label: "state", value: (r) => r.progress ? r.progress.state : null, render: (r) => r.progress ? el("span", { class: `state-${r.progress.state}` }, r.progress.state) : "–" },
       { label: "game ids", value: (r) => r.game_ids.join(", ") },
+      { label: "verified", value: (r) => verifiedState(r), render: (r) => verifiedBadge(r) },
     ], runs),
     el("h2", {}, "Compare two runs or batches"),
     compareForm(runs),
@@ -251,6 +252,17 @@ function gamesTables(run, rows) {
   });
 }
 
+// Whether `accord verify` re-played the run and its traces are still the ones it checked.
+function verifiedState(run) {
+  return run.verified ? run.verified.state : "none";
+}
+
+function verifiedBadge(run) {
+  const state = verifiedState(run);
+  const text = { verified: "verified", failed: "verification failed", stale: "changed since verified" }[state] || "not verified";
+  return el("span", { class: `verified-${state}`, title: run.verified ? run.verified.detail : "" }, text);
+}
+
 async function renderRun(runId) {
   const [runs, rows, games] = await Promise.all([api("/api/runs"), api(`/api/runs/${enc(runId)}/games`), api("/api/games")]);
   for (const g of games) METRICS.set(g.game_id, g.metrics || []);
@@ -264,6 +276,7 @@ async function renderRun(runId) {
     el("h1", {}, runId),
     run.progress ? liveProgress(runId, run, refresh) : null,
     el("p", { class: "muted" }, `${run.dir} · ${run.games} games, ${run.complete} complete, ${run.failed} failed` + (run.playing ? `, ${run.playing} playing` : "") + (run.unreadable ? `, ${run.unreadable} unreadable` : "")),
+    el("p", { id: "verified" }, verifiedBadge(run), run.verified && run.verified.state !== "none" ? ` · ${run.verified.detail}` : ""),
     reproductionSection(runId),
     el("h2", {}, "Summary (mean [95% bootstrap CI] over games)"),
     run.summary ? summaryTables(run.summary) : el("p", { class: "muted" }, "This run has no summary.json."),
@@ -587,7 +600,7 @@ async function renderGame(runId, traceId, step) {
   if (trace.live) return renderLiveGame(runId, traceId, trace);
   // The game's own replay view (replay.js), when its game declares one.
   const view = await api(`/api/runs/${enc(runId)}/games/${enc(traceId)}/replay`).catch(() => null);
-  const replay = view && view.replay && view.replay.steps.length ? replaySection(trace, view.replay, gameHref(runId, traceId), step || 0) : null;
+  const replay = view && view.replay && view.replay.steps.length ? replaySection(trace, view.replay, gameHref(runId, traceId), step || 0, view.frontier) : null;
   const scalars = Object.fromEntries(Object.entries(trace.metrics).filter(([, v]) => v === null || typeof v !== "object"));
   const nested = Object.fromEntries(Object.entries(trace.metrics).filter(([, v]) => v !== null && typeof v === "object"));
   const seatRowKeys = [...new Set(trace.seat_rows.flatMap((r) => Object.keys(r)))];

@@ -80,6 +80,19 @@ function scrubber(count, labelOf, onMove, start) {
   return handle;
 }
 
+// `accord blame`'s recoverable frontier: a tick on the scrubber at the step of the last
+// decision from which a fork still saves the game, and a button that goes there.
+function frontierMark(scrub, frontier, count) {
+  const at = Math.max(0, Math.min(count - 1, frontier.event));
+  const range = scrub.node.querySelector("input.rv-range");
+  const ticks = el("datalist", { id: "rv-frontier-ticks" }, el("option", { value: at }));
+  if (range) range.setAttribute("list", "rv-frontier-ticks");
+  const go = el("button", { type: "button", id: "rv-frontier" }, `go to step ${at}`);
+  go.addEventListener("click", () => scrub.go(at));
+  return el("p", { class: "rv-frontier muted" }, ticks,
+    `Recoverable frontier (accord blame): seat ${frontier.seat}, round ${frontier.round}, turn ${frontier.turn}; after this step no fork saves the game. `, go);
+}
+
 // The step in the address, so a step can be linked to: BASE/step/N (replaced, not pushed, so
 // the back button leaves the page rather than undoing steps).
 function setStepInUrl(base, step) {
@@ -90,7 +103,7 @@ function setStepInUrl(base, step) {
 
 // The game page's replay: the view, then (after the page is shown) the timeline and transcript
 // follow the scrubber. Returns the section and a function to call once they are in the page.
-function replaySection(trace, data, base, startStep) {
+function replaySection(trace, data, base, startStep, frontier) {
   const steps = data.steps;
   const holder = el("div", { class: "rv-view", id: "replay-view" });
   const overlay = el("input", { type: "checkbox", id: "rv-overlay" });
@@ -107,6 +120,7 @@ function replaySection(trace, data, base, startStep) {
   const section = el("section", { id: "replay" }, el("h2", {}, "Replay"));
   const scrub = scrubber(steps.length, labelOf, draw, startStep);
   section.append(scrub.node,
+    ...(frontier ? [frontierMark(scrub, frontier, steps.length)] : []),
     ...(hasOverlay ? [el("label", { class: "rv-toggle" }, overlay, " show the oracle's schedule (outlined)")] : []),
     holder);
   const attach = () => {

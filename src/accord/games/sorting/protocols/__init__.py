@@ -76,7 +76,9 @@ class ShareAllAgent(Agent):
     async def act(self, request: Request, record: Recorder = no_record) -> Action:
         info: dict[str, Any] = request.info
         me, n = int(info["agent"]), int(info["n"])
-        if info["round"] == 1:  # a new phase starts from a fresh environment
+        # A new phase starts from a fresh environment; a seat taken over mid-game (a fork)
+        # starts from its own list and reads what it can still reach.
+        if info["round"] == 1 or me not in self._known:
             self._known = {me: list(info["xs"])}
             self._shared = False
         for reply in info["replies"]:

@@ -242,6 +242,8 @@ class LLMAgent(Agent):
         extra: dict[str, Any] = {}
         if completion.raw.get("retries"):
             extra["retries"] = completion.raw["retries"]
+        if completion.raw.get("batch"):  # answered through a provider batch
+            extra["batch"] = completion.raw["batch"]
         if toolset is not None:
             extra["tools"] = toolset.names
             extra["tool_calls"] = [

@@ -73,6 +73,14 @@ def run(
     executor: Annotated[
         str, typer.Option(help="Where games run: local (this process) or ray (Ray tasks).")
     ] = "local",
+    batch: Annotated[
+        bool,
+        typer.Option(
+            "--batch",
+            help="Answer every model seat through its provider's batch API: half price, games "
+            "step together, each step waits for its batch (minutes to hours).",
+        ),
+    ] = False,
     address: Annotated[
         str | None, typer.Option(help="Ray cluster to join (default: start a local instance).")
     ] = None,
@@ -161,6 +169,9 @@ def run(
       accord run experiments/demo.yaml --executor ray --cache runs/cache
 
       accord run experiments/demo.yaml --estimate-from runs/pilot --max-cost 20 --dry-run
+
+      accord run experiments/grid.yaml --batch --out runs/grid   (half price; --resume after
+      a crash picks up the batches in flight)
     """
     try:
         tolerated = _tolerance(max_failures)
@@ -185,6 +196,17 @@ def run(
             s.model_copy(update={"agents": with_model_options(s.agents, extra_model_options)})
             for s in plan.specs
         ]
+        if batch:
+            from accord.runner.batch_plan import uses_batch, with_batch
+
+            plan.specs = with_batch(plan.specs)
+            if not uses_batch(plan.specs):
+                raise ConfigError("--batch: no seat of this run is a model; drop --batch.")
+        if executor != "local" and any(a.batch for s in plan.specs for a in s.agents):
+            raise ConfigError(
+                f"batch mode plays its games in this process, not on the {executor} executor: "
+                "drop --executor or --batch."
+            )
         # Refuses what a real run refuses before play (a dry run: all but a missing API
         # key); a real run: every model problem at once, in one line, before any game or file.
         plan.check(models=not dry_run, cache=cache, estimate_from=estimate_from or [])

@@ -36,15 +36,19 @@ import json
 import signal
 import threading
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
 from accord.core.errors import ConfigError
 from accord.core.ids import check_id
 from accord.core.registry import resolve
+from accord.models.batch import BATCH_QUEUE
 from accord.models.cache import scrub_secrets
 from accord.models.telemetry import observe
 from accord.remote.process import RUN_DIR as REMOTE_RUN_DIR
+from accord.runner.batch_plan import check_batch, uses_batch
+from accord.runner.batch_store import batches_dir
 from accord.runner.choose_executor import make_executor
 from accord.runner.executors import Executor
 from accord.runner.live import LiveRun, playing_into
@@ -57,6 +61,7 @@ from accord.runner.run_report import RunReport as RunReport  # where callers fou
 from accord.runner.scan import RunScan, scan_run
 from accord.runner.server_check import check_server_context
 from accord.runner.specs import GameSpec
+from accord.runner.steps import StepScheduler, snapshot
 from accord.traces.io import atomic_write_text
 from accord.traces.limits import cap_trace
 from accord.traces.schema import Trace
@@ -112,6 +117,7 @@ def check_run(
                 cli=f"--estimate-from {d} {what}accord run wrote.",
             )
     check_seats(specs, models=models)
+    check_batch(specs)
     check_games(specs)
 
 
@@ -222,6 +228,7 @@ async def run_specs(
     heartbeat: tuple[float, Callable[[], None]] | None = None,
     live: bool = True,
     scan: RunScan | None = None,
+    batch_poll_s: float = 5.0,
 ) -> RunReport:
     """Play every spec (at most `concurrency` at once) and write all outputs.
 
@@ -238,12 +245,15 @@ async def run_specs(
             `accord serve` (`accord.runner.live`).
         scan: the directory's traces as already read (`accord.runner.scan`), so a resumed
             run reads each of them once; by default they are read here.
+        batch_poll_s: batch mode: the first wait between two polls of a batch (it grows by
+            half each poll, up to a minute).
     """
     if concurrency < 1:
         raise ConfigError("concurrency must be at least 1", cli="--concurrency must be at least 1")
     if max_cost is not None and not 0 <= max_cost < float("inf"):
         why = f"must be a number of dollars, zero or more (got {max_cost})"
         raise ConfigError(f"max_cost {why}", cli=f"--max-cost {why}")
+    check_batch(specs, executor if isinstance(executor, str) else executor.name)
     runner = make_executor(
         executor, address=address, cache_dir=cache, num_cpus=num_cpus, cpus_per_game=cpus_per_game
     )
@@ -271,6 +281,9 @@ async def run_specs(
         report.spent_usd = scan.cost_of(skip)
     sem = asyncio.Semaphore(concurrency)
     traces_dir = out / "traces"
+    # Batch seats' calls wait in the step scheduler, which sends each step's calls as one
+    # provider batch and records every batch in DIR/batches (`accord.runner.steps`).
+    steps = StepScheduler(batches_dir(out), poll_s=batch_poll_s) if uses_batch(todo) else None
     if monitor is None and live:
         monitor = RunMonitor(total=len(specs), already=report.skipped)
     live_run = LiveRun(out, monitor, games=runner.live_events) if live and monitor else None
@@ -287,7 +300,7 @@ async def run_specs(
             log = live_run.game(spec, _seats(spec)) if live_run is not None else None
             REMOTE_RUN_DIR.set(out)  # agent processes keep their stderr here (this task only)
             try:
-                with playing_into(log):
+                with playing_into(log), steps.game(spec.trace_id) if steps else nullcontext():
                     trace = await runner.play(spec)
             except Exception as exc:
                 # An executor bug must not take the other games down with it.
@@ -314,6 +327,7 @@ async def run_specs(
     if monitor is not None:
         monitor.live_calls = runner.name == "local"
     pulse = live_pulse = None
+    queue_token = BATCH_QUEUE.set(steps) if steps is not None else None
     try:
         with _stop_on_sigterm(report), observe(monitor):
             if heartbeat is not None:
@@ -338,6 +352,11 @@ async def run_specs(
         for task in (pulse, live_pulse):
             if task is not None:
                 task.cancel()
+        if steps is not None:
+            await steps.aclose()  # batches still running stay recorded for --resume
+            report.batches = snapshot(steps)
+        if queue_token is not None:
+            BATCH_QUEUE.reset(queue_token)
         await runner.close()
         # Even an interrupted run leaves consistent results for the games that finished.
         report.summary = write_outputs(

@@ -185,6 +185,11 @@ class ModelCall(HarnessEvent):
     tool_calls: list[dict[str, Any]] | None = Field(
         None, description="Tools mode: the tool calls returned (id, name, arguments)."
     )
+    batch: dict[str, Any] | None = Field(
+        None,
+        description="Batch mode: the batch that answered (Accord's id for it, as in "
+        "DIR/batches) and the seconds it spent at the provider (queue_s).",
+    )
 
 
 class ModelErrorEvent(HarnessEvent):

@@ -1,0 +1,225 @@
+"""`BatchedModel`: a model layer whose calls are answered through a provider batch.
+
+It speaks `accord.models.base.ChatModel` like every other layer, so an `LLMAgent` over it parses,
+validates, retries (a re-prompt is simply the next call, so it goes into the next batch), falls
+back and records exactly as over a live client. A call becomes one `BatchRequest` in the run's
+`BatchQueue` (`accord.models.batch.BATCH_QUEUE`, the runner's step scheduler) and waits for its
+outcome. A request the batch failed for a passing reason (the batch expired or was cancelled, a
+rate limit, a server error, a result line that did not parse) is asked again in the next batch,
+at most ``max_resubmits`` times, each time recorded in the call's ``retries``; a permanent
+refusal, or a request still unanswered after that, is a `ModelError`, so the game ends
+``failed`` as a live call would end it.
+
+Prices: the price map's batch prices where it has them (LiteLLM's ``*_cost_per_token_batches``),
+else the provider's published batch discount (OpenAI and Anthropic: 50%) off the seat's prices.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from accord.core.errors import ConfigError, ModelError, TransientModelError
+from accord.core.spec import JSONSchema
+from accord.models.base import Completion, Message, ToolSpec, Usage
+from accord.models.batch import BATCH_QUEUE, BatchAPI, BatchQueue, BatchRequest, request_id
+from accord.models.client import Call, ModelClient
+from accord.models.options import ModelOptions
+from accord.models.pricing import cost_usd
+from accord.models.retry import RetriesExhaustedError, RetryRecord
+from accord.models.telemetry import current_observer
+
+MAX_RESUBMITS = 3
+"""Times one call is asked again after its batch failed it for a passing reason."""
+
+BATCH_PROVIDERS = ("openai", "openai-compatible")
+"""Providers whose calls can go through a batch API."""
+
+
+class BatchedModel:
+    """`inner`'s calls, answered through `api`'s batches.
+
+    Args:
+        inner: the seat's live client (its spec, options and prices).
+        api: the provider's batch endpoints.
+        queue: where calls wait (default: the run's queue, `BATCH_QUEUE`).
+        max_resubmits: passing failures tolerated per call.
+    """
+
+    def __init__(
+        self,
+        inner: ModelClient,
+        api: BatchAPI,
+        *,
+        queue: BatchQueue | None = None,
+        max_resubmits: int = MAX_RESUBMITS,
+    ) -> None:
+        self.inner = inner
+        self.api = api
+        self.queue = queue
+        self.max_resubmits = max_resubmits
+
+    @property
+    def spec(self) -> str:
+        """The seat's ``provider/model``."""
+        return self.inner.spec
+
+    @property
+    def options(self) -> ModelOptions:
+        """The seat's model options."""
+        return self.inner.options
+
+    def concurrency_key(self) -> tuple[str, int]:
+        """The live client's pool (batched calls take no slot of it)."""
+        return self.inner.concurrency_key()
+
+    @property
+    def adaptive_concurrency(self) -> bool:
+        """Whether the live client's pool is adaptive."""
+        return self.inner.adaptive_concurrency
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        response_schema: JSONSchema | None = None,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        seed: int | None = None,
+        session: str | None = None,
+        deadline: float | None = None,
+        tools: Sequence[ToolSpec] | None = None,
+    ) -> Completion:
+        queue = self.queue or BATCH_QUEUE.get()
+        if queue is None:
+            raise ModelError(
+                f"{self.spec} is a batch seat but no batch run is being played; play it with "
+                "accord run (--batch or batch: true) or drop batch from the seat."
+            )
+        opts = self.inner.options
+        call = Call(
+            messages=list(messages),
+            response_schema=response_schema,
+            temperature=temperature if temperature is not None else opts.temperature,
+            max_tokens=max_tokens if max_tokens is not None else opts.max_tokens,
+            seed=seed,
+            session=session,
+            tools=list(tools) if tools is not None else None,
+        )
+        body = self.api.body(call)
+        observer = current_observer()
+        if observer is not None:
+            observer.call_started(self.spec)
+        retries: list[RetryRecord] = []
+        last = ""
+        for resubmit in range(self.max_resubmits + 1):
+            request = BatchRequest(request_id(session, body, resubmit), body, resubmit)
+            where = ""
+            try:
+                outcome = await queue.ask(self.api, request)
+                where, last = outcome.batch, outcome.error or ""
+                if not outcome.ok and not outcome.transient:
+                    raise ModelError(
+                        f"{self.spec}: the batch refused the request: {outcome.error}",
+                        status=outcome.status or None,
+                    )
+                completion = self.api.parse(outcome) if outcome.ok else None
+            except TransientModelError as err:
+                completion, last = None, str(err)
+            except ModelError as err:
+                if observer is not None:
+                    observer.call_failed(self.spec, err)
+                raise
+            if completion is None:
+                retries.append(
+                    {"attempt": resubmit + 1, "error": f"batch {where}: {last}", "wait_s": 0}
+                )
+                continue
+            completion.model = self.spec
+            completion.attempts = resubmit + 1
+            completion.latency_s = outcome.queue_s
+            completion.raw["batch"] = {"id": outcome.batch, "queue_s": round(outcome.queue_s, 3)}
+            if retries:
+                completion.raw["retries"] = retries
+            completion.cost_usd = self.price(completion.usage)
+            if observer is not None:
+                observer.call_finished(self.spec, completion)
+            return completion
+        exhausted = RetriesExhaustedError(
+            f"{self.spec}: no batch answered the request after {self.max_resubmits + 1} "
+            f"submissions; last: {last}",
+            attempts=self.max_resubmits + 1,
+            retries=retries,
+        )
+        if observer is not None:
+            observer.call_failed(self.spec, exhausted)
+        raise exhausted
+
+    def price(self, usage: Usage) -> float | None:
+        """What `usage` costs at batch prices (``None`` when unknown)."""
+        prices = self.inner.options.prices
+        if prices is not None:
+            full = cost_usd(usage, prices)
+            return None if full is None else full * self.api.discount
+        return map_batch_cost(self.spec, usage, self.api.discount)
+
+
+def map_batch_cost(spec: str, usage: Usage, discount: float) -> float | None:
+    """A hosted model's batch cost from LiteLLM's price map: its batch prices where it has
+    them, else its live prices less `discount`; ``None`` for a model the map does not know."""
+    provider, _, model = spec.partition("/")
+    if provider in ("openai-compatible", "mock", "local"):
+        return None
+    try:
+        import litellm
+
+        entry: dict[str, Any] | None = litellm.model_cost.get(model) or litellm.model_cost.get(
+            spec.removeprefix("litellm/")
+        )
+    except Exception:
+        return None
+    if not entry:
+        return None
+    inp = entry.get("input_cost_per_token_batches")
+    out = entry.get("output_cost_per_token_batches")
+    if inp is None or out is None:
+        base_in, base_out = entry.get("input_cost_per_token"), entry.get("output_cost_per_token")
+        if base_in is None or base_out is None:
+            return None
+        inp, out = base_in * discount, base_out * discount
+    return float(usage.input_tokens * inp + usage.output_tokens * out)
+
+
+def batch_api_for(spec: str, options: Any) -> BatchAPI:
+    """The batch endpoints of a model seat, or a `ConfigError` saying which seats can batch.
+
+    ``openai/<model>`` uses OpenAI's Batch API (or the one at ``base_url``);
+    ``openai-compatible/<model>`` the Batch API of its server at ``base_url``.
+    """
+    from accord.models.batch_openai import OpenAIBatchAPI
+
+    opts = options if isinstance(options, ModelOptions) else ModelOptions.model_validate(options)
+    provider, _, model = spec.partition("/")
+    if provider == "openai":
+        return OpenAIBatchAPI(model, opts)
+    if provider == "openai-compatible":
+        if not opts.base_url:
+            raise ConfigError(
+                f"{spec} in batch mode needs base_url, the server whose /v1/batches to use "
+                "(--model-base-url)."
+            )
+        return OpenAIBatchAPI(model, opts, key_env=None)
+    raise ConfigError(
+        f"{spec} has no batch API in Accord: batch mode works for "
+        f"{', '.join(p + '/' for p in BATCH_PROVIDERS)} seats; play this seat live "
+        "(drop batch: true from it, or do not pass --batch)."
+    )
+
+
+def describe_request(request: BatchRequest) -> dict[str, Any]:
+    """A request as the batch record stores it."""
+    return {"custom_id": request.custom_id, "body": json.loads(json.dumps(request.body))}

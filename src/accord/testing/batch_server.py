@@ -1,0 +1,339 @@
+"""A fake OpenAI Batch API server on 127.0.0.1, for tests and demos of batch mode.
+
+It speaks the endpoints the ``openai`` SDK uses for batches (``POST /v1/files``,
+``GET /v1/files/{id}/content``, ``POST /v1/batches``, ``GET /v1/batches[/{id}]``,
+``POST /v1/batches/{id}/cancel``) and live chat completions (``POST /v1/chat/completions``),
+and answers every request with the same deterministic reply whichever way it came: a
+schema-valid sample for a ``response_format`` schema, a tool call for ``tools``, else a sentence,
+drawn from a digest of the messages, schema, tools and seed (`mock_reply`). So a game played
+live against it and the same game played in batch mode get the same replies.
+
+What can be set: how many retrieves a batch takes to finish (``turnaround_polls``), holding
+every batch unfinished until `FakeBatchServer.release` (``hold``), failing the first requests it
+answers (``fail_first``: HTTP 500 lines in the error file), writing malformed output lines
+(``malformed_first``), and letting chosen batches expire with only half their requests answered
+(``expire``). It counts what it was asked: files uploaded, batches created, live calls, and
+each request it answered (``paid``: a request id answered twice is a request paid twice).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from email.parser import BytesParser
+from email.policy import default as default_policy
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from accord.models.mock import sample_valid
+from accord.testing.wire import send_json
+
+_SENTENCE = "I have nothing to add."
+
+
+def mock_reply(body: dict[str, Any]) -> dict[str, Any]:
+    """The chat-completions response to `body`: a pure function of its messages, schema,
+    tools and seed (the fake's one way of answering, live or batched)."""
+    messages = body.get("messages") or []
+    schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema")
+    tools = body.get("tools")
+    key = json.dumps([messages, schema, tools, body.get("seed")], sort_keys=True)
+    digest = hashlib.sha256(key.encode()).hexdigest()
+    rng = random.Random(digest)
+    message: dict[str, Any] = {"role": "assistant", "content": _SENTENCE}
+    if tools:
+        function = rng.choice(list(tools)).get("function", {})
+        params = function.get("parameters") or {"type": "object", "properties": {}}
+        message = {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": f"call_{digest[:8]}",
+                    "type": "function",
+                    "function": {
+                        "name": function.get("name", ""),
+                        "arguments": json.dumps(sample_valid(params, rng)),
+                    },
+                }
+            ],
+        }
+    elif schema is not None:
+        message["content"] = json.dumps(sample_valid(schema, rng), ensure_ascii=False)
+    prompt = sum(len(str(m.get("content") or "")) // 4 + 4 for m in messages)
+    completion = len(json.dumps(message)) // 4
+    return {
+        "id": f"chatcmpl-{digest[:12]}",
+        "object": "chat.completion",
+        "created": 1700000000,
+        "model": str(body.get("model", "fake")),
+        "system_fingerprint": "fp_fake",
+        "choices": [{"index": 0, "finish_reason": "stop", "message": message}],
+        "usage": {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+        },
+    }
+
+
+@dataclass
+class FakeBatchServer:
+    """The running fake: its address, its settings and what it counted.
+
+    Attributes:
+        url: the base URL to give as ``base_url`` (ends with ``/v1``).
+        turnaround_polls: retrieves of a batch before it is finished.
+        hold: while true, no batch finishes (a test's "pending batch").
+        fail_first: the first this many requests answered go to the error file (HTTP 500).
+        malformed_first: the first this many answered lines of output files are not JSON.
+        expire: numbers (1-based, in creation order) of the batches that expire half done.
+        uploads / creates / cancels / live_calls: requests of each kind received.
+        probes: live calls with ``max_tokens: 1`` (the runner's context-size check).
+        paid: how often each request id was answered (billed) by a batch.
+        batches: every batch object, by id.
+    """
+
+    url: str = ""
+    turnaround_polls: int = 1
+    hold: bool = False
+    fail_first: int = 0
+    malformed_first: int = 0
+    expire: set[int] = field(default_factory=set)
+    uploads: int = 0
+    creates: int = 0
+    cancels: int = 0
+    live_calls: int = 0
+    probes: int = 0
+    paid: Counter[str] = field(default_factory=Counter)
+    batches: dict[str, dict[str, Any]] = field(default_factory=dict)
+    files: dict[str, bytes] = field(default_factory=dict)
+    _polls: Counter[str] = field(default_factory=Counter)
+    _answered: int = 0
+    _malformed: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def release(self) -> None:
+        """Let held batches finish on their next retrieve."""
+        with self.lock:
+            self.hold = False
+
+    def paid_twice(self) -> list[str]:
+        """Request ids a batch answered more than once."""
+        return [cid for cid, n in self.paid.items() if n > 1]
+
+    # -- the handlers' work (called under the lock) ---------------------------------------
+
+    def _file(self, data: bytes, purpose: str, name: str) -> dict[str, Any]:
+        file_id = f"file-{len(self.files) + 1:05d}"
+        self.files[file_id] = data
+        return {
+            "id": file_id,
+            "object": "file",
+            "bytes": len(data),
+            "created_at": int(time.time()),
+            "filename": name,
+            "purpose": purpose,
+            "status": "processed",
+        }
+
+    def _create(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        input_id = str(body.get("input_file_id", ""))
+        if input_id not in self.files:
+            return 400, {"error": {"message": f"no file {input_id}", "type": "invalid_request"}}
+        self.creates += 1
+        lines = [ln for ln in self.files[input_id].splitlines() if ln.strip()]
+        batch = {
+            "id": f"batch_{self.creates:05d}",
+            "object": "batch",
+            "endpoint": body.get("endpoint", "/v1/chat/completions"),
+            "input_file_id": input_id,
+            "completion_window": body.get("completion_window", "24h"),
+            "status": "validating",
+            "created_at": int(time.time()),
+            "output_file_id": None,
+            "error_file_id": None,
+            "errors": None,
+            "metadata": body.get("metadata") or {},
+            "request_counts": {"total": len(lines), "completed": 0, "failed": 0},
+            "_number": self.creates,
+        }
+        self.batches[batch["id"]] = batch
+        return 200, _public(batch)
+
+    def _retrieve(self, batch_id: str) -> tuple[int, dict[str, Any]]:
+        batch = self.batches.get(batch_id)
+        if batch is None:
+            return 404, {"error": {"message": f"no batch {batch_id}", "type": "not_found"}}
+        if batch["status"] in ("validating", "in_progress", "cancelling"):
+            self._polls[batch_id] += 1
+            if batch["status"] == "cancelling":
+                self._run(batch, final="cancelled")
+            elif not self.hold and self._polls[batch_id] >= self.turnaround_polls:
+                expired = batch["_number"] in self.expire
+                self._run(batch, final="expired" if expired else "completed")
+            else:
+                batch["status"] = "in_progress"
+        return 200, _public(batch)
+
+    def _run(self, batch: dict[str, Any], *, final: str) -> None:
+        """Answer the batch's requests (all, or the first half when it expires or is
+        cancelled) and write its output and error files."""
+        lines = [
+            json.loads(ln) for ln in self.files[batch["input_file_id"]].splitlines() if ln.strip()
+        ]
+        cut = len(lines) if final == "completed" else len(lines) // 2
+        out: list[str] = []
+        errors: list[str] = []
+        for i, line in enumerate(lines):
+            cid = line["custom_id"]
+            if i >= cut:
+                code = "batch_expired" if final == "expired" else "batch_cancelled"
+                errors.append(_error_line(cid, code, f"request not run: batch {final}"))
+                continue
+            self._answered += 1
+            if self._answered <= self.fail_first:
+                errors.append(_error_line(cid, "server_error", "the server had an error", 500))
+                continue
+            self.paid[cid] += 1
+            if self._malformed < self.malformed_first:
+                self._malformed += 1
+                out.append('{"custom_id": "' + cid + '", "response": {"status_code": 200, "bo')
+                continue
+            reply = {"status_code": 200, "request_id": f"req_{i}", "body": mock_reply(line["body"])}
+            out.append(json.dumps({"id": f"br_{i}", "custom_id": cid, "response": reply}))
+        if out:
+            batch["output_file_id"] = self._file(("\n".join(out) + "\n").encode(), "out", "o")["id"]
+        if errors:
+            data = ("\n".join(errors) + "\n").encode()
+            batch["error_file_id"] = self._file(data, "err", "e")["id"]
+        batch["status"] = final
+        batch["request_counts"] = {
+            "total": len(lines),
+            "completed": len(out),
+            "failed": len(errors),
+        }
+
+
+def _error_line(cid: str, code: str, message: str, status: int | None = None) -> str:
+    response = {"status_code": status, "body": {"error": {"message": message}}} if status else None
+    return json.dumps(
+        {"custom_id": cid, "response": response, "error": {"code": code, "message": message}}
+    )
+
+
+def _public(batch: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in batch.items() if not k.startswith("_")}
+
+
+def _multipart(content_type: str, data: bytes) -> dict[str, tuple[str, bytes]]:
+    """The fields of a multipart/form-data body: name -> (file name, bytes)."""
+    message = BytesParser(policy=default_policy).parsebytes(
+        f"Content-Type: {content_type}\r\n\r\n".encode() + data
+    )
+    fields: dict[str, tuple[str, bytes]] = {}
+    for part in message.iter_parts():
+        name = part.get_param("name", header="content-disposition")
+        payload = part.get_payload(decode=True)
+        if isinstance(name, str) and isinstance(payload, bytes):
+            fields[name] = (part.get_filename() or "", payload)
+    return fields
+
+
+@contextmanager
+def batch_server(
+    *,
+    turnaround_polls: int = 1,
+    hold: bool = False,
+    fail_first: int = 0,
+    malformed_first: int = 0,
+    expire: set[int] | None = None,
+) -> Iterator[FakeBatchServer]:
+    """Serve a fake OpenAI Batch API on a free port of 127.0.0.1 until the block ends."""
+    state = FakeBatchServer(
+        turnaround_polls=turnaround_polls,
+        hold=hold,
+        fail_first=fail_first,
+        malformed_first=malformed_first,
+        expire=set(expire or ()),
+    )
+
+    class Handler(BaseHTTPRequestHandler):
+        def _body(self) -> bytes:
+            return self.rfile.read(int(self.headers.get("Content-Length") or 0))
+
+        def do_POST(self) -> None:
+            raw = self._body()
+            path = self.path.split("?", 1)[0].removeprefix("/v1")
+            with state.lock:
+                if path == "/files":
+                    fields = _multipart(self.headers.get("Content-Type", ""), raw)
+                    name, data = fields.get("file", ("", b""))
+                    purpose = fields.get("purpose", ("", b"batch"))[1].decode()
+                    state.uploads += 1
+                    status, body = 200, state._file(data, purpose, name)
+                elif path == "/batches":
+                    status, body = state._create(json.loads(raw or b"{}"))
+                elif path.startswith("/batches/") and path.endswith("/cancel"):
+                    batch = state.batches.get(path.split("/")[2])
+                    state.cancels += 1
+                    if batch is None:
+                        status, body = 404, {"error": {"message": "no such batch"}}
+                    else:
+                        if batch["status"] in ("validating", "in_progress"):
+                            batch["status"] = "cancelling"
+                        status, body = 200, _public(batch)
+                elif path == "/chat/completions":
+                    asked = json.loads(raw or b"{}")
+                    if asked.get("max_tokens") == 1:  # a context-size probe, not a game's call
+                        state.probes += 1
+                    else:
+                        state.live_calls += 1
+                    status, body = 200, mock_reply(asked)
+                else:
+                    status, body = 404, {"error": {"message": f"no endpoint {path}"}}
+            send_json(self, status, {}, body)
+
+        def do_GET(self) -> None:
+            path = self.path.split("?", 1)[0].removeprefix("/v1")
+            with state.lock:
+                if path == "/batches":
+                    data = [_public(b) for b in reversed(state.batches.values())]
+                    status, body = 200, {"object": "list", "data": data, "has_more": False}
+                elif path.startswith("/batches/"):
+                    status, body = state._retrieve(path.split("/")[2])
+                elif path.startswith("/files/") and path.endswith("/content"):
+                    content = state.files.get(path.split("/")[2])
+                    if content is None:
+                        status, body = 404, {"error": {"message": "no such file"}}
+                    else:
+                        self.send_response(200)
+                        self.send_header("Content-Type", "application/octet-stream")
+                        self.send_header("Content-Length", str(len(content)))
+                        self.end_headers()
+                        self.wfile.write(content)
+                        return
+                else:
+                    status, body = 404, {"error": {"message": f"no endpoint {path}"}}
+            send_json(self, status, {}, body)
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    state.url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    try:
+        yield state
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()

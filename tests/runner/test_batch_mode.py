@@ -1,0 +1,143 @@
+"""Batch mode against the fake OpenAI Batch API: the three games complete, their traces equal
+the live run's (timing and batch records aside), and the step scheduler batches each step."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from accord.runner.batch_plan import with_batch
+from accord.runner.planning import plan_run
+from accord.runner.run import run_sync
+from accord.runner.specs import AgentSpec, GameSpec
+from accord.testing.batch_server import FakeBatchServer, batch_server
+
+MODEL = "openai-compatible/fake"
+
+
+def specs_for(
+    game: str, url: str, *, games: int = 2, agents: list[str] | None = None
+) -> list[GameSpec]:
+    plan = plan_run(game, agents=agents, model=None if agents else MODEL, games=games, seed=7)
+
+    def seat(a: AgentSpec) -> AgentSpec:
+        if a.model is None:
+            return a
+        return a.model_copy(update={"options": {"base_url": url}})
+
+    return [s.model_copy(update={"agents": [seat(a) for a in s.agents]}) for s in plan.specs]
+
+
+def normalised(trace_file: Path) -> dict[str, Any]:
+    """A trace without what differs between a live and a batch run: wall-clock times, the
+    batch that answered each call, and the seats' batch flag."""
+    data = json.loads(trace_file.read_text())
+    for key in ("started_at", "ended_at"):
+        data.pop(key, None)
+    for event in data["events"]:
+        if event["type"] == "model_call":
+            event.pop("latency_s", None)
+            event.pop("batch", None)
+    for usage in data["usage"].values():
+        usage.pop("latency_s", None)
+    for agent in data["agents_config"]:
+        agent.pop("batch", None)
+    return data
+
+
+def traces(out: Path) -> dict[str, dict[str, Any]]:
+    return {p.stem: normalised(p) for p in sorted((out / "traces").glob("*.json"))}
+
+
+def play(specs: list[GameSpec], out: Path, **kw: Any) -> Any:
+    return run_sync(specs, out, concurrency=4, live=False, batch_poll_s=0.01, **kw)
+
+
+@pytest.mark.parametrize("game", ["negotiation", "calendar", "sorting"])
+def test_batch_traces_equal_live(game: str, tmp_path: Path) -> None:
+    with batch_server() as server:
+        specs = specs_for(game, server.url)
+        live = play(specs, tmp_path / "live")
+        assert server.live_calls > 0 and server.creates == 0
+        calls_live = server.live_calls
+        batch = play(with_batch(specs), tmp_path / "batch")
+        assert server.live_calls == calls_live  # nothing went out live in batch mode
+    assert live.failed == [] and batch.failed == []
+    got, want = traces(tmp_path / "batch"), traces(tmp_path / "live")
+    assert set(got) == set(want) and got
+    for tid in want:
+        assert got[tid]["status"] == "complete"
+        assert got[tid] == want[tid], tid
+    assert server.paid_twice() == []
+    assert sum(server.paid.values()) == calls_live
+    # Lock-step: the two games' calls of one step share a batch.
+    assert server.creates < calls_live
+    calls = [
+        e
+        for p in (tmp_path / "batch" / "traces").glob("*.json")
+        for e in json.loads(p.read_text())["events"]
+        if e["type"] == "model_call"
+    ]
+    assert calls and all(e["batch"]["id"].startswith("b") for e in calls)
+    records = sorted((tmp_path / "batch" / "batches").glob("*.json"))
+    assert len(records) == server.creates
+    assert all(json.loads(r.read_text())["state"] == "done" for r in records)
+
+
+def test_reference_seat_plays_live_beside_a_batch_seat(tmp_path: Path) -> None:
+    with batch_server() as server:
+        specs = with_batch(specs_for("negotiation", server.url, agents=[MODEL, "cooperative"]))
+        report = play(specs, tmp_path / "run")
+    assert report.failed == []
+    assert server.creates > 0 and server.live_calls == 0
+    assert [a.batch for a in specs[0].agents] == [True, None]
+
+
+def _run_with(server: FakeBatchServer, out: Path) -> Any:
+    return play(with_batch(specs_for("negotiation", server.url, games=2)), out)
+
+
+def test_failed_and_malformed_lines_are_resubmitted_visibly(tmp_path: Path) -> None:
+    with batch_server(fail_first=2, malformed_first=1) as server:
+        report = _run_with(server, tmp_path / "run")
+    assert report.failed == []
+    events = [
+        e
+        for p in (tmp_path / "run" / "traces").glob("*.json")
+        for e in json.loads(p.read_text())["events"]
+        if e["type"] == "model_call" and e.get("retries")
+    ]
+    errors = [r["error"] for e in events for r in e["retries"]]
+    assert len(errors) == 3
+    assert sum("server_error" in e for e in errors) == 2
+    assert sum("not answered" in e for e in errors) == 1
+    assert report.batches["resubmitted"] == 3
+
+
+def test_expired_batch_resubmits_only_what_is_missing(tmp_path: Path) -> None:
+    with batch_server(expire={1}) as server:
+        report = _run_with(server, tmp_path / "run")
+        first = json.loads(
+            sorted((tmp_path / "run" / "batches").glob("b00001-*.json"))[0].read_text()
+        )
+        second = json.loads(
+            sorted((tmp_path / "run" / "batches").glob("b00002-*.json"))[0].read_text()
+        )
+    assert report.failed == []
+    assert first["status"] == "expired"
+    n = len(first["requests"])
+    assert second["resubmitted"] == n - n // 2
+    assert server.paid_twice() == []
+
+
+def test_a_request_never_answered_fails_its_game(tmp_path: Path) -> None:
+    with batch_server(expire={1, 2, 3, 4, 5, 6, 7, 8}) as server:
+        report = play(with_batch(specs_for("negotiation", server.url, games=1)), tmp_path / "r")
+    assert len(report.failed) == 1
+    trace = json.loads(next((tmp_path / "r" / "traces").glob("*.json")).read_text())
+    assert trace["status"] == "failed"
+    assert "no batch answered" in trace["error"]
+    assert server.creates == 4  # the first submission and three resubmissions

@@ -70,6 +70,8 @@ class RunOptions(TypedDict, total=False):
     monitor: RunMonitor | None
     heartbeat: tuple[float, Callable[[], None]] | None
     live: bool
+    batch: bool
+    batch_poll_s: float
 
 
 async def run_async(
@@ -101,6 +103,8 @@ async def run_async(
     monitor: RunMonitor | None = None,
     heartbeat: tuple[float, Callable[[], None]] | None = None,
     live: bool = True,
+    batch: bool = False,
+    batch_poll_s: float = 5.0,
 ) -> RunReport:
     """Play a run and write its directory; return what happened.
 
@@ -122,6 +126,9 @@ async def run_async(
         monitor: live counts of the run (`accord.runner.monitor.RunMonitor`).
         heartbeat: ``(seconds, fn)``: call `fn` that often while games play.
         live: write ``DIR/live`` for `accord serve` to follow.
+        batch: answer every model seat through its provider's batch API (half price; the
+            games step together, `accord.runner.steps`); a seat's own ``batch`` wins.
+        batch_poll_s: the first wait between two polls of a batch.
 
     Returns:
         `RunReport`: the games planned, played, skipped and failed, each game's status, the
@@ -147,6 +154,11 @@ async def run_async(
         prompts=prompts,
         out=out,
     )
+    if batch:
+        from accord.runner.batch_plan import with_batch
+
+        the_plan.specs = with_batch(the_plan.specs)
+        the_plan.checked = False
     if not the_plan.checked:
         the_plan.check()
     return await run_specs(
@@ -166,6 +178,7 @@ async def run_async(
         heartbeat=heartbeat,
         live=live,
         scan=the_plan.scan() if resume else None,
+        batch_poll_s=batch_poll_s,
     )
 
 

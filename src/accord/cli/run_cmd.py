@@ -81,6 +81,14 @@ def run(
             "step together, each step waits for its batch (minutes to hours).",
         ),
     ] = False,
+    batch_poll: Annotated[
+        float,
+        typer.Option(
+            min=0.001,
+            help="Batch mode: seconds before the first poll of a batch (the wait "
+            "grows by half each poll, up to a minute).",
+        ),
+    ] = 5.0,
     address: Annotated[
         str | None, typer.Option(help="Ray cluster to join (default: start a local instance).")
     ] = None,
@@ -226,6 +234,7 @@ def run(
                 "num_cpus": cpus,
                 "cpus_per_game": cpus_per_game,
                 "skip_failed": skip_failed,
+                **({"batch_poll_s": batch_poll} if batch_poll != 5.0 else {}),
             },
             verbose=verbose,
             executor=executor,

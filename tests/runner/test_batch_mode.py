@@ -3,16 +3,26 @@ the live run's (timing and batch records aside), and the step scheduler batches 
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from accord.models.batch import BatchOutcome, BatchRequest, request_id
+from accord.models.batched import batch_api_for
 from accord.runner.batch_plan import with_batch
+from accord.runner.batch_store import BatchRecord, load_records, save_record
 from accord.runner.planning import plan_run
 from accord.runner.run import run_sync
 from accord.runner.specs import AgentSpec, GameSpec
+from accord.runner.steps import StepScheduler
 from accord.testing.batch_server import FakeBatchServer, batch_server
 
 MODEL = "openai-compatible/fake"
@@ -141,3 +151,83 @@ def test_a_request_never_answered_fails_its_game(tmp_path: Path) -> None:
     assert trace["status"] == "failed"
     assert "no batch answered" in trace["error"]
     assert server.creates == 4  # the first submission and three resubmissions
+
+
+def _record_of(out: Path, number: int) -> dict[str, Any] | None:
+    for path in (out / "batches").glob(f"b{number:05d}-*.json"):
+        try:
+            return dict(json.loads(path.read_text()))
+        except ValueError:  # caught mid-rename: read it again
+            return None
+    return None
+
+
+@pytest.mark.parametrize("hold_from", [1, 3])
+def test_kill_during_a_pending_batch_then_resume_pays_for_nothing_twice(
+    hold_from: int, tmp_path: Path
+) -> None:
+    killed = tmp_path / "killed"
+    with batch_server(hold_from=hold_from) as server:
+        cmd = [sys.executable, "-m", "accord", "run", "negotiation", "--model", MODEL]
+        cmd += ["--model-base-url", server.url, "--batch", "--batch-poll", "0.01"]
+        cmd += ["--games", "2", "--seed", "7", "--out", str(killed)]
+        log = tmp_path / "stderr.txt"
+        with log.open("wb") as err:
+            proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err)
+        deadline = time.monotonic() + 180
+        while time.monotonic() < deadline:
+            record = _record_of(killed, hold_from)
+            if record is not None and record["state"] == "submitted" and record["status"]:
+                break  # submitted, and polled at least once: pending at the provider
+            if proc.poll() is not None:
+                pytest.fail(f"run ended before the kill: {log.read_text()}")
+            time.sleep(0.01)
+        else:
+            pytest.fail("the held batch was never submitted")
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        created_before = server.creates
+        assert not list((killed / "traces").glob("*.json"))  # both games were in flight
+        server.release()
+        resumed = subprocess.run([*cmd, "--resume"], capture_output=True, text=True)
+        assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+        play(specs_for("negotiation", server.url), tmp_path / "live")
+    assert server.paid_twice() == []
+    # The batch pending at the kill was followed, not submitted again.
+    records = [json.loads(p.read_text()) for p in (killed / "batches").glob("*.json")]
+    ids = [cid for r in records for cid in (q["custom_id"] for q in r["requests"])]
+    assert len(ids) == len(set(ids))
+    assert len(records) == server.creates > created_before
+    got, want = traces(killed), traces(tmp_path / "live")
+    assert got == want and len(got) == 2
+
+
+def test_a_batch_created_just_before_a_kill_is_found_by_its_label(tmp_path: Path) -> None:
+    """The provider accepted the batch but the kill came before its id was written: the
+    record says 'submitting', and the resumed run finds the batch by its label."""
+    folder = tmp_path / "batches"
+    with batch_server() as server:
+        api = batch_api_for(MODEL, {"base_url": server.url})
+        request = BatchRequest(
+            request_id("s", {"model": "fake", "messages": []}),
+            {"model": "fake", "messages": [{"role": "user", "content": "hi"}]},
+        )
+        record = BatchRecord(
+            label="b00001-aaaa",
+            api=api.describe(),
+            requests=[{"custom_id": request.custom_id, "body": request.body}],
+        )
+        save_record(folder, record)
+
+        async def go() -> BatchOutcome:
+            await api.submit([request], label=record.label)  # then the kill
+            steps = StepScheduler(folder, poll_s=0.01)
+            try:
+                return await steps.ask(api, request)
+            finally:
+                await steps.aclose()
+
+        outcome = asyncio.run(go())
+    assert outcome.ok and outcome.batch == "b00001-aaaa"
+    assert server.creates == 1 and server.paid_twice() == []
+    assert load_records(folder)[0].state == "done"

@@ -92,6 +92,8 @@ class FakeBatchServer:
         url: the base URL to give as ``base_url`` (ends with ``/v1``).
         turnaround_polls: retrieves of a batch before it is finished.
         hold: while true, no batch finishes (a test's "pending batch").
+        hold_from: when above 0, batches from this number on (1-based) do not finish until
+            `release` (a run killed a few steps in).
         fail_first: the first this many requests answered go to the error file (HTTP 500).
         malformed_first: the first this many answered lines of output files are not JSON.
         expire: numbers (1-based, in creation order) of the batches that expire half done.
@@ -104,6 +106,7 @@ class FakeBatchServer:
     url: str = ""
     turnaround_polls: int = 1
     hold: bool = False
+    hold_from: int = 0
     fail_first: int = 0
     malformed_first: int = 0
     expire: set[int] = field(default_factory=set)
@@ -123,7 +126,7 @@ class FakeBatchServer:
     def release(self) -> None:
         """Let held batches finish on their next retrieve."""
         with self.lock:
-            self.hold = False
+            self.hold, self.hold_from = False, 0
 
     def paid_twice(self) -> list[str]:
         """Request ids a batch answered more than once."""
@@ -176,12 +179,15 @@ class FakeBatchServer:
             self._polls[batch_id] += 1
             if batch["status"] == "cancelling":
                 self._run(batch, final="cancelled")
-            elif not self.hold and self._polls[batch_id] >= self.turnaround_polls:
+            elif not self._held(batch) and self._polls[batch_id] >= self.turnaround_polls:
                 expired = batch["_number"] in self.expire
                 self._run(batch, final="expired" if expired else "completed")
             else:
                 batch["status"] = "in_progress"
         return 200, _public(batch)
+
+    def _held(self, batch: dict[str, Any]) -> bool:
+        return self.hold or (0 < self.hold_from <= batch["_number"])
 
     def _run(self, batch: dict[str, Any], *, final: str) -> None:
         """Answer the batch's requests (all, or the first half when it expires or is
@@ -252,6 +258,7 @@ def batch_server(
     *,
     turnaround_polls: int = 1,
     hold: bool = False,
+    hold_from: int = 0,
     fail_first: int = 0,
     malformed_first: int = 0,
     expire: set[int] | None = None,
@@ -260,6 +267,7 @@ def batch_server(
     state = FakeBatchServer(
         turnaround_polls=turnaround_polls,
         hold=hold,
+        hold_from=hold_from,
         fail_first=fail_first,
         malformed_first=malformed_first,
         expire=set(expire or ()),

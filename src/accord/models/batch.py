@@ -146,8 +146,9 @@ class BatchAPI(ABC):
         a batch created just before a crash can be found again with `find`)."""
 
     @abstractmethod
-    async def find(self, label: str) -> str | None:
-        """The provider's id of the batch created with `label`, if there is one."""
+    async def find(self, label: str, *, size: int = 0, since: float = 0.0) -> str | None:
+        """The provider's id of the batch created with `label` (of `size` requests, created
+        no earlier than Unix time `since`), if there is one."""
 
     @abstractmethod
     async def status(self, batch_id: str) -> BatchState:

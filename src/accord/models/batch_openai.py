@@ -49,6 +49,9 @@ class OpenAIBatchAPI(BatchAPI):
         model_name: the model as the server knows it (``gpt-4o-mini``).
         options: the seat's model options (``base_url``, ``api_key_env``, ``extra_params``).
         key_env: the variable holding the key when ``api_key_env`` names none.
+        schema_form: how a response schema is asked for, as the seat's live client asks
+            (``json_schema`` for an OpenAI-compatible server, ``json_object`` as LiteLLM
+            sends it to OpenAI), so a batched call is the live call's request.
         transport: an httpx transport instead of the network (tests).
     """
 
@@ -62,9 +65,11 @@ class OpenAIBatchAPI(BatchAPI):
         options: ModelOptions,
         *,
         key_env: str | None = "OPENAI_API_KEY",
+        schema_form: str = "json_schema",
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         self.model_name = model_name
+        self.schema_form = schema_form
         self.options = options
         self.base_url = (options.base_url or OPENAI_URL).rstrip("/")
         self._key_env = options.api_key_env or key_env
@@ -111,7 +116,7 @@ class OpenAIBatchAPI(BatchAPI):
             body["tools"] = call.tools
             body["tool_choice"] = "auto"
         elif call.response_schema is not None:
-            body["response_format"] = response_format("json_schema", call.response_schema)
+            body["response_format"] = response_format(self.schema_form, call.response_schema)
         return {**body, **dict(self.options.extra_params)}
 
     def parse(self, outcome: BatchOutcome) -> Completion:
@@ -139,7 +144,7 @@ class OpenAIBatchAPI(BatchAPI):
             )
         return Submitted(batch_id=str(batch.id), file_id=str(uploaded.id))
 
-    async def find(self, label: str) -> str | None:
+    async def find(self, label: str, *, size: int = 0, since: float = 0.0) -> str | None:
         async with _mapped(self.base_url):
             page = await self._sdk().batches.list(limit=100)
             for batch in page.data:

@@ -33,7 +33,7 @@ from accord.models.telemetry import current_observer
 MAX_RESUBMITS = 3
 """Times one call is asked again after its batch failed it for a passing reason."""
 
-BATCH_PROVIDERS = ("openai", "openai-compatible")
+BATCH_PROVIDERS = ("openai", "openai-compatible", "anthropic")
 """Providers whose calls can go through a batch API."""
 
 
@@ -198,14 +198,19 @@ def batch_api_for(spec: str, options: Any) -> BatchAPI:
     """The batch endpoints of a model seat, or a `ConfigError` saying which seats can batch.
 
     ``openai/<model>`` uses OpenAI's Batch API (or the one at ``base_url``);
-    ``openai-compatible/<model>`` the Batch API of its server at ``base_url``.
+    ``openai-compatible/<model>`` the Batch API of its server at ``base_url``;
+    ``anthropic/<model>`` Anthropic's Message Batches (or those at ``base_url``).
     """
     from accord.models.batch_openai import OpenAIBatchAPI
 
     opts = options if isinstance(options, ModelOptions) else ModelOptions.model_validate(options)
     provider, _, model = spec.partition("/")
     if provider == "openai":
-        return OpenAIBatchAPI(model, opts)
+        return OpenAIBatchAPI(model, opts, schema_form="json_object")
+    if provider == "anthropic":
+        from accord.models.batch_anthropic import AnthropicBatchAPI
+
+        return AnthropicBatchAPI(model, opts)
     if provider == "openai-compatible":
         if not opts.base_url:
             raise ConfigError(

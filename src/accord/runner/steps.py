@@ -282,7 +282,11 @@ class StepScheduler:
         self.progress.submitting += 1
         try:
             if record.batch_id is None:
-                found = await self._patiently(lambda: api.find(record.label))
+                found = await self._patiently(
+                    lambda: api.find(
+                        record.label, size=len(record.requests), since=record.created_at
+                    )
+                )
                 if found is not None:
                     record.batch_id, record.state = found, "submitted"
                     record.submitted_at = record.submitted_at or time.time()

@@ -18,6 +18,7 @@ each request it answered (``paid``: a request id answered twice is a request pai
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
 import random
@@ -81,6 +82,52 @@ def mock_reply(body: dict[str, Any]) -> dict[str, Any]:
             "completion_tokens": completion,
             "total_tokens": prompt + completion,
         },
+    }
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(
+            str(b.get("text") or b.get("content") or json.dumps(b.get("input") or {}))
+            for b in content
+            if isinstance(b, dict)
+        )
+    return ""
+
+
+def mock_anthropic_reply(params: dict[str, Any]) -> dict[str, Any]:
+    """The Messages API reply to `params`: a pure function of its system prompt, turns (text
+    only: cache marks do not change a reply) and tools; a forced tool gets a schema-valid
+    input, offered tools one call of one of them, else a sentence."""
+    system = _text(params.get("system"))
+    turns = [(m.get("role"), _text(m.get("content"))) for m in params.get("messages") or []]
+    tools = params.get("tools") or []
+    choice = params.get("tool_choice") or {}
+    key = json.dumps([system, turns, tools, choice], sort_keys=True)
+    digest = hashlib.sha256(key.encode()).hexdigest()
+    rng = random.Random(digest)
+    block: dict[str, Any] = {"type": "text", "text": _SENTENCE}
+    if tools:
+        forced = [t for t in tools if t.get("name") == choice.get("name")]
+        tool = forced[0] if forced else rng.choice(list(tools))
+        schema = tool.get("input_schema") or {"type": "object", "properties": {}}
+        block = {
+            "type": "tool_use",
+            "id": f"toolu_{digest[:8]}",
+            "name": tool.get("name", ""),
+            "input": sample_valid(schema, rng),
+        }
+    prompt = len(system) // 4 + sum(len(t) // 4 + 4 for _, t in turns)
+    return {
+        "id": f"msg_{digest[:12]}",
+        "type": "message",
+        "role": "assistant",
+        "model": str(params.get("model", "fake")),
+        "content": [block],
+        "stop_reason": "tool_use" if block["type"] == "tool_use" else "end_turn",
+        "usage": {"input_tokens": prompt, "output_tokens": len(json.dumps(block)) // 4},
     }
 
 
@@ -189,32 +236,52 @@ class FakeBatchServer:
     def _held(self, batch: dict[str, Any]) -> bool:
         return self.hold or (0 < self.hold_from <= batch["_number"])
 
-    def _run(self, batch: dict[str, Any], *, final: str) -> None:
-        """Answer the batch's requests (all, or the first half when it expires or is
-        cancelled) and write its output and error files."""
-        lines = [
-            json.loads(ln) for ln in self.files[batch["input_file_id"]].splitlines() if ln.strip()
-        ]
-        cut = len(lines) if final == "completed" else len(lines) // 2
-        out: list[str] = []
-        errors: list[str] = []
-        for i, line in enumerate(lines):
-            cid = line["custom_id"]
+    def _fates(self, requests: list[dict[str, Any]], final: str) -> list[tuple[str, str]]:
+        """What happens to each request ``{custom_id, body}`` of a batch ending `final`:
+        ``answered``, ``failed`` (a server error), ``malformed`` (answered, line broken) or
+        ``unrun`` (the batch expired or was cancelled first: only its first half ran)."""
+        cut = len(requests) if final in ("completed", "ended") else len(requests) // 2
+        fates = []
+        for i, request in enumerate(requests):
+            cid = str(request["custom_id"])
             if i >= cut:
-                code = "batch_expired" if final == "expired" else "batch_cancelled"
-                errors.append(_error_line(cid, code, f"request not run: batch {final}"))
+                fates.append((cid, "unrun"))
                 continue
             self._answered += 1
             if self._answered <= self.fail_first:
-                errors.append(_error_line(cid, "server_error", "the server had an error", 500))
+                fates.append((cid, "failed"))
                 continue
             self.paid[cid] += 1
             if self._malformed < self.malformed_first:
                 self._malformed += 1
+                fates.append((cid, "malformed"))
+            else:
+                fates.append((cid, "answered"))
+        return fates
+
+    def _run(self, batch: dict[str, Any], *, final: str) -> None:
+        """Answer an OpenAI batch's requests and write its output and error files."""
+        lines = [
+            json.loads(ln) for ln in self.files[batch["input_file_id"]].splitlines() if ln.strip()
+        ]
+        bodies = {str(line["custom_id"]): line["body"] for line in lines}
+        out: list[str] = []
+        errors: list[str] = []
+        for i, (cid, fate) in enumerate(self._fates(lines, final)):
+            if fate == "unrun":
+                code = "batch_expired" if final == "expired" else "batch_cancelled"
+                errors.append(_error_line(cid, code, f"request not run: batch {final}"))
+            elif fate == "failed":
+                errors.append(_error_line(cid, "server_error", "the server had an error", 500))
+            elif fate == "malformed":
                 out.append('{"custom_id": "' + cid + '", "response": {"status_code": 200, "bo')
-                continue
-            reply = {"status_code": 200, "request_id": f"req_{i}", "body": mock_reply(line["body"])}
-            out.append(json.dumps({"id": f"br_{i}", "custom_id": cid, "response": reply}))
+            else:
+                reply = {
+                    "status_code": 200,
+                    "request_id": f"req_{i}",
+                    "body": mock_reply(bodies[cid]),
+                }
+                out.append(json.dumps({"id": f"br_{i}", "custom_id": cid, "response": reply}))
         if out:
             batch["output_file_id"] = self._file(("\n".join(out) + "\n").encode(), "out", "o")["id"]
         if errors:
@@ -227,12 +294,90 @@ class FakeBatchServer:
             "failed": len(errors),
         }
 
+    # -- Anthropic Message Batches --------------------------------------------------------
+
+    def _create_anthropic(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        requests = body.get("requests")
+        if not isinstance(requests, list) or not requests:
+            return 400, {"type": "error", "error": {"type": "invalid_request_error"}}
+        self.creates += 1
+        batch_id = f"msgbatch_{self.creates:05d}"
+        batch: dict[str, Any] = {
+            "id": batch_id,
+            "type": "message_batch",
+            "processing_status": "in_progress",
+            "request_counts": {
+                "processing": len(requests),
+                "succeeded": 0,
+                "errored": 0,
+                "canceled": 0,
+                "expired": 0,
+            },
+            "created_at": _iso(time.time()),
+            "ended_at": None,
+            "results_url": None,
+            "_number": self.creates,
+            "_kind": "anthropic",
+            "_requests": [{"custom_id": r["custom_id"], "body": r["params"]} for r in requests],
+        }
+        self.batches[batch_id] = batch
+        return 200, _public(batch)
+
+    def _retrieve_anthropic(self, batch_id: str) -> tuple[int, dict[str, Any]]:
+        batch = self.batches.get(batch_id)
+        if batch is None or batch.get("_kind") != "anthropic":
+            return 404, {"type": "error", "error": {"type": "not_found_error"}}
+        if batch["processing_status"] != "ended":
+            self._polls[batch_id] += 1
+            if batch["processing_status"] == "canceling":
+                self._run_anthropic(batch, final="canceled")
+            elif not self._held(batch) and self._polls[batch_id] >= self.turnaround_polls:
+                expired = batch["_number"] in self.expire
+                self._run_anthropic(batch, final="expired" if expired else "ended")
+        return 200, _public(batch)
+
+    def _run_anthropic(self, batch: dict[str, Any], *, final: str) -> None:
+        requests = batch["_requests"]
+        bodies = {str(r["custom_id"]): r["body"] for r in requests}
+        lines: list[str] = []
+        counts = {"processing": 0, "succeeded": 0, "errored": 0, "canceled": 0, "expired": 0}
+        for cid, fate in self._fates(requests, final):
+            if fate == "unrun":
+                kind = "expired" if final == "expired" else "canceled"
+                counts[kind] += 1
+                lines.append(json.dumps({"custom_id": cid, "result": {"type": kind}}))
+            elif fate == "failed":
+                counts["errored"] += 1
+                error = {"type": "error", "error": {"type": "api_error", "message": "failed"}}
+                lines.append(
+                    json.dumps({"custom_id": cid, "result": {"type": "errored", "error": error}})
+                )
+            elif fate == "malformed":
+                counts["succeeded"] += 1
+                lines.append('{"custom_id": "' + cid + '", "result": {"type": "succ')
+            else:
+                counts["succeeded"] += 1
+                message = mock_anthropic_reply(bodies[cid])
+                result = {"type": "succeeded", "message": message}
+                lines.append(json.dumps({"custom_id": cid, "result": result}))
+        batch["_results"] = ("\n".join(lines) + "\n").encode()
+        batch["processing_status"] = "ended"
+        batch["request_counts"] = counts
+        batch["ended_at"] = _iso(time.time())
+        batch["results_url"] = (
+            f"{self.url.removesuffix('/v1')}/v1/messages/batches/{batch['id']}/results"
+        )
+
 
 def _error_line(cid: str, code: str, message: str, status: int | None = None) -> str:
     response = {"status_code": status, "body": {"error": {"message": message}}} if status else None
     return json.dumps(
         {"custom_id": cid, "response": response, "error": {"code": code, "message": message}}
     )
+
+
+def _iso(stamp: float) -> str:
+    return dt.datetime.fromtimestamp(stamp, dt.UTC).isoformat()
 
 
 def _public(batch: dict[str, Any]) -> dict[str, Any]:
@@ -281,7 +426,21 @@ def batch_server(
             raw = self._body()
             path = self.path.split("?", 1)[0].removeprefix("/v1")
             with state.lock:
-                if path == "/files":
+                if path == "/messages/batches":
+                    status, body = state._create_anthropic(json.loads(raw or b"{}"))
+                elif path.startswith("/messages/batches/") and path.endswith("/cancel"):
+                    batch = state.batches.get(path.split("/")[3])
+                    state.cancels += 1
+                    if batch is None:
+                        status, body = 404, {"type": "error", "error": {"type": "not_found"}}
+                    else:
+                        if batch["processing_status"] == "in_progress":
+                            batch["processing_status"] = "canceling"
+                        status, body = 200, _public(batch)
+                elif path == "/messages":
+                    state.live_calls += 1
+                    status, body = 200, mock_anthropic_reply(json.loads(raw or b"{}"))
+                elif path == "/files":
                     fields = _multipart(self.headers.get("Content-Type", ""), raw)
                     name, data = fields.get("file", ("", b""))
                     purpose = fields.get("purpose", ("", b"batch"))[1].decode()
@@ -312,7 +471,19 @@ def batch_server(
         def do_GET(self) -> None:
             path = self.path.split("?", 1)[0].removeprefix("/v1")
             with state.lock:
-                if path == "/batches":
+                if path == "/messages/batches":
+                    data = [_public(b) for b in reversed(state.batches.values()) if "_kind" in b]
+                    status, body = 200, {"data": data, "has_more": False}
+                elif path.startswith("/messages/batches/") and path.endswith("/results"):
+                    batch = state.batches.get(path.split("/")[3])
+                    if batch is None or "_results" not in batch:
+                        status, body = 404, {"type": "error", "error": {"type": "not_found"}}
+                    else:
+                        self._raw(batch["_results"])
+                        return
+                elif path.startswith("/messages/batches/"):
+                    status, body = state._retrieve_anthropic(path.split("/")[3])
+                elif path == "/batches":
                     data = [_public(b) for b in reversed(state.batches.values())]
                     status, body = 200, {"object": "list", "data": data, "has_more": False}
                 elif path.startswith("/batches/"):
@@ -322,15 +493,18 @@ def batch_server(
                     if content is None:
                         status, body = 404, {"error": {"message": "no such file"}}
                     else:
-                        self.send_response(200)
-                        self.send_header("Content-Type", "application/octet-stream")
-                        self.send_header("Content-Length", str(len(content)))
-                        self.end_headers()
-                        self.wfile.write(content)
+                        self._raw(content)
                         return
                 else:
                     status, body = 404, {"error": {"message": f"no endpoint {path}"}}
             send_json(self, status, {}, body)
+
+        def _raw(self, content: bytes) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/octet-stream")
+            self.send_header("Content-Length", str(len(content)))
+            self.end_headers()
+            self.wfile.write(content)
 
         def log_message(self, format: str, *args: object) -> None:
             pass

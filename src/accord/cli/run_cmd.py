@@ -350,7 +350,7 @@ def _preflight(
         history = measure(sources)
         if done:  # the games already played here measure the rest best
             merge_history(history, plan.scan().history)
-        est = estimate(todo, history)
+        est = estimate(todo, history, _batch_history(todo, sources))
         console.print(est.describe(concurrency))
         if max_cost is not None and est.usd > max_cost:
             console.print(
@@ -362,6 +362,17 @@ def _preflight(
             f"[yellow]--max-cost cannot count calls to {', '.join(unpriced)} (no known "
             "price); set options.prices for them.[/yellow]"
         )
+
+
+def _batch_history(todo: list[GameSpec], sources: list[Path]) -> Any:
+    """The batched calls of the --estimate-from runs (turnaround, steps), for a batch run."""
+    from accord.runner.batch_cost import tally
+    from accord.runner.batch_plan import uses_batch
+    from accord.traces.io import readable_traces
+
+    if not uses_batch(todo):
+        return None
+    return tally(t for d in sources for t in readable_traces(d / "traces", []))
 
 
 def _local_estimate(specs: list[GameSpec]) -> None:

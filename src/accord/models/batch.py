@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from accord.models.base import Completion
+from accord.models.batch_prices import BATCH_DISCOUNT
 from accord.models.client import Call
 
 TERMINAL = frozenset({"completed", "failed", "expired", "cancelled", "ended"})
@@ -125,7 +126,7 @@ class BatchAPI(ABC):
     kind: str = "?"
     max_requests: int = 50_000
     max_bytes: int = 200 * 1024 * 1024
-    discount: float = 0.5
+    discount: float = BATCH_DISCOUNT
 
     @property
     @abstractmethod

@@ -10,8 +10,8 @@ at most ``max_resubmits`` times, each time recorded in the call's ``retries``; a
 refusal, or a request still unanswered after that, is a `ModelError`, so the game ends
 ``failed`` as a live call would end it.
 
-Prices: the price map's batch prices where it has them (LiteLLM's ``*_cost_per_token_batches``),
-else the provider's published batch discount (OpenAI and Anthropic: 50%) off the seat's prices.
+Prices: `accord.models.batch_prices` (the price map's batch prices, else the provider's published
+discount); each call's ``batch`` record also states what it would have cost live.
 """
 
 from __future__ import annotations
@@ -24,8 +24,9 @@ from accord.core.errors import ConfigError, ModelError, TransientModelError
 from accord.core.spec import JSONSchema
 from accord.models.base import Completion, Message, ToolSpec, Usage
 from accord.models.batch import BATCH_QUEUE, BatchAPI, BatchQueue, BatchRequest, request_id
+from accord.models.batch_prices import seat_prices
 from accord.models.client import Call, ModelClient
-from accord.models.options import ModelOptions
+from accord.models.options import ModelOptions, Prices
 from accord.models.pricing import cost_usd
 from accord.models.retry import RetriesExhaustedError, RetryRecord
 from accord.models.telemetry import current_observer
@@ -59,6 +60,7 @@ class BatchedModel:
         self.api = api
         self.queue = queue
         self.max_resubmits = max_resubmits
+        self._prices: tuple[Prices | None, Prices | None] | None = None
 
     @property
     def spec(self) -> str:
@@ -142,10 +144,14 @@ class BatchedModel:
             completion.model = self.spec
             completion.attempts = resubmit + 1
             completion.latency_s = outcome.queue_s
-            completion.raw["batch"] = {"id": outcome.batch, "queue_s": round(outcome.queue_s, 3)}
+            completion.cost_usd, live_cost = self.price(completion.usage)
+            completion.raw["batch"] = {
+                "id": outcome.batch,
+                "queue_s": round(outcome.queue_s, 3),
+                "live_cost_usd": live_cost,
+            }
             if retries:
                 completion.raw["retries"] = retries
-            completion.cost_usd = self.price(completion.usage)
             if observer is not None:
                 observer.call_finished(self.spec, completion)
             return completion
@@ -159,39 +165,12 @@ class BatchedModel:
             observer.call_failed(self.spec, exhausted)
         raise exhausted
 
-    def price(self, usage: Usage) -> float | None:
-        """What `usage` costs at batch prices (``None`` when unknown)."""
-        prices = self.inner.options.prices
-        if prices is not None:
-            full = cost_usd(usage, prices)
-            return None if full is None else full * self.api.discount
-        return map_batch_cost(self.spec, usage, self.api.discount)
-
-
-def map_batch_cost(spec: str, usage: Usage, discount: float) -> float | None:
-    """A hosted model's batch cost from LiteLLM's price map: its batch prices where it has
-    them, else its live prices less `discount`; ``None`` for a model the map does not know."""
-    provider, _, model = spec.partition("/")
-    if provider in ("openai-compatible", "mock", "local"):
-        return None
-    try:
-        import litellm
-
-        entry: dict[str, Any] | None = litellm.model_cost.get(model) or litellm.model_cost.get(
-            spec.removeprefix("litellm/")
-        )
-    except Exception:
-        return None
-    if not entry:
-        return None
-    inp = entry.get("input_cost_per_token_batches")
-    out = entry.get("output_cost_per_token_batches")
-    if inp is None or out is None:
-        base_in, base_out = entry.get("input_cost_per_token"), entry.get("output_cost_per_token")
-        if base_in is None or base_out is None:
-            return None
-        inp, out = base_in * discount, base_out * discount
-    return float(usage.input_tokens * inp + usage.output_tokens * out)
+    def price(self, usage: Usage) -> tuple[float | None, float | None]:
+        """What `usage` costs at batch prices and would have cost live (``None``: unknown)."""
+        if self._prices is None:
+            self._prices = seat_prices(self.spec, self.inner.options, self.api.discount)
+        live, batch = self._prices
+        return cost_usd(usage, batch), cost_usd(usage, live)
 
 
 def batch_api_for(spec: str, options: Any) -> BatchAPI:

@@ -47,10 +47,15 @@ def test_batch_prices_are_half_the_seat_prices_unless_the_map_has_batch_prices()
     assert live == Prices(**PRICES)
     assert batch == Prices(input_per_mtok=1.0, output_per_mtok=4.0)
     assert seat_prices("openai-compatible/x", {}) == (None, None)
+    # LiteLLM's map has OpenAI's batch prices for gpt-4o-mini: they are the ones used.
+    map_live, map_batch = seat_prices("openai/gpt-4o-mini", {})
+    assert map_live is not None and map_batch is not None
+    assert map_batch.input_per_mtok == pytest.approx(0.075)
+    assert map_batch.output_per_mtok == pytest.approx(map_live.output_per_mtok / 2)
     cached = Prices(input_per_mtok=2, output_per_mtok=8, cached_input_per_mtok=0.5)
     assert discounted(cached).cached_input_per_mtok == 0.25
     usage = Usage(input_tokens=1000, output_tokens=100)
-    assert usage.input_tokens * 1.0 / 1e6 + usage.output_tokens * 4.0 / 1e6 == pytest.approx(0.0014)
+    assert cost_usd(usage, batch) == pytest.approx(0.0014)  # 1000 x $1/M + 100 x $4/M
 
 
 def test_summary_and_estimate_show_batch_cost_beside_live_cost(tmp_path: Path) -> None:

@@ -110,3 +110,27 @@ def test_max_cost_counts_batch_prices(tmp_path: Path) -> None:
     assert block["cost_usd"] > 0
     assert report.spent_usd == pytest.approx(block["cost_usd"])
     assert report.spent_usd == pytest.approx(block["live_cost_usd"] / 2)
+
+
+def test_progress_line_shows_steps_batches_and_a_batch_eta(tmp_path: Path) -> None:
+    from accord.runner.monitor import RunMonitor
+
+    monitor = RunMonitor(total=3)
+    lines: list[str] = []
+    with batch_server() as server:
+        run_sync(
+            with_batch(specs(server.url, games=3)),
+            tmp_path / "run",
+            concurrency=1,
+            live=False,
+            batch_poll_s=0.01,
+            monitor=monitor,
+            heartbeat=(0.02, lambda: lines.append(monitor.status_line())),
+        )
+    batch_lines = [line for line in lines if "batches:" in line]
+    assert batch_lines and all("step " in line for line in batch_lines if "in flight 1" in line)
+    assert any("batch ETA unknown" in line for line in batch_lines)  # before a game finished
+    assert any(
+        "batch ETA" in line and "batch ETA unknown" not in line for line in batch_lines
+    )  # measured from the first game's steps and the batches' turnaround
+    assert any("requests" in line and "mean queue" in line for line in batch_lines)

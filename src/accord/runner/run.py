@@ -289,6 +289,13 @@ async def run_specs(
     live_run = LiveRun(out, monitor, games=runner.live_events) if live and monitor else None
     if monitor is not None:
         monitor.expect(_kind(s) for s in todo)
+    if monitor is not None and steps is not None:
+        shown = monitor  # the line shows the steps, batches and a batch ETA
+
+        def batch_line() -> str:
+            return steps.status(shown.unstarted())
+
+        monitor.batch_status = batch_line
 
     async def one(spec: GameSpec) -> None:
         async with sem:

@@ -129,6 +129,8 @@ class StepScheduler:
         self._driver: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._labels = 0
+        self._game_batches: dict[str, set[str]] = {}
+        self._finished_steps: list[int] = []
         if folder is not None:
             self._load(folder)
 
@@ -153,6 +155,9 @@ class StepScheduler:
         finally:
             CURRENT_GAME.reset(token)
             self._active.discard(trace_id)
+            steps = self._game_batches.pop(trace_id, None)
+            if steps:
+                self._finished_steps.append(len(steps))
             self._kick()
 
     async def ask(self, api: BatchAPI, request: BatchRequest) -> BatchOutcome:
@@ -177,7 +182,10 @@ class StepScheduler:
         self._waiting[game] = self._waiting.get(game, 0) + 1
         self._kick()
         try:
-            return await future
+            outcome = await future
+            if game:
+                self._game_batches.setdefault(game, set()).add(outcome.batch)
+            return outcome
         finally:
             left = self._waiting[game] = self._waiting[game] - 1
             if left <= 0:
@@ -186,6 +194,23 @@ class StepScheduler:
                 with contextlib.suppress(ValueError):
                     self._waiters.get(cid, []).remove(future)
             self._kick()
+
+    def status(self, unstarted: int = 0) -> str:
+        """The progress line of a batch run: the games' current step, the batches, and an
+        ETA from the measured turnaround (or "unknown")."""
+        p = self.progress
+        current = [len(self._game_batches.get(g, ())) + 1 for g in self._active]
+        mean_steps = (
+            sum(self._finished_steps) / len(self._finished_steps) if self._finished_steps else None
+        )
+        turnaround = sum(p.queue_s) / len(p.queue_s) if p.queue_s else None
+        step = f"step {min(current)}-{max(current)}" if current else "no game in flight"
+        eta = "unknown"
+        if mean_steps is not None and turnaround is not None:
+            left_now = max(mean_steps - min(current, default=0), 0)
+            waves = -(-unstarted // max(len(self._active), 1)) if unstarted else 0
+            eta = _seconds(turnaround * (left_now + waves * mean_steps))
+        return f"{step} | {p.line()} | batch ETA {eta}"
 
     async def aclose(self) -> None:
         """Stop polling (batches still running at the provider stay recorded for resume)."""
@@ -386,6 +411,14 @@ class StepScheduler:
     def _save(self, record: BatchRecord) -> None:
         if self.folder is not None:
             save_record(self.folder, record)
+
+
+def _seconds(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
 
 
 def split(requests: list[BatchRequest], api: BatchAPI) -> list[list[BatchRequest]]:

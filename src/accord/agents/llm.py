@@ -51,6 +51,9 @@ MAX_RETRIES = 3
 _RAW_KEEP = 2000
 """Characters of a bad reply kept in the trace event."""
 
+_SERVED_KEEP = 200
+"""Characters kept of a served model id or fingerprint (the provider's text: untrusted)."""
+
 
 class LLMAgent(Agent):
     """A seat played by a language model.
@@ -244,6 +247,10 @@ class LLMAgent(Agent):
             extra["retries"] = completion.raw["retries"]
         if completion.raw.get("batch"):  # answered through a provider batch
             extra["batch"] = completion.raw["batch"]
+        for key in ("served_model", "fingerprint"):  # what the provider says it served
+            value = completion.raw.get(key)
+            if isinstance(value, str) and value:
+                extra[key] = value[:_SERVED_KEEP]
         if toolset is not None:
             extra["tools"] = toolset.names
             extra["tool_calls"] = [

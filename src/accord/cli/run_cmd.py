@@ -244,6 +244,20 @@ def run(
     _print_report(report, plan.out, tolerated, write_report)
 
 
+def _print_served(served: object) -> None:
+    """Flag a seat model whose provider served more than one model id or fingerprint."""
+    if not isinstance(served, dict):
+        return
+    for seat, info in served.items():
+        if isinstance(info, dict) and info.get("changed"):
+            ids = [*info.get("models", {}), *info.get("fingerprints", {})]
+            console.print(
+                f"[yellow]{safe(str(seat))}: the provider served more than one model during "
+                f"this run ({safe(', '.join(map(str, ids[:6])))}); its games may not be "
+                "comparable (summary.json, 'served').[/yellow]"
+            )
+
+
 def _tolerance(text: str) -> float:
     """``--max-failures``: a count (``3``) or a fraction of games played (``0.05``)."""
     try:
@@ -267,6 +281,7 @@ def _print_report(
     print_skipped([str(u.get("error")) for u in unreadable] if isinstance(unreadable, list) else [])
     if report.skipped:
         console.print(f"Skipped {report.skipped} games already finished (--resume).")
+    _print_served(report.summary.get("served"))
     if report.cache is not None:
         console.print(f"Model cache: {report.cache.hits} hits, {report.cache.misses} misses.")
     if report.spent_usd > 0:

@@ -251,6 +251,7 @@ def completion_from_body(data: dict[str, Any]) -> Completion:
             "id": data.get("id"),
             "finish_reason": choice.get("finish_reason"),
             "served_model": data.get("model"),
+            "fingerprint": data.get("system_fingerprint"),
         },
         reasoning=reasoning if isinstance(reasoning, str) and reasoning else None,
         tool_calls=read_tool_calls(message.get("tool_calls")),

@@ -147,6 +147,7 @@ class LiteLLMModel(ModelClient):
                 "id": getattr(response, "id", None),
                 "finish_reason": getattr(choice, "finish_reason", None),
                 "served_model": getattr(response, "model", None),
+                "fingerprint": getattr(response, "system_fingerprint", None),
             },
             reasoning=reasoning if isinstance(reasoning, str) and reasoning else None,
             rate=rate_info(_headers(response)),

@@ -242,6 +242,7 @@ class OpenAICompatibleModel(ModelClient):
             "id": data.get("id"),
             "finish_reason": choice.get("finish_reason"),
             "served_model": data.get("model"),
+            "fingerprint": data.get("system_fingerprint"),
         }
         return Completion(
             text=message.get("content") or "",

@@ -39,9 +39,12 @@ from accord.testing.wire import send_json
 _SENTENCE = "I have nothing to add."
 
 
-def mock_reply(body: dict[str, Any]) -> dict[str, Any]:
+def mock_reply(
+    body: dict[str, Any], *, served: str | None = None, fingerprint: str = "fp_fake"
+) -> dict[str, Any]:
     """The chat-completions response to `body`: a pure function of its messages, schema,
-    tools and seed (the fake's one way of answering, live or batched)."""
+    tools and seed (the fake's one way of answering, live or batched); the reply names the
+    model asked for (or `served`) and `fingerprint`."""
     messages = body.get("messages") or []
     schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema")
     tools = body.get("tools")
@@ -74,8 +77,8 @@ def mock_reply(body: dict[str, Any]) -> dict[str, Any]:
         "id": f"chatcmpl-{digest[:12]}",
         "object": "chat.completion",
         "created": 1700000000,
-        "model": str(body.get("model", "fake")),
-        "system_fingerprint": "fp_fake",
+        "model": served or str(body.get("model", "fake")),
+        "system_fingerprint": fingerprint,
         "choices": [{"index": 0, "finish_reason": "stop", "message": message}],
         "usage": {
             "prompt_tokens": prompt,
@@ -144,6 +147,9 @@ class FakeBatchServer:
         fail_first: the first this many requests answered go to the error file (HTTP 500).
         malformed_first: the first this many answered lines of output files are not JSON.
         expire: numbers (1-based, in creation order) of the batches that expire half done.
+        swap_after: when above 0, OpenAI-style replies after this many name another model
+            (``<model>-swapped``) and fingerprint (``fp_swapped``): a provider that changed
+            the model behind a name mid-run.
         uploads / creates / cancels / live_calls: requests of each kind received.
         probes: live calls with ``max_tokens: 1`` (the runner's context-size check).
         paid: how often each request id was answered (billed) by a batch.
@@ -157,6 +163,7 @@ class FakeBatchServer:
     fail_first: int = 0
     malformed_first: int = 0
     expire: set[int] = field(default_factory=set)
+    swap_after: int = 0
     uploads: int = 0
     creates: int = 0
     cancels: int = 0
@@ -168,6 +175,7 @@ class FakeBatchServer:
     _polls: Counter[str] = field(default_factory=Counter)
     _answered: int = 0
     _malformed: int = 0
+    _replies: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def release(self) -> None:
@@ -233,6 +241,14 @@ class FakeBatchServer:
                 batch["status"] = "in_progress"
         return 200, _public(batch)
 
+    def _reply(self, body: dict[str, Any]) -> dict[str, Any]:
+        self._replies += 1
+        if 0 < self.swap_after < self._replies:
+            return mock_reply(
+                body, served=f"{body.get('model', 'fake')}-swapped", fingerprint="fp_swapped"
+            )
+        return mock_reply(body)
+
     def _held(self, batch: dict[str, Any]) -> bool:
         return self.hold or (0 < self.hold_from <= batch["_number"])
 
@@ -279,7 +295,7 @@ class FakeBatchServer:
                 reply = {
                     "status_code": 200,
                     "request_id": f"req_{i}",
-                    "body": mock_reply(bodies[cid]),
+                    "body": self._reply(bodies[cid]),
                 }
                 out.append(json.dumps({"id": f"br_{i}", "custom_id": cid, "response": reply}))
         if out:
@@ -407,6 +423,7 @@ def batch_server(
     fail_first: int = 0,
     malformed_first: int = 0,
     expire: set[int] | None = None,
+    swap_after: int = 0,
 ) -> Iterator[FakeBatchServer]:
     """Serve a fake OpenAI Batch API on a free port of 127.0.0.1 until the block ends."""
     state = FakeBatchServer(
@@ -416,6 +433,7 @@ def batch_server(
         fail_first=fail_first,
         malformed_first=malformed_first,
         expire=set(expire or ()),
+        swap_after=swap_after,
     )
 
     class Handler(BaseHTTPRequestHandler):
@@ -461,9 +479,10 @@ def batch_server(
                     asked = json.loads(raw or b"{}")
                     if asked.get("max_tokens") == 1:  # a context-size probe, not a game's call
                         state.probes += 1
+                        status, body = 200, mock_reply(asked)
                     else:
                         state.live_calls += 1
-                    status, body = 200, mock_reply(asked)
+                        status, body = 200, state._reply(asked)
                 else:
                     status, body = 404, {"error": {"message": f"no endpoint {path}"}}
             send_json(self, status, {}, body)

@@ -192,10 +192,16 @@ def _record_of(out: Path, number: int) -> dict[str, Any] | None:
     return None
 
 
-@pytest.mark.parametrize(("model", "hold_from"), [(MODEL, 1), (MODEL, 3), (CLAUDE, 2)])
+@pytest.mark.parametrize(
+    ("model", "hold_from", "resume_with"),
+    [(MODEL, 1, "4"), (MODEL, 3, "1"), (CLAUDE, 2, "4")],
+)
 def test_kill_during_a_pending_batch_then_resume_pays_for_nothing_twice(
-    model: str, hold_from: int, tmp_path: Path
+    model: str, hold_from: int, resume_with: str, tmp_path: Path
 ) -> None:
+    """Killed with both games waiting on a pending batch; resumed with as many games at
+    once, or one at a time (so the second game asks for its calls only after the batch it
+    shared with the first was followed to its end)."""
     killed = tmp_path / "killed"
     with batch_server(hold_from=hold_from) as server:
         cmd = [sys.executable, "-m", "accord", "run", "negotiation", "--model", model]
@@ -219,7 +225,8 @@ def test_kill_during_a_pending_batch_then_resume_pays_for_nothing_twice(
         created_before = server.creates
         assert not list((killed / "traces").glob("*.json"))  # both games were in flight
         server.release()
-        resumed = subprocess.run([*cmd, "--resume"], capture_output=True, text=True)
+        resume = [*cmd, "--resume", "--concurrency", resume_with]
+        resumed = subprocess.run(resume, capture_output=True, text=True)
         assert resumed.returncode == 0, resumed.stdout + resumed.stderr
         assert server.paid_twice() == []
         created = server.creates

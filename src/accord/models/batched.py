@@ -16,7 +16,6 @@ discount); each call's ``batch`` record also states what it would have cost live
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -202,8 +201,3 @@ def batch_api_for(spec: str, options: Any) -> BatchAPI:
         f"{', '.join(p + '/' for p in BATCH_PROVIDERS)} seats; play this seat live "
         "(drop batch: true from it, or do not pass --batch)."
     )
-
-
-def describe_request(request: BatchRequest) -> dict[str, Any]:
-    """A request as the batch record stores it."""
-    return {"custom_id": request.custom_id, "body": json.loads(json.dumps(request.body))}

@@ -48,6 +48,7 @@ from accord.models.cache import scrub_secrets
 from accord.models.telemetry import observe
 from accord.remote.process import RUN_DIR as REMOTE_RUN_DIR
 from accord.runner.batch_plan import check_batch, uses_batch
+from accord.runner.batch_progress import snapshot
 from accord.runner.batch_store import batches_dir
 from accord.runner.choose_executor import make_executor
 from accord.runner.executors import Executor
@@ -61,7 +62,7 @@ from accord.runner.run_report import RunReport as RunReport  # where callers fou
 from accord.runner.scan import RunScan, scan_run
 from accord.runner.server_check import check_server_context
 from accord.runner.specs import GameSpec
-from accord.runner.steps import StepScheduler, snapshot
+from accord.runner.steps import StepScheduler
 from accord.traces.io import atomic_write_text
 from accord.traces.limits import cap_trace
 from accord.traces.schema import Trace
@@ -361,7 +362,7 @@ async def run_specs(
                 task.cancel()
         if steps is not None:
             await steps.aclose()  # batches still running stay recorded for --resume
-            report.batches = snapshot(steps)
+            report.batches = snapshot(steps.progress)
         if queue_token is not None:
             BATCH_QUEUE.reset(queue_token)
         await runner.close()

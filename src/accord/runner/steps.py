@@ -25,12 +25,12 @@ import contextvars
 import hashlib
 import time
 from collections.abc import Awaitable, Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from accord.core.errors import ModelError, TransientModelError
 from accord.models.batch import BatchAPI, BatchOutcome, BatchRequest, BatchState
+from accord.runner.batch_progress import BatchProgress, duration
 from accord.runner.batch_store import (
     BatchRecord,
     load_records,
@@ -45,46 +45,6 @@ CURRENT_GAME: contextvars.ContextVar[str | None] = contextvars.ContextVar(
 """The game (trace id) whose coroutine is running: whose calls wait in the scheduler."""
 
 T = TypeVar("T")
-
-
-@dataclass
-class BatchProgress:
-    """What the batches of a run are doing (for progress lines and the run report).
-
-    Attributes:
-        waiting: calls waiting for the next batch.
-        submitting / running / done / failed: batches in each state (this process).
-        requests: size of each batch submitted, in order.
-        queue_s: seconds each finished batch spent at the provider.
-        resubmitted: calls asked again after a batch failed them.
-        reused: calls answered from a batch an earlier attempt of the run had paid for.
-        followed: batches of an earlier attempt followed to their end on resume.
-    """
-
-    waiting: int = 0
-    submitting: int = 0
-    running: int = 0
-    done: int = 0
-    failed: int = 0
-    requests: list[int] = field(default_factory=list)
-    queue_s: list[float] = field(default_factory=list)
-    resubmitted: int = 0
-    reused: int = 0
-    followed: int = 0
-
-    def line(self) -> str:
-        """One status line: batches by state, requests per batch, queue time."""
-        mean_q = sum(self.queue_s) / len(self.queue_s) if self.queue_s else None
-        size = self.requests[-1] if self.requests else 0
-        queue = f"{mean_q:.0f}s" if mean_q is not None else "unknown"
-        return (
-            f"batches: {self.submitting + self.running} running, {self.done} done"
-            + (f", {self.failed} failed" if self.failed else "")
-            + f"; {self.waiting} calls waiting; last batch {size} requests; "
-            f"mean queue {queue}"
-            + (f"; {self.resubmitted} resubmitted" if self.resubmitted else "")
-            + (f"; {self.reused} answered from earlier batches" if self.reused else "")
-        )
 
 
 class StepScheduler:
@@ -121,7 +81,8 @@ class StepScheduler:
         self._pending: dict[str, tuple[BatchAPI, dict[str, BatchRequest]]] = {}
         self._first_pending: float | None = None
         self._waiters: dict[str, list[asyncio.Future[BatchOutcome]]] = {}
-        self._answered: dict[str, BatchOutcome] = {}
+        self._done_in: dict[str, str] = {}
+        self._results: dict[str, dict[str, BatchOutcome]] = {}
         self._recovered: dict[str, BatchRecord] = {}
         self._following: set[str] = set()
         self._inflight: set[str] = set()
@@ -135,15 +96,34 @@ class StepScheduler:
             self._load(folder)
 
     def _load(self, folder: Path) -> None:
+        """What an earlier attempt of the run submitted: the finished batches (by request id;
+        their results are read when a request asks, so memory holds ids, not replies) and
+        the unfinished ones (followed when one of their requests is asked again)."""
         records = load_records(folder)
         self._labels = len(records)
         for record in records:
             if record.state == "done":
-                for outcome in load_results(folder, record.label):
-                    self._answered[outcome.custom_id] = outcome
+                for cid in record.ids():
+                    self._done_in[cid] = record.label
             elif record.state in ("submitting", "submitted"):
                 for cid in record.ids():
                     self._recovered[cid] = record
+
+    def _earlier(self, cid: str) -> BatchOutcome | None:
+        """The outcome an earlier attempt's finished batch holds for `cid` (each is handed
+        out once: a game asks for each of its requests once)."""
+        label = self._done_in.pop(cid, None)
+        if label is None or self.folder is None:
+            return None
+        results = self._results.get(label)
+        if results is None:
+            results = self._results[label] = {
+                o.custom_id: o for o in load_results(self.folder, label)
+            }
+        outcome = results.pop(cid, None)
+        if not results:
+            del self._results[label]
+        return outcome
 
     @contextlib.contextmanager
     def game(self, trace_id: str) -> Iterator[None]:
@@ -163,7 +143,7 @@ class StepScheduler:
     async def ask(self, api: BatchAPI, request: BatchRequest) -> BatchOutcome:
         """The outcome of `request`: from a batch already recorded, or from the next one."""
         cid = request.custom_id
-        known = self._answered.get(cid)
+        known = self._earlier(cid)
         if known is not None:
             self.progress.reused += 1
             return known
@@ -209,7 +189,7 @@ class StepScheduler:
         if mean_steps is not None and turnaround is not None:
             left_now = max(mean_steps - min(current, default=0), 0)
             waves = -(-unstarted // max(len(self._active), 1)) if unstarted else 0
-            eta = _seconds(turnaround * (left_now + waves * mean_steps))
+            eta = duration(turnaround * (left_now + waves * mean_steps))
         return f"{step} | {p.line()} | batch ETA {eta}"
 
     async def aclose(self) -> None:
@@ -375,12 +355,13 @@ class StepScheduler:
         self._save(record)
         self.progress.done += 1
         self.progress.queue_s.append(queue_s)
-        for outcome in final:
-            self._answered[outcome.custom_id] = outcome
+        for outcome in final:  # handed to the waiting calls, not kept (memory stays flat)
             self._inflight.discard(outcome.custom_id)
-            for future in self._waiters.pop(outcome.custom_id, []):
-                if not future.done():
-                    future.set_result(outcome)
+            waiting = [f for f in self._waiters.pop(outcome.custom_id, []) if not f.done()]
+            for future in waiting:
+                future.set_result(outcome)
+            if not waiting:  # a game not back yet (a resumed run): it reads the results file
+                self._done_in[outcome.custom_id] = record.label
 
     def _give_up(self, record: BatchRecord, err: ModelError) -> None:
         """The batch cannot be submitted or followed: its calls fail (their games end failed,
@@ -413,14 +394,6 @@ class StepScheduler:
             save_record(self.folder, record)
 
 
-def _seconds(seconds: float) -> str:
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 5400:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
-
-
 def split(requests: list[BatchRequest], api: BatchAPI) -> list[list[BatchRequest]]:
     """`requests` in batches within the provider's request-count and size limits."""
     chunks: list[list[BatchRequest]] = []
@@ -436,20 +409,3 @@ def split(requests: list[BatchRequest], api: BatchAPI) -> list[list[BatchRequest
     if current:
         chunks.append(current)
     return chunks
-
-
-def snapshot(scheduler: StepScheduler | None) -> dict[str, Any]:
-    """The scheduler's progress as plain data (for the live files)."""
-    if scheduler is None:
-        return {}
-    p = scheduler.progress
-    return {
-        "waiting": p.waiting,
-        "running": p.submitting + p.running,
-        "done": p.done,
-        "failed": p.failed,
-        "last_requests": p.requests[-1] if p.requests else 0,
-        "mean_queue_s": (sum(p.queue_s) / len(p.queue_s)) if p.queue_s else None,
-        "resubmitted": p.resubmitted,
-        "reused": p.reused,
-    }

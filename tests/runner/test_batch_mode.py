@@ -272,3 +272,15 @@ def test_a_batch_created_just_before_a_kill_is_found_by_its_label(tmp_path: Path
     assert outcome.ok and outcome.batch == "b00001-aaaa"
     assert server.creates == 1 and server.paid_twice() == []
     assert load_records(folder)[0].state == "done"
+
+
+def test_the_model_cache_answers_before_any_batch(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    with batch_server() as server:
+        specs = with_batch(specs_for("negotiation", server.url, games=1))
+        first = play(specs, tmp_path / "first", cache=cache)
+        created = server.creates
+        second = play(specs, tmp_path / "second", cache=cache)
+    assert first.failed == [] and second.failed == []
+    assert created > 0 and server.creates == created  # every call of the replay was a hit
+    assert second.cache is not None and second.cache.misses == 0

@@ -284,3 +284,30 @@ def test_the_model_cache_answers_before_any_batch(tmp_path: Path) -> None:
     assert first.failed == [] and second.failed == []
     assert created > 0 and server.creates == created  # every call of the replay was a hit
     assert second.cache is not None and second.cache.misses == 0
+
+
+def test_a_seat_can_answer_what_no_batch_answered_live(tmp_path: Path) -> None:
+    with batch_server(expire={1, 2, 3, 4, 5, 6, 7, 8, 9, 10}) as server:
+        specs = with_batch(specs_for("negotiation", server.url, games=1))
+        live_fallback = [
+            s.model_copy(
+                update={
+                    "agents": [
+                        a.model_copy(update={"options": {**a.options, "batch_missing": "live"}})
+                        for a in s.agents
+                    ]
+                }
+            )
+            for s in specs
+        ]
+        report = play(live_fallback, tmp_path / "r")
+    assert report.failed == []
+    assert server.live_calls > 0
+    calls = [
+        e
+        for e in json.loads(next((tmp_path / "r" / "traces").glob("*.json")).read_text())["events"]
+        if e["type"] == "model_call"
+    ]
+    answered_live = [e for e in calls if e["batch"]["id"] == "live"]
+    assert answered_live and all("batch_expired" in e["retries"][0]["error"] for e in answered_live)
+    assert len(answered_live) == server.live_calls

@@ -28,7 +28,7 @@ from accord.models.client import Call, ModelClient
 from accord.models.options import ModelOptions, Prices
 from accord.models.pricing import cost_usd
 from accord.models.retry import RetriesExhaustedError, RetryRecord
-from accord.models.telemetry import current_observer
+from accord.models.telemetry import CallObserver, current_observer
 
 MAX_RESUBMITS = 3
 """Times one call is asked again after its batch failed it for a passing reason."""
@@ -139,6 +139,8 @@ class BatchedModel:
                 retries.append(
                     {"attempt": resubmit + 1, "error": f"batch {where}: {last}", "wait_s": 0}
                 )
+                if opts.batch_missing == "live":
+                    return await self._live(call, deadline, retries, observer)
                 continue
             completion.model = self.spec
             completion.attempts = resubmit + 1
@@ -163,6 +165,41 @@ class BatchedModel:
         if observer is not None:
             observer.call_failed(self.spec, exhausted)
         raise exhausted
+
+    async def _live(
+        self,
+        call: Call,
+        deadline: float | None,
+        retries: list[RetryRecord],
+        observer: CallObserver | None,
+    ) -> Completion:
+        """The seat's options say a request no batch answered is answered live (full price,
+        the live client's own retries)."""
+        try:
+            completion = await self.inner.layers().complete(
+                call.messages,
+                response_schema=call.response_schema,
+                temperature=call.temperature,
+                max_tokens=call.max_tokens,
+                seed=call.seed,
+                session=call.session,
+                deadline=deadline,
+                tools=call.tools,
+            )
+        except ModelError as err:
+            if observer is not None:
+                observer.call_failed(self.spec, err)
+            raise
+        completion.model = self.spec
+        _, live_cost = self.price(completion.usage)
+        if live_cost is not None or completion.cost_usd is None:
+            completion.cost_usd = live_cost
+        completion.attempts += len(retries)
+        completion.raw["batch"] = {"id": "live", "queue_s": 0.0, "live_cost_usd": live_cost}
+        completion.raw["retries"] = [*retries, *completion.raw.get("retries", [])]
+        if observer is not None:
+            observer.call_finished(self.spec, completion)
+        return completion
 
     def price(self, usage: Usage) -> tuple[float | None, float | None]:
         """What `usage` costs at batch prices and would have cost live (``None``: unknown)."""

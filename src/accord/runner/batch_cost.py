@@ -51,6 +51,8 @@ class BatchTally:
             else:
                 self.cost_known = False
             batch_id = str(record.get("id", ""))
+            if batch_id == "live":  # answered live after its batch failed it: no batch time
+                continue
             seen.add(batch_id)
             queue = record.get("queue_s")
             if isinstance(queue, int | float):

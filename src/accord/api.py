@@ -71,6 +71,8 @@ class RunOptions(TypedDict, total=False):
     heartbeat: tuple[float, Callable[[], None]] | None
     live: bool
     shard: bool
+    batch: bool
+    batch_poll_s: float
 
 
 async def run_async(
@@ -103,6 +105,8 @@ async def run_async(
     heartbeat: tuple[float, Callable[[], None]] | None = None,
     live: bool = True,
     shard: bool = False,
+    batch: bool = False,
+    batch_poll_s: float = 5.0,
 ) -> RunReport:
     """Play a run and write its directory; return what happened.
 
@@ -128,6 +132,9 @@ async def run_async(
             ``az://``, ``file:///abs/path``: `accord.runner.stored`).
         shard: share the run at the store location `out` with other drivers started the
             same way: each game is played once, by one of them.
+        batch: answer every model seat through its provider's batch API (half price; the
+            games step together, `accord.runner.steps`); a seat's own ``batch`` wins.
+        batch_poll_s: the first wait between two polls of a batch.
 
     Returns:
         `RunReport`: the games planned, played, skipped and failed, each game's status, the
@@ -153,6 +160,11 @@ async def run_async(
         prompts=prompts,
         out=out,
     )
+    if batch:
+        from accord.runner.batch_plan import with_batch
+
+        the_plan.specs = with_batch(the_plan.specs)
+        the_plan.checked = False
     if not the_plan.checked:
         the_plan.check()
     return await run_specs(
@@ -174,6 +186,7 @@ async def run_async(
         scan=the_plan.scan() if resume else None,
         store=the_plan.store,
         shard=shard,
+        batch_poll_s=batch_poll_s,
     )
 
 

@@ -28,6 +28,10 @@ SKIP = [
     (r"openai/|anthropic/|gpt-|openrouter/", "a hosted model needs an API key"),
     (r"openai-compatible", "needs a model server (tests/e2e/test_llama_server.py runs one)"),
     (r"--executor ray", "starts Ray (tests/runner/test_ray_executor.py covers it)"),
+    (
+        r"--batch\b",
+        "needs a provider's batch API (tests/runner/test_batch_mode.py plays a fake one)",
+    ),
     (r"accord serve .*--host", "serves other machines (tests bind 127.0.0.1 only)"),
     (r"\bTRACE\b", "a placeholder, not a file"),
     (r"s3://my-bucket", "needs a bucket (tests/store runs these against an S3 test server)"),

@@ -56,6 +56,9 @@ MAX_RETRIES = 3
 _RAW_KEEP = 2000
 """Characters of a bad reply kept in the trace event."""
 
+_SERVED_KEEP = 200
+"""Characters kept of a served model id or fingerprint (the provider's text: untrusted)."""
+
 
 class LLMAgent(Agent):
     """A seat played by a language model.
@@ -251,6 +254,12 @@ class LLMAgent(Agent):
         extra: dict[str, Any] = {}
         if completion.raw.get("retries"):
             extra["retries"] = completion.raw["retries"]
+        if completion.raw.get("batch"):  # answered through a provider batch
+            extra["batch"] = completion.raw["batch"]
+        for key in ("served_model", "fingerprint"):  # what the provider says it served
+            value = completion.raw.get(key)
+            if isinstance(value, str) and value:
+                extra[key] = value[:_SERVED_KEEP]
         if toolset is not None:
             extra["tools"] = toolset.names
             extra["tool_calls"] = [

@@ -48,6 +48,7 @@ class MonitorColumn(ProgressColumn):
             f"failed {m.failed} · in flight {m.in_flight} · calls {m.calls} · retries "
             f"{m.retries} · errors {m.errors} · tokens {m.input_tokens + m.output_tokens:,} · "
             f"{m.cost_text()} · {mmss(m.elapsed_s())} elapsed · ETA {m.eta_text()}"
+            + (f" · {m.batch_status()}" if m.batch_status is not None else "")
         )
 
 

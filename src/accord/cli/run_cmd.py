@@ -86,6 +86,22 @@ def run(
     executor: Annotated[
         str, typer.Option(help="Where games run: local (this process) or ray (Ray tasks).")
     ] = "local",
+    batch: Annotated[
+        bool,
+        typer.Option(
+            "--batch",
+            help="Answer every model seat through its provider's batch API: half price, games "
+            "step together, each step waits for its batch (minutes to hours).",
+        ),
+    ] = False,
+    batch_poll: Annotated[
+        float,
+        typer.Option(
+            min=0.001,
+            help="Batch mode: seconds before the first poll of a batch (the wait "
+            "grows by half each poll, up to a minute).",
+        ),
+    ] = 5.0,
     address: Annotated[
         str | None, typer.Option(help="Ray cluster to join (default: start a local instance).")
     ] = None,
@@ -178,6 +194,9 @@ def run(
       accord run experiments/demo.yaml --out s3://my-bucket/runs/demo --shard auto
 
       accord run experiments/demo.yaml --estimate-from runs/pilot --max-cost 20 --dry-run
+
+      accord run experiments/grid.yaml --batch --out runs/grid   (half price; --resume after
+      a crash picks up the batches in flight)
     """
     try:
         tolerated = _tolerance(max_failures)
@@ -209,6 +228,17 @@ def run(
             s.model_copy(update={"agents": with_model_options(s.agents, extra_model_options)})
             for s in plan.specs
         ]
+        if batch:
+            from accord.runner.batch_plan import uses_batch, with_batch
+
+            plan.specs = with_batch(plan.specs)
+            if not uses_batch(plan.specs):
+                raise ConfigError("--batch: no seat of this run is a model; drop --batch.")
+        if executor != "local" and any(a.batch for s in plan.specs for a in s.agents):
+            raise ConfigError(
+                f"batch mode plays its games in this process, not on the {executor} executor: "
+                "drop --executor or --batch."
+            )
         # Refuses what a real run refuses before play (a dry run: all but a missing API
         # key); a real run: every model problem at once, in one line, before any game or file.
         plan.check(models=not dry_run, cache=cache, estimate_from=estimate_from or [])
@@ -229,6 +259,7 @@ def run(
                 "cpus_per_game": cpus_per_game,
                 "skip_failed": skip_failed,
                 "shard": shard is not None,
+                **({"batch_poll_s": batch_poll} if batch_poll != 5.0 else {}),
             },
             verbose=verbose,
             executor=executor,
@@ -236,6 +267,20 @@ def run(
     except AccordError as exc:
         raise _fail(exc) from exc
     _print_report(report, plan.out, tolerated, write_report, store=plan.store)
+
+
+def _print_served(served: object) -> None:
+    """Flag a seat model whose provider served more than one model id or fingerprint."""
+    if not isinstance(served, dict):
+        return
+    for seat, info in served.items():
+        if isinstance(info, dict) and info.get("changed"):
+            ids = [*info.get("models", {}), *info.get("fingerprints", {})]
+            console.print(
+                f"[yellow]{safe(str(seat))}: the provider served more than one model during "
+                f"this run ({safe(', '.join(map(str, ids[:6])))}); its games may not be "
+                "comparable (summary.json, 'served').[/yellow]"
+            )
 
 
 def _tolerance(text: str) -> float:
@@ -266,6 +311,7 @@ def _print_report(
     print_skipped([str(u.get("error")) for u in unreadable] if isinstance(unreadable, list) else [])
     if report.skipped:
         console.print(f"Skipped {report.skipped} games already finished (--resume).")
+    _print_served(report.summary.get("served"))
     if report.cache is not None:
         console.print(f"Model cache: {report.cache.hits} hits, {report.cache.misses} misses.")
     if report.spent_usd > 0:
@@ -357,7 +403,7 @@ def _preflight(
         history = measure(sources)
         if done:  # the games already played here measure the rest best
             merge_history(history, plan.scan().history)
-        est = estimate(todo, history)
+        est = estimate(todo, history, _batch_history(todo, sources))
         console.print(est.describe(concurrency))
         if max_cost is not None and est.usd > max_cost:
             console.print(
@@ -369,6 +415,17 @@ def _preflight(
             f"[yellow]--max-cost cannot count calls to {', '.join(unpriced)} (no known "
             "price); set options.prices for them.[/yellow]"
         )
+
+
+def _batch_history(todo: list[GameSpec], sources: list[Path]) -> Any:
+    """The batched calls of the --estimate-from runs (turnaround, steps), for a batch run."""
+    from accord.runner.batch_cost import tally
+    from accord.runner.batch_plan import uses_batch
+    from accord.traces.io import readable_traces
+
+    if not uses_batch(todo):
+        return None
+    return tally(t for d in sources for t in readable_traces(d / "traces", []))
 
 
 def _local_estimate(specs: list[GameSpec]) -> None:

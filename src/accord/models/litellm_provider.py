@@ -154,6 +154,7 @@ class LiteLLMModel(ModelClient):
                 "finish_reason": getattr(choice, "finish_reason", None),
                 "served_model": getattr(response, "model", None),
                 **({"input_limit": problem} if problem else {}),
+                "fingerprint": getattr(response, "system_fingerprint", None),
             },
             reasoning=reasoning if isinstance(reasoning, str) and reasoning else None,
             rate=rate_info(_headers(response)),

@@ -240,41 +240,49 @@ class OpenAICompatibleModel(ModelClient):
                 f"({self._base_url}) and extra_params.",
                 status=status,
             )
-        try:
-            choice = data["choices"][0]
-            message = choice["message"]
-        except (KeyError, IndexError, TypeError) as err:
-            raise TransientModelError(
-                f"{self.spec}: malformed reply from the server: {_short(text)}"
-            ) from err
-        usage = _mapping(data.get("usage"))
-        details = _mapping(usage.get("completion_tokens_details"))
-        prompt_details = _mapping(usage.get("prompt_tokens_details"))
-        reasoning = message.get("reasoning_content") or message.get("reasoning")
-        tool_calls, problem = read_tool_calls(message.get("tool_calls"))
-        raw: dict[str, Any] = {
-            "id": data.get("id"),
-            "finish_reason": choice.get("finish_reason"),
-            "served_model": data.get("model"),
-            **({"input_limit": problem} if problem else {}),
-        }
-        try:
-            counts = Usage(
-                input_tokens=_count(usage.get("prompt_tokens"), "prompt_tokens"),
-                output_tokens=_count(usage.get("completion_tokens"), "completion_tokens"),
-                reasoning_tokens=_count(details.get("reasoning_tokens"), "reasoning_tokens"),
-                cached_input_tokens=_count(prompt_details.get("cached_tokens"), "cached_tokens"),
-            )
-        except InputLimitError as exc:
-            raise TransientModelError(f"{self.spec}: the server's usage: {exc}") from None
-        content = message.get("content")
-        return Completion(
-            text=content if isinstance(content, str) else "",
-            usage=counts,
-            raw=raw,
-            reasoning=reasoning if isinstance(reasoning, str) and reasoning else None,
-            tool_calls=tool_calls,
+        return chat_completion(data, spec=self.spec, text=text)
+
+
+def chat_completion(data: Any, *, spec: str, text: str = "") -> Completion:
+    """The completion in a chat-completions response body, read with the bounds of every
+    untrusted reply (usage numbers, tool calls: `accord.core.inputs`), whether it came from a
+    live call or a batch's result file (`accord.models.batch_openai`)."""
+    try:
+        choice = data["choices"][0]
+        message = choice["message"]
+    except (KeyError, IndexError, TypeError) as err:
+        raise TransientModelError(
+            f"{spec}: malformed reply from the server: {_short(text or str(data))}"
+        ) from err
+    usage = _mapping(data.get("usage"))
+    details = _mapping(usage.get("completion_tokens_details"))
+    prompt_details = _mapping(usage.get("prompt_tokens_details"))
+    reasoning = message.get("reasoning_content") or message.get("reasoning")
+    tool_calls, problem = read_tool_calls(message.get("tool_calls"))
+    raw: dict[str, Any] = {
+        "id": data.get("id"),
+        "finish_reason": choice.get("finish_reason"),
+        "served_model": data.get("model"),
+        **({"input_limit": problem} if problem else {}),
+        "fingerprint": data.get("system_fingerprint"),
+    }
+    try:
+        counts = Usage(
+            input_tokens=_count(usage.get("prompt_tokens"), "prompt_tokens"),
+            output_tokens=_count(usage.get("completion_tokens"), "completion_tokens"),
+            reasoning_tokens=_count(details.get("reasoning_tokens"), "reasoning_tokens"),
+            cached_input_tokens=_count(prompt_details.get("cached_tokens"), "cached_tokens"),
         )
+    except InputLimitError as exc:
+        raise TransientModelError(f"{spec}: the server's usage: {exc}") from None
+    content = message.get("content")
+    return Completion(
+        text=content if isinstance(content, str) else "",
+        usage=counts,
+        raw=raw,
+        reasoning=reasoning if isinstance(reasoning, str) and reasoning else None,
+        tool_calls=tool_calls,
+    )
 
 
 def _mapping(value: Any) -> dict[str, Any]:

@@ -105,6 +105,11 @@ class ModelOptions(BaseModel):
     the conversation reads everything before it from the cache. Providers that cache on
     their own (OpenAI and compatible servers) need no marks."""
 
+    batch_missing: Literal["resubmit", "live"] = "resubmit"
+    """Batch mode: a request a batch did not answer (it expired, was cancelled, or failed in
+    part) is asked again in the next batch (``resubmit``) or at once as a live call at the
+    live price (``live``); either way the call's ``retries`` record it."""
+
     extra_params: dict[str, Any] = Field(default_factory=dict)
     """Extra request fields passed to the provider unchanged (e.g. ``reasoning_effort``)."""
 

@@ -107,6 +107,12 @@ class Experiment(BaseModel):
         "(relative to the experiment file); `accord prompts GAME --dump DIR` writes the "
         "defaults.",
     )
+    batch: bool | None = Field(
+        None,
+        description="Play every model seat through its provider's batch API (half price, "
+        "results within hours); a seat's own 'batch: false' keeps it live. See "
+        "docs/running.md, 'Running big grids cheaply'.",
+    )
     max_games: StrictInt | None = Field(
         None,
         ge=1,
@@ -295,6 +301,10 @@ def expand(exp: Experiment, *, seed_override: int | None = None) -> list[GameSpe
                         rep=rep,
                         replica=replica if replicas > 1 else None,
                     )
+    if exp.batch:
+        from accord.runner.batch_plan import with_batch
+
+        specs = with_batch(specs)
     return specs
 
 

@@ -26,7 +26,9 @@ from pydantic import ValidationError
 from accord.core.errors import ConfigError
 from accord.core.registry import resolve
 from accord.models.base import Usage
+from accord.models.batch_prices import BATCH_DISCOUNT, seat_prices
 from accord.models.options import ModelOptions, Prices
+from accord.runner.batch_cost import BatchTally
 from accord.runner.specs import AgentSpec, GameSpec
 from accord.traces.io import complete_traces
 from accord.traces.schema import SeatUsage, Trace
@@ -201,6 +203,12 @@ class CostEstimate:
     game_seconds: float = 0.0
     """Summed expected wall time of the games that could be timed."""
     timed_games: int = 0
+    live_usd: float = 0.0
+    """What the same plan costs with every seat live (equals `usd` without batch seats)."""
+    batch_seats: int = 0
+    """Model seats that play through provider batches (priced at batch prices in `usd`)."""
+    batch: BatchTally | None = None
+    """Batched calls of earlier batch runs: their turnaround and steps per game."""
 
     def describe(self, concurrency: int = 1) -> str:
         """One paragraph for the terminal: the cost ("unknown" for what cannot be priced, with
@@ -208,7 +216,12 @@ class CostEstimate:
         if self.model_seats == 0:
             return f"Cost estimate: $0 ({self.games} games, no model seats)."
         missing = self.model_seats - self.estimated_seats
-        if missing == 0:
+        if missing == 0 and self.batch_seats:
+            text = (
+                f"Cost estimate: ${self.usd:.4f} for {self.games} games in batch mode "
+                f"(${self.live_usd:.4f} live)."
+            )
+        elif missing == 0:
             text = f"Cost estimate: ${self.usd:.4f} for {self.games} games."
         elif self.estimated_seats == 0:
             text = f"Cost estimate: unknown ({self.model_seats} model seats, none estimated)."
@@ -231,6 +244,8 @@ class CostEstimate:
 
     def describe_time(self, concurrency: int) -> str:
         """The expected wall time, or why it is unknown."""
+        if self.batch_seats:
+            return self._batch_time(concurrency)
         if self.timed_games == 0:
             return (
                 "Time estimate: unknown (no earlier games of these models to time; pass "
@@ -249,12 +264,35 @@ class CostEstimate:
             f"{per_game:.1f} s a game{note}; rate limits can make it longer."
         )
 
+    def _batch_time(self, concurrency: int) -> str:
+        """Batch mode: games step together, each step one batch, so a wave of games takes
+        its steps times the batches' turnaround (both measured in earlier batch runs)."""
+        tally = self.batch
+        turnaround = tally.turnaround_s if tally is not None else None
+        if tally is None or turnaround is None or not tally.games:
+            return (
+                "Time estimate (batch mode): unknown (no batch turnaround measured: pass "
+                "--estimate-from DIR with an earlier batch run; providers answer within 24 h, "
+                "usually minutes)."
+            )
+        steps = tally.steps / tally.games
+        waves = -(-self.games // max(1, concurrency))
+        total = steps * turnaround * waves
+        return (
+            f"Time estimate (batch mode): about {duration_text(total)} at --concurrency "
+            f"{concurrency}: {steps:.0f} steps a game, each a batch of {turnaround:.0f} s "
+            f"measured turnaround; the provider's queue can make it longer."
+        )
+
 
 def estimate(
-    specs: Sequence[GameSpec], history: dict[tuple[str, str], TokenHistory]
+    specs: Sequence[GameSpec],
+    history: dict[tuple[str, str], TokenHistory],
+    batch: BatchTally | None = None,
 ) -> CostEstimate:
-    """The cost of playing `specs`, from `history` (see `measure`)."""
-    est = CostEstimate(games=len(specs))
+    """The cost of playing `specs`, from `history` (see `measure`); batch seats at batch
+    prices, with `batch` (earlier batch runs' calls) for the time."""
+    est = CostEstimate(games=len(specs), batch=batch)
     prices: dict[tuple[str, str], Prices | None] = {}
     for spec in specs:
         game_id = resolve(spec.game)
@@ -278,15 +316,30 @@ def estimate(
                 prices[ident] = configured_prices(agent)
             p = prices[ident]
             tokens_in, tokens_out, measured = h.mean()
+            if agent.batch:
+                est.batch_seats += 1
             if p is not None:
-                est.usd += tokens_usd(p, tokens_in, tokens_out)
+                live = tokens_usd(p, tokens_in, tokens_out)
+                est.usd += _batch_usd(agent, tokens_in, tokens_out, live) if agent.batch else live
+                est.live_usd += live
             elif h.cost_known:
                 est.usd += measured
+                est.live_usd += measured
             else:
                 est.no_price.add(agent.model)
                 continue
             est.estimated_seats += 1
     return est
+
+
+def _batch_usd(agent: AgentSpec, tokens_in: float, tokens_out: float, live: float) -> float:
+    """A batch seat's tokens at batch prices (`accord.models.batch_prices`)."""
+    assert agent.model is not None
+    try:
+        _, prices = seat_prices(agent.model, agent.options)
+    except ValidationError:
+        prices = None
+    return tokens_usd(prices, tokens_in, tokens_out) if prices else live * BATCH_DISCOUNT
 
 
 def duration_text(seconds: float) -> str:

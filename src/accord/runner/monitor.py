@@ -309,7 +309,15 @@ class RunMonitor:
             f"(retries {self.retries}, errors {self.errors}) | tokens "
             f"{self.input_tokens + self.output_tokens:,} | {self.cost_text()} | "
             f"elapsed {_clock_text(self.elapsed_s())} | ETA {self.eta_text()}"
+            + (f" | {self.batch_status()}" if self.batch_status is not None else "")
         )
+
+    batch_status: Callable[[], str] | None = None
+    """Batch mode: the step scheduler's progress line (`accord.runner.steps`)."""
+
+    def unstarted(self) -> int:
+        """Games of the run not started yet."""
+        return max(self.total - self.already - self.done - self.failed - self.in_flight, 0)
 
 
 def _clock_text(seconds: float) -> str:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 from importlib.metadata import PackageNotFoundError, version
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from accord.agents.base import Agent, Recorder
 from accord.agents.llm import LLMAgent
@@ -71,18 +71,26 @@ def build_agent(
     """
     if spec.model is not None:
         from accord.agents.tools import resolve_mode
-        from accord.models import ChatModel, get_model
+        from accord.models import ChatModel, ModelClient, get_model
 
         if recorded is not None:
             from accord.models.recorded import RecordedModel
 
             client: ChatModel = RecordedModel(spec.model, *recorded)
-        elif cache is not None:
-            from accord.models.cache import CachedModel
-
-            client = CachedModel(get_model(spec.model, **spec.options), cache)
         else:
             client = get_model(spec.model, **spec.options)
+            if spec.batch:
+                # The cache stays outside: a call it can answer never waits for a batch.
+                from accord.models.batched import BatchedModel, batch_api_for
+
+                client = BatchedModel(
+                    get_model(spec.model, **spec.options), batch_api_for(spec.model, spec.options)
+                )
+            if cache is not None:
+                from accord.models.cache import CachedModel
+
+                # CachedModel asks only what every client layer has (spec, options, pool).
+                client = CachedModel(cast("ModelClient", client), cache)
         return LLMAgent(
             client,
             spec=spec.display,

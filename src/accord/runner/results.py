@@ -29,6 +29,7 @@ from typing import Any
 from accord.analysis.stats import bootstrap_mean
 from accord.core.errors import ConfigError
 from accord.core.registry import game_class
+from accord.runner.served import ServedCounts, ServedTally, served_counts
 from accord.traces.io import (
     atomic_write_json,
     check_inside,
@@ -88,6 +89,8 @@ class SummaryEntry:
     """The detail pool's share of the game (``pool.cells(trace)``), for pools that offer it."""
     trace: Trace | None = None
     """The trace itself, only for a complete game whose detail pool takes whole traces."""
+    served: ServedCounts = ()
+    """Model ids and fingerprints the providers said they served (`accord.runner.served`)."""
 
 
 def summary_entry(t: Trace, *, keep_trace: bool = True) -> SummaryEntry:
@@ -125,6 +128,7 @@ def summary_entry(t: Trace, *, keep_trace: bool = True) -> SummaryEntry:
         values=tuple(values),
         cells=cells,
         trace=kept,
+        served=served_counts(t),
     )
 
 
@@ -145,6 +149,7 @@ class SummaryBuilder:
         self.games = 0
         self.complete = 0
         self._reasons: Counter[str] = Counter()
+        self._served = ServedTally()
 
     def add(self, t: Trace) -> None:
         """Count one trace (`UnknownGameError`, before counting anything, for a game this
@@ -168,6 +173,7 @@ class SummaryBuilder:
             }
         g["games"] += 1
         self.games += 1
+        self._served.add(e.served)
         if e.cost is not None:
             g["cost_usd"] += e.cost[0]
             g["cost_known"] = g["cost_known"] and e.cost[1]
@@ -215,13 +221,17 @@ class SummaryBuilder:
                     "details": g["pool"].result() if g["pool"] is not None else {},
                 }
             )
-        return {
+        out: dict[str, Any] = {
             "games": self.games,
             "complete": self.complete,
             "failed": self.games - self.complete,
             "failures": [{"reason": r, "count": n} for r, n in self._reasons.most_common()],
             "groups": out_groups,
         }
+        served = self._served.result()
+        if served:  # only runs whose providers said what they served carry the block
+            out["served"] = served
+        return out
 
 
 def summarize(traces: Iterable[Trace]) -> dict[str, Any]:

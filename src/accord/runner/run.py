@@ -39,15 +39,20 @@ import signal
 import socket
 import threading
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
 from accord.core.errors import ConfigError
 from accord.core.ids import check_id
 from accord.core.registry import resolve
+from accord.models.batch import BATCH_QUEUE
 from accord.models.cache import scrub_secrets
 from accord.models.telemetry import observe
 from accord.remote.process import RUN_DIR as REMOTE_RUN_DIR
+from accord.runner.batch_plan import check_batch, uses_batch
+from accord.runner.batch_progress import snapshot
+from accord.runner.batch_store import batches_dir
 from accord.runner.choose_executor import make_executor
 from accord.runner.control import MAX_WORKERS, Control, Limiter, control_store
 from accord.runner.executors import Executor
@@ -61,6 +66,7 @@ from accord.runner.run_report import RunReport as RunReport  # where callers fou
 from accord.runner.scan import RunScan, scan_run
 from accord.runner.server_check import check_server_context
 from accord.runner.specs import GameSpec
+from accord.runner.steps import StepScheduler
 from accord.runner.stored import StoredRun
 from accord.traces.events import GameFailed
 from accord.traces.io import atomic_write_text, read_trace
@@ -236,6 +242,7 @@ def check_seats(specs: Sequence[GameSpec], *, models: bool = True) -> None:
                 except MissingAPIKeyError:
                     if models:
                         raise
+    check_batch(specs)  # batch seats: a provider with a batch API, no person at the table
 
 
 def prepare_out(
@@ -290,6 +297,7 @@ async def run_specs(
     scan: RunScan | None = None,
     store: str | None = None,
     shard: bool = False,
+    batch_poll_s: float = 5.0,
 ) -> RunReport:
     """Play every spec (at most `concurrency` at once) and write all outputs.
 
@@ -309,12 +317,15 @@ async def run_specs(
         store: the object-store location the run is kept at (`accord.runner.stored`); `out`
             is then the local working folder of this process.
         shard: with `store`, share the run with other drivers (each game played once).
+        batch_poll_s: batch mode: the first wait between two polls of a batch (it grows by
+            half each poll, up to a minute).
     """
     if concurrency < 1:
         raise ConfigError("concurrency must be at least 1", cli="--concurrency must be at least 1")
     if max_cost is not None and not 0 <= max_cost < float("inf"):
         why = f"must be a number of dollars, zero or more (got {max_cost})"
         raise ConfigError(f"max_cost {why}", cli=f"--max-cost {why}")
+    check_batch(specs, executor if isinstance(executor, str) else executor.name)
     runner = make_executor(
         executor, address=address, cache_dir=cache, num_cpus=num_cpus, cpus_per_game=cpus_per_game
     )
@@ -367,11 +378,21 @@ async def run_specs(
     control.skip_existing()  # records left by earlier runs of this directory are history
     held_back: list[str] = []
     traces_dir = out / "traces"
+    # Batch seats' calls wait in the step scheduler, which sends each step's calls as one
+    # provider batch and records every batch in DIR/batches (`accord.runner.steps`).
+    steps = StepScheduler(batches_dir(out), poll_s=batch_poll_s) if uses_batch(todo) else None
     if monitor is None and live:
         monitor = RunMonitor(total=len(specs), already=report.skipped)
     live_run = LiveRun(out, monitor, games=runner.live_events) if live and monitor else None
     if monitor is not None:
         monitor.expect(_kind(s) for s in todo)
+    if monitor is not None and steps is not None:
+        shown = monitor  # the line shows the steps, batches and a batch ETA
+
+        def batch_line() -> str:
+            return steps.status(shown.unstarted())
+
+        monitor.batch_status = batch_line
 
     async def one(spec: GameSpec) -> None:
         async with limiter:
@@ -390,7 +411,7 @@ async def run_specs(
             log = live_run.game(spec, _seats(spec)) if live_run is not None else None
             REMOTE_RUN_DIR.set(out)  # agent processes keep their stderr here (this task only)
             try:
-                with playing_into(log):
+                with playing_into(log), steps.game(spec.trace_id) if steps else nullcontext():
                     trace = await runner.play(spec)
             except Exception as exc:
                 # An executor bug must not take the other games down with it.
@@ -426,6 +447,7 @@ async def run_specs(
         if main_task is not None:
             main_task.cancel()
 
+    queue_token = BATCH_QUEUE.set(steps) if steps is not None else None
     try:
         with _stop_on_sigterm(report), observe(monitor):
             if heartbeat is not None:
@@ -454,6 +476,11 @@ async def run_specs(
         for task in (pulse, live_pulse, steering):
             if task is not None:
                 task.cancel()
+        if steps is not None:
+            await steps.aclose()  # batches still running stay recorded for --resume
+            report.batches = snapshot(steps.progress)
+        if queue_token is not None:
+            BATCH_QUEUE.reset(queue_token)
         await runner.close()
         if stored is not None:
             stored.finish()
@@ -464,6 +491,8 @@ async def run_specs(
             statuses=report.statuses,
             known=scan.records if scan is not None else None,  # kept traces: not read again
         )
+        if steps is not None:
+            report.summary = _with_batch_block(out, report.summary)
         if live_run is not None:
             live_run.progress(finished=True, interrupted=report.interrupted)
         if stored is not None:
@@ -492,6 +521,17 @@ def _driver_name() -> str:
     """This process, as a safe name for the acknowledgements in a control log."""
     host = re.sub(r"[^A-Za-z0-9_.-]", "-", socket.gethostname())[:60] or "host"
     return f"{host.lstrip('.-') or 'host'}-{os.getpid()}"
+
+
+def _with_batch_block(out: Path, summary: dict[str, Any]) -> dict[str, Any]:
+    """``summary.json`` with a ``batch`` block: the batched calls' cost beside what they would
+    have cost live, and the batches' turnaround (`accord.runner.batch_cost`)."""
+    from accord.runner.batch_cost import tally
+    from accord.traces.io import atomic_write_json, readable_traces
+
+    summary = {**summary, "batch": tally(readable_traces(out / "traces", [])).as_dict()}
+    atomic_write_json(out / "summary.json", summary)
+    return summary
 
 
 def _seats(spec: GameSpec) -> list[dict[str, Any]]:

@@ -31,6 +31,9 @@ class RunReport:
     """``"SIGINT"`` or ``"SIGTERM"`` when the run was stopped before its end."""
     in_flight_cancelled: int = 0
     """Games that were playing when the run was interrupted (played again on resume)."""
+    batches: dict[str, object] = field(default_factory=dict)
+    """Batch mode: batches done, failed, their sizes and queue time, calls resubmitted and
+    calls answered from batches an earlier attempt paid for (`accord.runner.steps`)."""
     statuses: dict[str, str] = field(default_factory=dict)
     """Status (``complete`` or ``failed``) of every readable trace in the directory after
     the run, by trace id: the games played now and those kept from before."""

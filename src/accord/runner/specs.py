@@ -51,13 +51,18 @@ class AgentSpec(BaseModel):
     remote: RemoteSeatSpec | None = Field(
         None, description="A remote agent's seat (written as 'agent: {remote: mcp}' etc.)."
     )
+    batch: bool | None = Field(
+        None,
+        description="Answer this model seat through the provider's batch API (half price, "
+        "results within hours): see docs/running.md, 'Running big grids cheaply'.",
+    )
 
     @model_serializer(mode="wrap")
     def _without_unused_fields(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         """Seats that are not remote, and model seats in the default action mode, serialize as
         before those fields existed (plan files of older runs still match on --resume)."""
         data: dict[str, Any] = handler(self)
-        for key in ("remote", "action_mode"):
+        for key in ("remote", "action_mode", "batch"):
             if getattr(self, key) is None:
                 data.pop(key, None)
         return data
@@ -83,6 +88,8 @@ class AgentSpec(BaseModel):
             raise ValueError(
                 f"model {self.model!r} must look like provider/model, e.g. 'local/smollm2'"
             )
+        if self.batch and self.model is None:
+            raise ValueError("'batch' applies to model seats only (drop it here)")
         if self.action_mode is not None:
             if self.model is None:
                 raise ValueError("'action_mode' applies to model seats only (drop it here)")

@@ -192,6 +192,18 @@ class ModelCall(HarnessEvent):
     tool_calls: list[dict[str, Any]] | None = Field(
         None, description="Tools mode: the tool calls returned (id, name, arguments)."
     )
+    batch: dict[str, Any] | None = Field(
+        None,
+        description="Batch mode: the batch that answered (Accord's id for it, as in "
+        "DIR/batches), the seconds it spent at the provider (queue_s) and what the call "
+        "would have cost live (live_cost_usd).",
+    )
+    served_model: str | None = Field(
+        None, description="The model id the provider's reply named (what it says it served)."
+    )
+    fingerprint: str | None = Field(
+        None, description="The provider's system_fingerprint of the reply, where it sends one."
+    )
 
 
 class ModelErrorEvent(HarnessEvent):

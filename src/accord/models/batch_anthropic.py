@@ -32,11 +32,13 @@ from typing import Any
 
 import httpx
 
-from accord.core.errors import ModelError, TransientModelError
+from accord.core.errors import InputLimitError, ModelError, TransientModelError
+from accord.core.inputs import usage_number
 from accord.models.base import Completion, ToolCall, Usage
 from accord.models.batch import BatchAPI, BatchOutcome, BatchRequest, BatchState, Submitted
 from accord.models.client import Call
 from accord.models.options import ModelOptions
+from accord.models.tool_calls import bound_calls
 
 ANTHROPIC_URL = "https://api.anthropic.com"
 API_VERSION = "2023-06-01"
@@ -238,23 +240,34 @@ def completion_from_message(data: dict[str, Any]) -> Completion:
                 texts.append(args)
             else:
                 calls.append(ToolCall(str(block.get("id", "")), str(block.get("name", "")), args))
-    usage = data.get("usage") or {}
-    read = int(usage.get("cache_read_input_tokens") or 0)
-    written = int(usage.get("cache_creation_input_tokens") or 0)
-    return Completion(
-        text="".join(texts),
-        usage=Usage(
-            input_tokens=int(usage.get("input_tokens") or 0) + read + written,
-            output_tokens=int(usage.get("output_tokens") or 0),
+    found = data.get("usage")
+    usage: dict[str, Any] = found if isinstance(found, dict) else {}
+
+    def count(key: str) -> int:
+        value = usage.get(key)
+        return 0 if value is None else int(usage_number(value, what=f"usage.{key}"))
+
+    try:  # a batch's result file is as untrusted as a live reply (`accord.core.inputs`)
+        read, written = count("cache_read_input_tokens"), count("cache_creation_input_tokens")
+        counts = Usage(
+            input_tokens=count("input_tokens") + read + written,
+            output_tokens=count("output_tokens"),
             cached_input_tokens=read,
             cache_write_tokens=written,
-        ),
+        )
+    except InputLimitError as exc:
+        raise TransientModelError(f"a batch result's usage: {exc}") from None
+    kept, problem = bound_calls(calls)
+    return Completion(
+        text="".join(texts),
+        usage=counts,
         raw={
             "id": data.get("id"),
             "finish_reason": data.get("stop_reason"),
             "served_model": data.get("model"),
+            **({"input_limit": problem} if problem else {}),
         },
-        tool_calls=calls,
+        tool_calls=kept,
     )
 
 

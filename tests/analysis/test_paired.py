@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from accord.analysis import paired
 from accord.analysis import paired_stats as ps
 from accord.analysis.paired import (
     GameRecord,
@@ -80,7 +81,10 @@ def test_paired_ci_is_narrower_than_unpaired_when_scenarios_dominate() -> None:
     assert row.p < 0.001 and not row.p_exact and row.p_holm == row.p
 
 
-def test_repeats_are_averaged_per_scenario_and_unmatched_games_listed() -> None:
+def test_repeats_are_averaged_per_scenario_and_unmatched_games_listed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(paired, "MIN_PAIRS", 2)  # the averaging, on a sample small to read
     a = [rec("a0", "s0", {"m": 0.0}), rec("a0b", "s0", {"m": 1.0}), rec("a1", "s1", {"m": 1.0}),
          rec("a2", "s2", {"m": 0.0}), rec("lonely", "s9", {"m": 5.0})]  # fmt: skip
     b = [rec("b0", "s0", {"m": 1.0}), rec("b1", "s1", {"m": 2.0}), rec("b2", "s2", {"m": 1.0}),
@@ -97,10 +101,10 @@ def test_repeats_are_averaged_per_scenario_and_unmatched_games_listed() -> None:
 
 
 def test_sides_with_different_seeds_match_on_scenario_and_say_so() -> None:
-    a = [rec(f"a{i}", f"s{i}", {"m": float(i)}, seed=i) for i in range(4)]
-    b = [rec(f"b{i}", f"s{i}", {"m": float(i) + 1}, seed=100 + i) for i in range(4)]
+    a = [rec(f"a{i}", f"s{i}", {"m": float(i)}, seed=i) for i in range(8)]
+    b = [rec(f"b{i}", f"s{i}", {"m": float(i) + 1}, seed=100 + i) for i in range(8)]
     result = compare(a, b)
-    assert result.matched == 4 and "seeds differ" in result.matched_on
+    assert result.matched == 8 and "seeds differ" in result.matched_on
     assert result.rows[0].mode == "paired" and result.rows[0].diff == 1.0
 
 
@@ -185,14 +189,14 @@ def test_record_of_a_trace_uses_its_scenario_and_first_speaker() -> None:
 
 
 def test_a_small_share_of_matches_headlines_the_unpaired_comparison() -> None:
-    """Runs on different seeds that share 3 of 20 scenarios: not "paired on 3"."""
-    a = [rec(f"a{i}", f"s{i}", {"m": float(i % 3)}, seed=i) for i in range(20)]
-    b = [rec(f"b{i}", f"s{i + 17}", {"m": float(i % 2)}, seed=i + 17) for i in range(20)]
+    """Runs on different seeds that share 9 of 40 scenarios: not "paired on 9"."""
+    a = [rec(f"a{i}", f"s{i}", {"m": float(i % 3)}, seed=i) for i in range(40)]
+    b = [rec(f"b{i}", f"s{i + 31}", {"m": float(i % 2)}, seed=i + 31) for i in range(40)]
     result = compare(a, b)
     (row,) = result.rows
-    assert result.matched == 3 and result.match_share == pytest.approx(3 / 20)
-    assert row.mode == "unpaired" and "only 3 of 20 scenarios have a counterpart" in row.reason
-    assert row.n_a == row.n_b == 20 and row.pairs == 3
+    assert result.matched == 9 and result.match_share == pytest.approx(9 / 40)
+    assert row.mode == "unpaired" and "only 9 of 40 scenarios have a counterpart" in row.reason
+    assert row.n_a == row.n_b == 40 and row.pairs == 9
 
 
 def test_exact_duplicates_are_named_not_averaged() -> None:
@@ -214,12 +218,12 @@ def test_cells_are_compared_within_themselves() -> None:
         return [
             GameRecord(f"{tag}{c}{i}", "g-v1", i, f"s{i}", "", {"m": vals[c] + i}, {}, (),
                        {"seat 0": "x", "seat 1": ("x", "y")[c]})
-            for c in (0, 1) for i in range(4)
+            for c in (0, 1) for i in range(5)
         ]  # fmt: skip
 
     result = compare(side("a", (0.0, 5.0)), side("b", (0.0, 5.0))[:-1])
     (row,) = result.rows
-    assert row.diff == 0.0 and row.pairs == 7 and result.unmatched_a == ["a13"]
+    assert row.diff == 0.0 and row.pairs == 9 and result.unmatched_a == ["a14"]
 
 
 def test_a_side_with_several_setups_per_scenario_must_be_narrowed() -> None:

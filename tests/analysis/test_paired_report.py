@@ -15,7 +15,7 @@ from accord.traces.io import iter_traces
 def test_report_compares_pairings_paired_and_gives_the_noise_floor(tmp_path: Path) -> None:
     exp = Experiment(
         name="x",
-        defaults=Defaults(game="negotiation", games=4, repeats=2, options={"rounds": 2}),
+        defaults=Defaults(game="negotiation", games=8, repeats=2, options={"rounds": 2}),
         batches=[Batch(name="cross", crossplay=["cooperative", "greedy"], self_play=True)],
     )
     run_sync(expand(exp), tmp_path / "run")
@@ -27,7 +27,7 @@ def test_report_compares_pairings_paired_and_gives_the_noise_floor(tmp_path: Pat
     pairings = sorted({r["b"] for r in rows})
     assert rows[0]["a"] == "pairing=cooperative vs cooperative"
     assert pairings == ["pairing=cooperative vs greedy", "pairing=greedy vs greedy"]
-    assert {r["mode"] for r in rows} == {"paired"} and {r["pairs"] for r in rows} == {"4"}
+    assert {r["mode"] for r in rows} == {"paired"} and {r["pairs"] for r in rows} == {"8"}
     # The same numbers as accord compare on those sides.
     records = [record(t) for t in iter_traces(tmp_path / "run" / "traces")]
     a = select(records, {"pairing": "cooperative vs cooperative"})
@@ -38,4 +38,4 @@ def test_report_compares_pairings_paired_and_gives_the_noise_floor(tmp_path: Pat
     floor = list(csv.DictReader((folder / "noise_floor.csv").read_text().splitlines()))
     # Reference agents repeat exactly: no spread, no flips.
     assert floor and all(float(r["within_sd"]) == 0 and float(r["flip_share"]) == 0 for r in floor)
-    assert {r["scenarios"] for r in floor} == {"12"} and {r["repeats"] for r in floor} == {"2.0"}
+    assert {r["scenarios"] for r in floor} == {"24"} and {r["repeats"] for r in floor} == {"2.0"}

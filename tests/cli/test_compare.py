@@ -64,7 +64,7 @@ def test_two_protocols_on_one_suite_pair_with_narrower_cis(calendar_runs) -> Non
 def test_pairings_of_one_run_are_compared_on_shared_seeds(tmp_path: Path) -> None:
     exp = Experiment(
         name="x",
-        defaults=Defaults(game="negotiation", games=6, options={"rounds": 2}),
+        defaults=Defaults(game="negotiation", games=8, options={"rounds": 2}),
         batches=[Batch(name="cross", crossplay=["cooperative", "greedy"])],
     )
     run_sync(expand(exp), tmp_path / "run")
@@ -75,9 +75,9 @@ def test_pairings_of_one_run_are_compared_on_shared_seeds(tmp_path: Path) -> Non
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
-    assert data["matched"] == 6 and data["matched_on"] == "seed, scenario and setup"
+    assert data["matched"] == 8 and data["matched_on"] == "seed, scenario and setup"
     (row,) = data["rows"]
-    assert row["mode"] == "paired" and row["pairs"] == 6 and row["p_exact"]
+    assert row["mode"] == "paired" and row["pairs"] == 8 and row["p_exact"]
 
 
 @pytest.fixture(scope="module")

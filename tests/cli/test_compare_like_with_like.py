@@ -33,7 +33,7 @@ CROSSPLAY: dict[str, dict[str, Any]] = {
 }
 
 
-def crossplay_run(root: Path, game: str, games: int = 3) -> Path:
+def crossplay_run(root: Path, game: str, games: int = 4) -> Path:
     spec = CROSSPLAY[game]
     exp = Experiment(
         name=f"cross-{game}",
@@ -131,7 +131,7 @@ def test_duplicates_failed_and_unreadable_games_are_named_in_json(
 def test_pairings_of_one_cross_play_are_never_pooled(tmp_path: Path) -> None:
     """The case of the report: six pairings on three seeds; on main the copy without the
     cooperative self-play read -0.107 "paired" over 3 "matched" scenarios."""
-    run = crossplay_run(tmp_path, "negotiation")
+    run = crossplay_run(tmp_path, "negotiation", games=3)
     games = traces_of(run)
     assert len(games) == 18
     copy = tmp_path / "copy"

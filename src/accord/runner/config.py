@@ -89,6 +89,26 @@ class Batch(_Common):
     name: str = Field(description="Batch name (used in trace ids and tables).")
 
 
+class Stop(BaseModel):
+    """A sequential comparison (`accord.analysis.sequential`): play the two sides' paired
+    games in blocks and stop once an anytime-valid confidence sequence decides."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    metric: str = Field(description="The primary metric compared (B minus A, per pair).")
+    range: tuple[float, float] = Field(
+        (0.0, 1.0), description="The metric's possible [low, high] (a rate: [0, 1])."
+    )
+    alpha: float = Field(0.05, gt=0, lt=1, description="Error rate of the sequence.")
+    block: StrictInt = Field(10, ge=1, description="Pairs played between two looks.")
+    max_pairs: StrictInt | None = Field(
+        None, ge=1, description="Stop undecided after this many pairs (default: every pair)."
+    )
+    margin: float | None = Field(
+        None, gt=0, description="Stop as equivalent once the sequence lies in [-margin, margin]."
+    )
+
+
 class Experiment(BaseModel):
     """A whole experiment file."""
 
@@ -106,6 +126,12 @@ class Experiment(BaseModel):
         description="A folder of prompt templates laid over each game's defaults, file by file "
         "(relative to the experiment file); `accord prompts GAME --dump DIR` writes the "
         "defaults.",
+    )
+    stop: Stop | None = Field(
+        None,
+        description="Play the two sides (two batches, or two pairings of one batch) in blocks "
+        "of paired games until the comparison of `metric` is decided "
+        "(`accord.analysis.sequential`).",
     )
     max_games: StrictInt | None = Field(
         None,

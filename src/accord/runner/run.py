@@ -35,7 +35,7 @@ import contextlib
 import json
 import signal
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -222,6 +222,7 @@ async def run_specs(
     heartbeat: tuple[float, Callable[[], None]] | None = None,
     live: bool = True,
     scan: RunScan | None = None,
+    only: Collection[str] | None = None,
 ) -> RunReport:
     """Play every spec (at most `concurrency` at once) and write all outputs.
 
@@ -238,6 +239,8 @@ async def run_specs(
             `accord serve` (`accord.runner.live`).
         scan: the directory's traces as already read (`accord.runner.scan`), so a resumed
             run reads each of them once; by default they are read here.
+        only: play just these trace ids now (the plan file still holds every spec): a
+            sequential comparison plays its plan block by block.
     """
     if concurrency < 1:
         raise ConfigError("concurrency must be at least 1", cli="--concurrency must be at least 1")
@@ -263,7 +266,7 @@ async def run_specs(
     except BaseException:
         lock.release()
         raise
-    todo = [s for s in specs if s.trace_id not in skip]
+    todo = [s for s in specs if s.trace_id not in skip and (only is None or s.trace_id in only)]
     report = RunReport(
         out=out, planned=len(specs), skipped=len(specs) - len(todo), executor=runner.name
     )

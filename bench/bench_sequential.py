@@ -119,14 +119,12 @@ def main() -> None:
     args = parser.parse_args()
     rows = [
         ("normal", 0.0, 90),
-        ("normal", 0.0, 500),
         ("binary", 0.0, 90),
+        ("normal", 0.0, 250),
         ("normal", EFFECT, 90),
         ("normal", EFFECT, 250),
-        ("normal", EFFECT, 500),
         ("normal", 2 * EFFECT, 90),
         ("binary", 0.2, 90),
-        ("binary", 0.2, 250),
     ]
     print(
         f"{args.sims} comparisons per setting, looks every {args.block} pairs, alpha 0.05; "

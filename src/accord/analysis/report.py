@@ -145,6 +145,10 @@ def _installed(game_id: str) -> bool:
     return True
 
 
+P_COLUMNS = frozenset({"p", "p_holm"})
+"""Columns printed as p-values: small ones keep their first digits."""
+
+
 def write_table(rows: Sequence[dict[str, Any]], path_stem: Path, *, title: str = "") -> list[Path]:
     """Write rows as ``<stem>.csv`` and ``<stem>.md`` (a Markdown table); return both paths."""
     path_stem.parent.mkdir(parents=True, exist_ok=True)
@@ -161,14 +165,16 @@ def write_table(rows: Sequence[dict[str, Any]], path_stem: Path, *, title: str =
     lines.append("| " + " | ".join(cols) + " |")
     lines.append("|" + "---|" * len(cols))
     for r in rows:
-        lines.append("| " + " | ".join(_cell(r.get(c)) for c in cols) + " |")
+        lines.append("| " + " | ".join(_cell(r.get(c), c) for c in cols) + " |")
     md_path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return [csv_path, md_path]
 
 
-def _cell(v: Any) -> str:
+def _cell(v: Any, column: str = "") -> str:
     if v is None:
         return ""
+    if isinstance(v, float) and column in P_COLUMNS and 0 < v < 0.001:
+        return f"{v:.2g}"  # a p-value of 0.0001 is not "0.000"
     if isinstance(v, float):
         return f"{v:.3f}"
     return str(v).replace("|", "\\|")

@@ -128,3 +128,10 @@ def test_the_command_runs_until_decided_and_prints_the_sequence(tmp_path: Path) 
     data = json.loads((out / "sequential.json").read_text())
     assert data["rule"]["metric"] == "success_rate" and data["rule"]["range"] == [0.0, 2.0]
     assert f"{data['status']}: " in text and f"of {data['games_planned']} games played" in text
+    from accord.analysis.report import build_report
+
+    build_report([out], out / "report")
+    md = (out / "report" / "sequential.md").read_text()
+    sides = "batch 'imap' against batch 'dsm'"
+    assert f"Sequential comparison of success_rate (B - A, {sides}): {data['status']}" in md
+    assert md.rstrip().endswith("| stop |")

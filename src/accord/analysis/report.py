@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from accord.analysis.paired_report import paired_tables
+from accord.analysis.sequential_run import sequence_rows
 from accord.core import plugins
 from accord.core.errors import AccordError, ConfigError
 from accord.core.ids import check_id
@@ -132,6 +133,11 @@ def build_report(dirs: Sequence[Path], out: Path, skipped: list[str] | None = No
         written += build(traces, target)
         for stem, title, rows in paired_tables(traces):
             written += write_table(rows, target / stem, title=title)
+    for d in dirs:  # a sequential run: its sequence and stopping point
+        found = sequence_rows(d)
+        if found is not None:
+            stem = "sequential" if len(dirs) == 1 else f"sequential-{check_id(d.name)}"
+            written += write_table(found[1], out / stem, title=found[0])
     return written
 
 

@@ -187,3 +187,30 @@ def run_until_decided(
     path = out / "sequential.json"
     path.write_text(json.dumps(result, indent=1, allow_nan=False) + "\n", encoding="utf-8")
     return result
+
+
+def sequence_rows(run_dir: Path) -> tuple[str, list[dict[str, Any]]] | None:
+    """The title and rows of ``report/sequential.md``: the sequence at each look and the
+    stopping point of a sequential run (its ``sequential.json``); None for other runs."""
+    from accord.core.inputs import load_json, read_text
+
+    path = run_dir / "sequential.json"
+    if not path.is_file():
+        return None
+    data = load_json(read_text(path, what="sequential record", max_bytes=1 << 24), source=str(path))
+    try:
+        looks = set(data["looks"])
+        rows: list[dict[str, Any]] = [
+            {"pairs": p["n"], "mean": p["mean"], "low": p["low"], "high": p["high"],
+             "look": "stop" if p["n"] == data["pairs"] else "continue"}
+            for p in data["sequence"]
+            if p["n"] in looks or p["n"] == data["pairs"]
+        ]  # fmt: skip
+        title = (
+            f"Sequential comparison of {data['rule']['metric']} (B - A, {data['sides']}): "
+            f"{data['status']}, {data['reason']}; {data['games_played']} of "
+            f"{data['games_planned']} games played"
+        )
+    except (KeyError, TypeError) as exc:
+        raise ConfigError(f"{path} is not a sequential record this Accord wrote ({exc})") from exc
+    return title, rows

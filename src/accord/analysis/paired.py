@@ -1,25 +1,17 @@
 """Paired comparison of two runs, batches or models: `accord compare`, the web compare page
 and the comparison tables of `accord report` all call `compare`.
 
-**Matching** (`accord.analysis.paired_match`). Two games pair when they are the same game id
-and version, the same scenario (a digest of the trace's ``scenario``: the task and its oracle;
-for a game that records none, the seed and the options), the same seat assignment and seed,
-and the same setup (game options, each seat's agent spec) in everything but the compared
-factor. Cells (pairings, grid points) are compared within themselves, never pooled as
-repeats; exact duplicates are named and left out; a run compared with itself, or sides that
-differ in more than one factor, are refused. When no game matches with the seed, games are
-matched on the rest (batches of one run draw different seeds but may play the same suite
-tasks), and the result says so. Repeats of one setup on one scenario are averaged first.
+**Matching** (`accord.analysis.paired_match`): like with like. Games pair on game id and
+version, scenario digest, seat assignment, seed and setup but the compared factor; cells are
+never pooled as repeats, exact duplicates are named and left out, a self-comparison or sides
+that differ in more than one factor are refused. Repeats of one setup are averaged first.
 
 **Per metric** (B minus A): with at least `MIN_PAIRS` matched scenarios carrying the metric,
 the mean paired difference, its CI and the sign-flip permutation p-value
 (`accord.analysis.paired_stats`); otherwise (or when under `MIN_MATCH_SHARE` of the games
 found a counterpart) an unpaired comparison of all the games each side has, with the
 reason. Both the paired and the unpaired CI are always given, so their widths can be
-compared. Holm-adjusted p-values cover every metric row of one comparison.
-
-Games of either side without a match are counted and listed (`Comparison.unmatched_a`,
-`unmatched_b`), never dropped silently.
+compared. Holm covers every metric row; unmatched games are listed (`Comparison.unmatched_a`).
 """
 
 from __future__ import annotations
@@ -41,9 +33,8 @@ from accord.core.errors import AccordError, ConfigError
 from accord.traces.schema import Trace
 
 MIN_PAIRS = 8
-"""Fewest matched scenarios for a paired comparison of a metric: from 8 pairs on, the paired
-interval covers 93-97% for normal, skewed and 0/1 differences (``bench/
-bench_interval_coverage.py``; at 5-6 pairs 0/1 differences are covered about 91%)."""
+"""Fewest pairs for a paired comparison: from 8 on, the paired interval covers 93-97% for normal,
+skewed and 0/1 differences (``bench/bench_interval_coverage.py``; 0/1 at 5-6 pairs: ~91%)."""
 MIN_MATCH_SHARE = 0.5
 """Below this share of scenarios with a counterpart the headline comparison is unpaired: the
 pairs would describe a different (and possibly chosen) subset of the games."""
@@ -222,6 +213,8 @@ class MetricComparison:
     p: float
     p_exact: bool
     p_holm: float = math.nan
+    registered: str = ""
+    """``pre-registered`` or ``exploratory`` under a locked analysis plan, else ""."""
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-able form."""
@@ -232,6 +225,7 @@ class MetricComparison:
             "paired_ci_low": self.paired_ci[0], "paired_ci_high": self.paired_ci[1],
             "unpaired_ci_low": self.unpaired_ci[0], "unpaired_ci_high": self.unpaired_ci[1],
             "p": self.p, "p_exact": self.p_exact, "p_holm": self.p_holm,
+            **({"registered": self.registered} if self.registered else {}),
         }  # fmt: skip
 
 
@@ -436,8 +430,7 @@ def load_side(run_dir: Path) -> tuple[list[GameRecord], list[dict[str, str]]]:
 
 
 def load_records(run_dir: Path) -> tuple[list[GameRecord], int]:
-    """The complete games of a run directory (or a bare trace folder) and how many games were
-    left out (failed or unreadable)."""
+    """`load_side` with the number of games left out (failed or unreadable)."""
     records, left = load_side(run_dir)
     return records, len(left)
 

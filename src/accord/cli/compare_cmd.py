@@ -76,6 +76,7 @@ def compare_cmd(
 
     Example: accord compare runs/grid --a batch=imap --b batch=dsm --metric success_rate
     """
+    from accord.analysis.analysis_plan import mark, primary_metrics
     from accord.analysis.paired import (
         check_sides,
         compare,
@@ -109,6 +110,9 @@ def compare_cmd(
         result = compare(a, b, metrics=metrics, paired=not unpaired, drop_constant=not metric)
         result.failed_a = failed_a
         result.failed_b = [] if run_b in (None, run_a) else failed_b
+        primary = primary_metrics(run_a) or (primary_metrics(run_b) if run_b else None)
+        if primary:
+            mark(result, primary)
         if result.matched == 0 and not unpaired:
             raise ConfigError(
                 "the two sides share no scenario (seed, task, seat assignment and setup), so "
@@ -209,13 +213,14 @@ def _print(
     )
     cols = ["game"] if len(games) > 1 else []
     cols += ["metric", "mode", "pairs", "A", "B", "B - A", "paired CI", "unpaired CI", "p"]
-    for col in [*cols, "p (Holm)"]:
+    planned = any(r.registered for r in result.rows)
+    for col in [*cols, "p (Holm)", *(["plan"] if planned else [])]:
         table.add_column(col, justify="left" if col in {"game", "metric", "mode"} else "right")
     for r in result.rows:
         cells = [r.game_id] if len(games) > 1 else []
         cells += [r.metric, r.mode, str(r.pairs), _f(r.mean_a), _f(r.mean_b)]
         cells += [_f(r.diff, sign=True), _ci(r.paired_ci), _ci(r.unpaired_ci)]
-        cells += [_p(r.p, r.p_exact), _p(r.p_holm, True)]
+        cells += [_p(r.p, r.p_exact), _p(r.p_holm, True)] + ([r.registered] if planned else [])
         table.add_row(*(Text(c) for c in cells))
     console.print(table)
     widths = [
@@ -231,6 +236,13 @@ def _print(
                 f"CI widths: paired narrower than unpaired on {narrower} of {len(widths)} "
                 f"metrics ({same} equal); summed widths paired {sum(w for w, _ in widths):.4g}, "
                 f"unpaired {sum(w for _, w in widths):.4g}"
+            )
+        )
+    if planned:
+        console.print(
+            Text(
+                "plan: the run's locked analysis plan; Holm within the pre-registered metrics, "
+                "and separately within the exploratory ones"
             )
         )
     reasons = sorted({(r.reason) for r in result.rows if r.mode == "unpaired"})

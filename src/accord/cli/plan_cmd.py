@@ -50,6 +50,13 @@ def plan_cmd(
     power: Annotated[float, typer.Option(help="Chance of detecting the difference.")] = 0.8,
     alpha: Annotated[float, typer.Option(help="Two-sided significance level.")] = 0.05,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    analysis_block: Annotated[
+        bool,
+        typer.Option(
+            "--analysis-block",
+            help="Also print an analysis: block (the locked plan) for the experiment file.",
+        ),
+    ] = False,
 ) -> None:
     """Games needed to detect a difference (80% power, alpha 0.05), and, with --from, the
     noise floor of a run: within-scenario spread, outcome flips between repeats, and the
@@ -60,6 +67,8 @@ def plan_cmd(
     Example: accord plan --from runs/repeated --detect 0.05 --metric efficiency
 
     Example: accord plan --from runs/imap --from runs/dsm --detect 0.035 -m adjusted_excess
+
+    Example: accord plan --detect 0.05 -m success_rate --analysis-block >> study.yaml
 
     With a pilot of both arms (two --from runs, or --a/--b in one) the paired plan uses the
     SD of the real paired differences; with one arm it is a labelled lower bound.
@@ -136,8 +145,14 @@ def plan_cmd(
                     plan["lower_bound"] = True
                     plan["assumption"] = ONE_ARM_ASSUMPTION
                 plans.append(plan)
+        if analysis_block and (detect is None or metric is None):
+            raise ConfigError("--analysis-block needs --detect and --metric (what to plan for)")
     except AccordError as exc:
         raise _fail(exc) from exc
+    if analysis_block and plans:
+        compared = f"{side_a} vs {side_b}" if side_a and side_b else None
+        sys.stdout.write(block_yaml(plans[0], compared))
+        return
     if as_json:
         data = {"noise_floor": [r.as_dict() for r in rows], "plans": plans}
         sys.stdout.write(json.dumps(finite(data), indent=1, allow_nan=False) + "\n")
@@ -146,6 +161,26 @@ def plan_cmd(
         _print_noise(rows, power, alpha)
     for p in plans:
         _print_plan(p)
+
+
+def block_yaml(plan: dict[str, Any], comparison: str | None) -> str:
+    """The ``analysis:`` block of `plan` (`accord.runner.config.AnalysisPlan`), as YAML."""
+    import yaml
+
+    from accord.runner.config import AnalysisPlan, Stop
+
+    pairs = plan.get("scenarios_paired") or plan["games_per_side_unpaired"]
+    block = AnalysisPlan(
+        primary=[plan["metric"]],
+        comparison=comparison,
+        alpha=plan["alpha"],
+        max_games=2 * int(pairs),
+        stop=Stop(metric=plan["metric"], alpha=plan["alpha"], max_pairs=int(pairs)),
+    )
+    text: str = yaml.safe_dump(
+        {"analysis": block.model_dump(mode="json", exclude_none=True)}, sort_keys=False
+    )
+    return text
 
 
 def _print_noise(rows: list[NoiseRow], power: float, alpha: float) -> None:

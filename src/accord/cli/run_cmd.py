@@ -18,7 +18,7 @@ from accord.cli.options import (
     with_model_options,
 )
 from accord.cli.progress import run_with_progress, safe
-from accord.cli.sequential_out import run_sequential, stop_rule
+from accord.cli.sequential_out import lock_analysis, run_sequential, stop_rule
 from accord.cli.tables import fit_table, summary_table
 from accord.core.errors import AccordError, ConfigError
 from accord.runner.cost import estimate, measure, unpriced_models
@@ -203,6 +203,7 @@ def run(
         _preflight(plan, resume, estimate_from, max_cost, dry_run, concurrency)
         if dry_run:
             return
+        lock_analysis(target, plan.out, resume=resume)
         rule = stop_rule(target, until_decided)
         if rule is not None:
             options = {"executor": executor, "cache": cache, "max_cost": max_cost}

@@ -22,12 +22,23 @@ def stop_rule(target: str, until_decided: str | None) -> Stop | None:
     path = Path(target)
     rule = None
     if path.suffix in (".yaml", ".yml") and path.is_file():
-        rule = load_experiment(path).stop
+        exp = load_experiment(path)
+        rule = exp.stop or (exp.analysis.stop if exp.analysis is not None else None)
     if until_decided is None:
         return rule
     if not until_decided.strip():
         raise ConfigError("--until-decided names a metric, e.g. --until-decided success_rate")
     return (rule or Stop(metric=until_decided)).model_copy(update={"metric": until_decided})
+
+
+def lock_analysis(target: str, out: Path, *, resume: bool) -> None:
+    """Lock the experiment's ``analysis:`` block into the run directory (refused on --resume
+    when it changed: `accord.analysis.analysis_plan`)."""
+    from accord.analysis.analysis_plan import lock
+
+    path = Path(target)
+    if path.suffix in (".yaml", ".yml") and path.is_file():
+        lock(load_experiment(path).analysis, out, resume=resume)
 
 
 def run_sequential(

@@ -109,6 +109,27 @@ class Stop(BaseModel):
     )
 
 
+class AnalysisPlan(BaseModel):
+    """A locked analysis plan (`accord.analysis.analysis_plan`): written down before the first
+    game, hashed into the run directory, and held fixed on --resume."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    primary: list[str] = Field(
+        min_length=1, description="The pre-registered metrics: the family Holm's adjustment covers."
+    )
+    comparison: str | None = Field(
+        None, description="What is compared, e.g. 'batch=imap vs batch=dsm-welfare'."
+    )
+    alpha: float = Field(0.05, gt=0, lt=1, description="Family-wise error rate.")
+    interval: str = Field(
+        "studentized bootstrap widened to t",
+        description="The interval reported (the one `accord compare` computes).",
+    )
+    stop: Stop | None = Field(None, description="The stopping rule, when sequential.")
+    max_games: StrictInt | None = Field(None, ge=1, description="The most games the study plays.")
+
+
 class Experiment(BaseModel):
     """A whole experiment file."""
 
@@ -126,6 +147,9 @@ class Experiment(BaseModel):
         description="A folder of prompt templates laid over each game's defaults, file by file "
         "(relative to the experiment file); `accord prompts GAME --dump DIR` writes the "
         "defaults.",
+    )
+    analysis: AnalysisPlan | None = Field(
+        None, description="The locked analysis plan of the study (pre-registered metrics)."
     )
     stop: Stop | None = Field(
         None,

@@ -5,6 +5,7 @@ writes such a block."""
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 
@@ -48,6 +49,18 @@ def test_a_locked_plan_is_kept_and_marks_the_comparison(tmp_path: Path) -> None:
     assert [r["p_holm"] for r in other] == holm([r["p"] for r in other])
     table = runner.invoke(app, args[:-2])
     assert "pre-registered" in table.output and "exploratory" in table.output
+
+    from accord.analysis.report import build_report
+
+    build_report([out], out / "report")
+    table_csv = (out / "report" / "negotiation-v3" / "comparisons.csv").read_text()
+    report_rows = list(csv.DictReader(table_csv.splitlines()))
+    marks = {(r["metric"], r["registered"]) for r in report_rows}
+    assert ("efficiency", "pre-registered") in marks and all(
+        flag == "exploratory" for metric, flag in marks if metric != "efficiency"
+    )
+    eff = [r for r in report_rows if r["metric"] == "efficiency"]
+    assert [float(r["p_holm"]) for r in eff] == holm([float(r["p"]) for r in eff])
 
     same = runner.invoke(app, ["run", str(path), "--out", str(out), "--resume"])
     assert same.exit_code == 0, same.output

@@ -61,8 +61,12 @@ def distinct_metrics(
     return kept, same
 
 
-def comparison_rows(traces: Sequence[Trace]) -> list[dict[str, Any]]:
-    """Every group of `traces` (one game) against the baseline (module docstring)."""
+def comparison_rows(
+    traces: Sequence[Trace], primary: Sequence[str] | None = None
+) -> list[dict[str, Any]]:
+    """Every group of `traces` (one game) against the baseline (module docstring). With the
+    `primary` metrics of a locked analysis plan, rows are marked pre-registered or
+    exploratory and Holm runs within each of the two families."""
     records = [record(t) for t in traces if t.status == "complete"]
     label, groups = _groups(records, {t.trace_id: t.started_at for t in traces})
     if not groups:
@@ -90,16 +94,28 @@ def comparison_rows(traces: Sequence[Trace]) -> list[dict[str, Any]]:
                     "same_as": twins,
                 }
             )
-    # One family per game: every group and metric (Holm 1979 over all of them).
-    for row, adj in zip(rows, holm([float(r["p"]) for r in rows]), strict=True):
-        row["p_holm"] = adj
+    # One family per game: every group and metric (Holm 1979 over all of them), or, under a
+    # locked plan, the pre-registered metrics and the exploratory ones apart.
+    families: list[tuple[str, list[dict[str, Any]]]] = [("", rows)]
+    if primary:
+        families = [
+            ("pre-registered", [r for r in rows if r["metric"] in primary]),
+            ("exploratory", [r for r in rows if r["metric"] not in primary]),
+        ]
+    for name, family in families:
+        for row, adj in zip(family, holm([float(r["p"]) for r in family]), strict=True):
+            row["p_holm"] = adj
+            if name:
+                row["registered"] = name
     return rows
 
 
-def paired_tables(traces: Sequence[Trace]) -> list[tuple[str, str, list[dict[str, Any]]]]:
+def paired_tables(
+    traces: Sequence[Trace], primary: Sequence[str] | None = None
+) -> list[tuple[str, str, list[dict[str, Any]]]]:
     """``(file stem, title, rows)`` of ``comparisons`` and ``noise_floor``, those with rows."""
     tables: list[tuple[str, str, list[dict[str, Any]]]] = []
-    rows = comparison_rows(traces)
+    rows = comparison_rows(traces, primary)
     if rows:
         title = (
             f"Each group vs the baseline {rows[0]['a']} (the group played first): B - A, paired "

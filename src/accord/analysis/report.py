@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from accord.analysis.analysis_plan import primary_metrics
 from accord.analysis.paired_report import paired_tables
 from accord.analysis.sequential_run import sequence_rows
 from accord.core import plugins
@@ -115,6 +116,7 @@ def build_report(dirs: Sequence[Path], out: Path, skipped: list[str] | None = No
     if not by_game:
         raise ConfigError(f"No readable traces found in {', '.join(map(str, dirs))}.")
     written: list[Path] = []
+    primary = next((m for m in map(primary_metrics, dirs) if m), None)  # a locked plan
     for game_id, traces in sorted(by_game.items()):
         # A trace's game id is data: checked again here, before it names a folder.
         target = out / check_id(game_id, what="game id")
@@ -131,7 +133,7 @@ def build_report(dirs: Sequence[Path], out: Path, skipped: list[str] | None = No
             continue
         target.mkdir(parents=True, exist_ok=True)
         written += build(traces, target)
-        for stem, title, rows in paired_tables(traces):
+        for stem, title, rows in paired_tables(traces, primary):
             written += write_table(rows, target / stem, title=title)
     for d in dirs:  # a sequential run: its sequence and stopping point
         found = sequence_rows(d)

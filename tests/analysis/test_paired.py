@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from accord.analysis import paired
 from accord.analysis import paired_stats as ps
 from accord.analysis.paired import (
     GameRecord,
@@ -80,7 +81,10 @@ def test_paired_ci_is_narrower_than_unpaired_when_scenarios_dominate() -> None:
     assert row.p < 0.001 and not row.p_exact and row.p_holm == row.p
 
 
-def test_repeats_are_averaged_per_scenario_and_unmatched_games_listed() -> None:
+def test_repeats_are_averaged_per_scenario_and_unmatched_games_listed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(paired, "MIN_PAIRS", 2)  # the averaging, on a sample small to read
     a = [rec("a0", "s0", {"m": 0.0}), rec("a0b", "s0", {"m": 1.0}), rec("a1", "s1", {"m": 1.0}),
          rec("a2", "s2", {"m": 0.0}), rec("lonely", "s9", {"m": 5.0})]  # fmt: skip
     b = [rec("b0", "s0", {"m": 1.0}), rec("b1", "s1", {"m": 2.0}), rec("b2", "s2", {"m": 1.0}),
@@ -90,17 +94,17 @@ def test_repeats_are_averaged_per_scenario_and_unmatched_games_listed() -> None:
     # Scenario s0: A's two repeats average 0.5; differences 0.5, 1, 1.
     assert row.pairs == 3 and row.diff == pytest.approx(2.5 / 3)
     assert result.unmatched_a == ["lonely"] and result.unmatched_b == ["extra"]
-    assert result.matched == 3 and result.matched_on == "seed and scenario"
+    assert result.matched == 3 and result.matched_on == "seed, scenario and setup"
     # The unpaired CI uses every game of each side, the unmatched ones included.
     assert row.n_a == 5 and row.n_b == 4
     assert row.p_exact and row.p == pytest.approx(0.25)  # 3 pairs, all positive: 2 of 8
 
 
 def test_sides_with_different_seeds_match_on_scenario_and_say_so() -> None:
-    a = [rec(f"a{i}", f"s{i}", {"m": float(i)}, seed=i) for i in range(4)]
-    b = [rec(f"b{i}", f"s{i}", {"m": float(i) + 1}, seed=100 + i) for i in range(4)]
+    a = [rec(f"a{i}", f"s{i}", {"m": float(i)}, seed=i) for i in range(8)]
+    b = [rec(f"b{i}", f"s{i}", {"m": float(i) + 1}, seed=100 + i) for i in range(8)]
     result = compare(a, b)
-    assert result.matched == 4 and "seeds differ" in result.matched_on
+    assert result.matched == 8 and "seeds differ" in result.matched_on
     assert result.rows[0].mode == "paired" and result.rows[0].diff == 1.0
 
 
@@ -115,7 +119,7 @@ def test_seat_assignment_is_part_of_the_match() -> None:
     ]
     result = compare(a, b)
     assert result.matched == 0 and result.mode == "unpaired"
-    assert result.rows[0].reason == "no scenario was played on both sides"
+    assert result.rows[0].reason == "no scenario was played on both sides in the same setup"
     assert sorted(result.unmatched_a) == ["a0", "a1"]
 
 
@@ -123,7 +127,7 @@ def test_one_shared_scenario_falls_back_to_unpaired_with_the_reason() -> None:
     a = [rec("a0", "s0", {"m": 0.0}), rec("a1", "s1", {"m": 0.2})]
     b = [rec("b0", "s0", {"m": 1.0}), rec("b1", "s7", {"m": 0.9})]
     (row,) = compare(a, b).rows
-    assert row.mode == "unpaired" and "only 1 scenario" in row.reason
+    assert row.mode == "unpaired" and "too few pairs: 1 scenario" in row.reason
     assert row.diff == pytest.approx(0.85)
     (forced,) = compare(*two_sides(), paired=False).rows
     assert forced.mode == "unpaired" and "asked for" in forced.reason
@@ -182,3 +186,66 @@ def test_record_of_a_trace_uses_its_scenario_and_first_speaker() -> None:
     assert record(trace("t3", 1, 1, {"k": 1})).seating == "first=1"
     assert record(trace("t4", 1, 0, {"k": 2})).scenario != r1.scenario
     assert r1.metrics == {"efficiency": 0.5, "done": 1.0} and r1.players == ("m/x",)
+
+
+def test_a_small_share_of_matches_headlines_the_unpaired_comparison() -> None:
+    """Runs on different seeds that share 9 of 40 scenarios: not "paired on 9"."""
+    a = [rec(f"a{i}", f"s{i}", {"m": float(i % 3)}, seed=i) for i in range(40)]
+    b = [rec(f"b{i}", f"s{i + 31}", {"m": float(i % 2)}, seed=i + 31) for i in range(40)]
+    result = compare(a, b)
+    (row,) = result.rows
+    assert result.matched == 9 and result.match_share == pytest.approx(9 / 40)
+    assert row.mode == "unpaired" and "only 9 of 40 scenarios have a counterpart" in row.reason
+    assert row.n_a == row.n_b == 40 and row.pairs == 9
+
+
+def test_exact_duplicates_are_named_not_averaged() -> None:
+    a = [rec(f"a{i}", f"s{i}", {"m": 0.0}) for i in range(3)]
+    b = [
+        GameRecord(f"b{i}", "g-v1", 0, f"s{i}", "", {"m": 1.0}, {}, (), {}, f"id{i}")
+        for i in range(3)
+    ]
+    copy = GameRecord("b9", "g-v1", 0, "s0", "", {"m": 1.0}, {}, (), {}, "id0")
+    result = compare(a, [*b, copy])
+    assert result.duplicates_b == [{"trace_id": "b9", "copy_of": "b0"}]
+    assert result.games_b == 3 and result.rows[0].n_b == 3
+
+
+def test_cells_are_compared_within_themselves() -> None:
+    """Two pairings on one scenario and seed: each pairs with its own counterpart."""
+
+    def side(tag: str, vals: tuple[float, float]) -> list[GameRecord]:
+        return [
+            GameRecord(f"{tag}{c}{i}", "g-v1", i, f"s{i}", "", {"m": vals[c] + i}, {}, (),
+                       {"seat 0": "x", "seat 1": ("x", "y")[c]})
+            for c in (0, 1) for i in range(5)
+        ]  # fmt: skip
+
+    result = compare(side("a", (0.0, 5.0)), side("b", (0.0, 5.0))[:-1])
+    (row,) = result.rows
+    assert row.diff == 0.0 and row.pairs == 9 and result.unmatched_a == ["a14"]
+
+
+def test_a_side_with_several_setups_per_scenario_must_be_narrowed() -> None:
+    a = [GameRecord(f"a{s}{i}", "g-v1", i, f"s{i}", "", {"m": 1.0}, {"pairing": s}, (),
+                    {"seat 0": s}) for s in ("x", "y") for i in range(3)]  # fmt: skip
+    b = [GameRecord(f"b{i}", "g-v1", i, f"s{i}", "", {"m": 0.0}, {"pairing": "z"}, (),
+                    {"seat 0": "z"}) for i in range(3)]  # fmt: skip
+    with pytest.raises(ConfigError, match="side A plays 2 different setups on one scenario"):
+        compare(a, b)
+
+
+def test_the_compared_factor_is_what_the_sides_do_not_share() -> None:
+    def side(agent: str, rounds: str) -> list[GameRecord]:
+        setup = {"seat 0": agent, "options.rounds": rounds}
+        return [
+            GameRecord(f"{agent}{i}", "g-v1", i, f"s{i}", "", {"m": float(i)}, {}, (), setup)
+            for i in range(3)
+        ]
+
+    result = compare(side("x", "2"), side("y", "2"))
+    assert result.factor == ["seat 0"] and result.matched == 3
+    with pytest.raises(ConfigError, match=r"options.rounds \(2 vs 3\); seat 0 \(x vs y\)"):
+        compare(side("x", "2"), side("y", "3"))
+    with pytest.raises(ConfigError, match="are the same 3 games"):
+        compare(side("x", "2"), side("x", "2"))

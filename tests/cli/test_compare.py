@@ -64,7 +64,7 @@ def test_two_protocols_on_one_suite_pair_with_narrower_cis(calendar_runs) -> Non
 def test_pairings_of_one_run_are_compared_on_shared_seeds(tmp_path: Path) -> None:
     exp = Experiment(
         name="x",
-        defaults=Defaults(game="negotiation", games=6, options={"rounds": 2}),
+        defaults=Defaults(game="negotiation", games=8, options={"rounds": 2}),
         batches=[Batch(name="cross", crossplay=["cooperative", "greedy"])],
     )
     run_sync(expand(exp), tmp_path / "run")
@@ -75,9 +75,9 @@ def test_pairings_of_one_run_are_compared_on_shared_seeds(tmp_path: Path) -> Non
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
-    assert data["matched"] == 6 and data["matched_on"] == "seed and scenario"
+    assert data["matched"] == 8 and data["matched_on"] == "seed, scenario and setup"
     (row,) = data["rows"]
-    assert row["mode"] == "paired" and row["pairs"] == 6 and row["p_exact"]
+    assert row["mode"] == "paired" and row["pairs"] == 8 and row["p_exact"]
 
 
 @pytest.fixture(scope="module")
@@ -135,10 +135,11 @@ def test_failed_or_unreadable_games_are_counted_not_dropped_silently(
     shutil.copytree(negotiation_runs["a"], copy)
     (copy / "traces" / "broken.json").write_text("{not json")
     same = runner.invoke(app, ["compare", str(copy), str(negotiation_runs["a"])])
-    assert same.exit_code == 2
-    assert "nothing differs; name one with --metric" in " ".join(same.output.split())
-    args = ["compare", str(copy), str(negotiation_runs["a"]), "--metric", "efficiency"]
+    assert same.exit_code == 2  # the same three games on both sides: nothing to compare
+    assert "side A and side B are the same 3 games" in " ".join(same.output.split())
+    other = negotiation_runs["other_seeds"]
+    args = ["compare", str(copy), str(other), "--metric", "efficiency", "--unpaired"]
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     assert f"left out: failed or unreadable games (1 in {copy}, 0 in" in result.output
-    assert "comparison: paired" in result.output
+    assert "not compared in A (1): broken (unreadable)" in " ".join(result.output.split())

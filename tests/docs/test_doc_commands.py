@@ -132,8 +132,13 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copytree(ROOT / "experiments", cwd / "experiments")
     made = accord(["run", "exp.yaml", "--out", "runs/x"], cwd)
     assert made.returncode == 0, made.stdout + made.stderr
-    for name in ("grid", "extra", "pilot", "demo", "talk"):
+    for name in ("grid", "pilot", "demo", "talk"):
         shutil.copytree(cwd / "runs/x", cwd / "runs" / name)
+    # Another agent in seat 0 on the same seeds: a run `accord compare` can pair with grid
+    # (a copy of grid would be the same games, which compare refuses).
+    (cwd / "extra.yaml").write_text(EXPERIMENT.replace("mock/schema", "cooperative"))
+    extra = accord(["run", "extra.yaml", "--out", "runs/extra"], cwd)
+    assert extra.returncode == 0, extra.stdout + extra.stderr
     quick = ["run", "negotiation", "--agents", "cooperative,greedy", "--games", "4"]
     notalk = accord(
         [*quick, "-o", "rounds=3", "-o", "cheap_talk=false", "--out", "runs/notalk"], cwd

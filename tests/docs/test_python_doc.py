@@ -38,6 +38,6 @@ def test_the_python_page_runs_as_written(
     figure = tmp_path / "runs" / "efficiency.png"
     assert figure.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     # The comparison matched every seed, and each bad input was refused with its error.
-    assert "4 scenarios matched on seed and scenario" in out
+    assert "4 scenarios matched on seed, scenario and setup" in out
     assert sum("Error - " in line for line in out.splitlines()) == 3
     assert not (tmp_path / "runs" / "py-bad").exists()

@@ -26,15 +26,15 @@ def play(out: Path, games: int, agent: str) -> None:
 
 
 def test_api_pairs_runs_and_refuses_what_cannot_be_compared(tmp_path: Path) -> None:
-    play(tmp_path / "coop", 4, "cooperative")
-    play(tmp_path / "greedy", 4, "greedy")
+    play(tmp_path / "coop", 8, "cooperative")
+    play(tmp_path / "greedy", 8, "greedy")
     play(tmp_path / "single", 1, "greedy")
     client = TestClient(create_app([tmp_path / n for n in ("coop", "greedy", "single")]))
     res = client.get("/api/compare", params={"a": "coop", "b": "greedy"})
     assert res.status_code == 200
     data = json.loads(res.text, parse_constant=lambda c: (_ for _ in ()).throw(ValueError(c)))
-    assert data["mode"] == "paired" and data["matched"] == 4
-    assert data["a"]["games"] == 4 and data["unmatched_a"] == []
+    assert data["mode"] == "paired" and data["matched"] == 8
+    assert data["a"]["games"] == 8 and data["unmatched_a"] == []
     assert {r["mode"] for r in data["rows"]} == {"paired"}
     assert all("p_holm" in r and "unpaired_ci_low" in r for r in data["rows"])
     res = client.get("/api/compare", params={"a": "coop", "b": "single"})

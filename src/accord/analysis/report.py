@@ -20,7 +20,9 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from accord.analysis.analysis_plan import primary_metrics
 from accord.analysis.paired_report import paired_tables
+from accord.analysis.sequential_run import sequence_rows
 from accord.core import plugins
 from accord.core.errors import AccordError, ConfigError
 from accord.core.ids import check_id
@@ -108,6 +110,7 @@ def build_report(dirs: Sequence[Path], out: Path, skipped: list[str] | None = No
     if not by_game:
         raise ConfigError(f"No readable traces found in {', '.join(map(str, dirs))}.")
     written: list[Path] = []
+    primary = next((m for m in map(primary_metrics, dirs) if m), None)  # a locked plan
     for game_id, traces in sorted(by_game.items()):
         # A trace's game id is data: checked again here, before it names a folder.
         target = out / check_id(game_id, what="game id")
@@ -124,8 +127,13 @@ def build_report(dirs: Sequence[Path], out: Path, skipped: list[str] | None = No
             continue
         target.mkdir(parents=True, exist_ok=True)
         written += build(traces, target)
-        for stem, title, rows in paired_tables(traces):
+        for stem, title, rows in paired_tables(traces, primary):
             written += write_table(rows, target / stem, title=title)
+    for d in dirs:  # a sequential run: its sequence and stopping point
+        found = sequence_rows(d)
+        if found is not None:
+            stem = "sequential" if len(dirs) == 1 else f"sequential-{check_id(d.name)}"
+            written += write_table(found[1], out / stem, title=found[0])
     return written
 
 
@@ -137,6 +145,10 @@ def _installed(game_id: str) -> bool:
     except ConfigError:
         return False
     return True
+
+
+P_COLUMNS = frozenset({"p", "p_holm"})
+"""Columns printed as p-values: small ones keep their first digits."""
 
 
 def write_table(rows: Sequence[dict[str, Any]], path_stem: Path, *, title: str = "") -> list[Path]:
@@ -155,14 +167,16 @@ def write_table(rows: Sequence[dict[str, Any]], path_stem: Path, *, title: str =
     lines.append("| " + " | ".join(cols) + " |")
     lines.append("|" + "---|" * len(cols))
     for r in rows:
-        lines.append("| " + " | ".join(_cell(r.get(c)) for c in cols) + " |")
+        lines.append("| " + " | ".join(_cell(r.get(c), c) for c in cols) + " |")
     md_path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return [csv_path, md_path]
 
 
-def _cell(v: Any) -> str:
+def _cell(v: Any, column: str = "") -> str:
     if v is None:
         return ""
+    if isinstance(v, float) and column in P_COLUMNS and 0 < v < 0.001:
+        return f"{v:.2g}"  # a p-value of 0.0001 is not "0.000"
     if isinstance(v, float):
         return f"{v:.3f}"
     return str(v).replace("|", "\\|")

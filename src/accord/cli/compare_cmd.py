@@ -68,19 +68,25 @@ def compare_cmd(
     ] = False,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.table,
 ) -> None:
-    """Compare side B with side A, metric by metric, paired on the scenarios both played
-    (seed, task, seat assignment): mean difference B - A, paired and unpaired 95% bootstrap
-    CIs, a permutation p-value and Holm-adjusted p across the metrics compared.
+    """Compare side B with side A, metric by metric, paired like with like: the same game
+    version, scenario, seed, seat assignment and setup in everything but the compared factor
+    (cells such as cross-play pairings are never pooled). Prints the mean difference B - A,
+    paired and unpaired 95% CIs, a permutation p-value and Holm-adjusted p; lists unmatched,
+    duplicate, failed and unreadable games. A run against itself, or sides that differ in
+    more than one factor, are refused.
 
     Example: accord compare runs/imap runs/sdmap
 
+    Example: accord compare runs/cross --a model=openai/gpt-5-mini --b model=local/smollm2 -f json
+
     Example: accord compare runs/grid --a batch=imap --b batch=dsm --metric success_rate
     """
+    from accord.analysis.analysis_plan import mark, primary_metrics
     from accord.analysis.paired import (
         check_sides,
         compare,
         headline_metrics,
-        load_records,
+        load_side,
         parse_selector,
         select,
     )
@@ -93,11 +99,9 @@ def compare_cmd(
                 "batch=imap --b batch=dsm), or give a second run directory"
             )
         unreadable: list[str] = []
-        rec_a, skipped_a = load_records(run_a, unreadable)
-        rec_b, skipped_b = (
-            (rec_a, skipped_a)
-            if run_b is None or run_b == run_a
-            else load_records(run_b, unreadable)
+        rec_a, failed_a = load_side(run_a, unreadable)
+        rec_b, failed_b = (
+            (rec_a, failed_a) if run_b is None or run_b == run_a else load_side(run_b, unreadable)
         )
         print_skipped(unreadable)
         a, b = select(rec_a, sel_a), select(rec_b, sel_b)
@@ -113,11 +117,16 @@ def compare_cmd(
                     f"found: {', '.join(sorted(known))}"
                 )
         result = compare(a, b, metrics=metrics, paired=not unpaired, drop_constant=not metric)
+        result.failed_a = failed_a
+        result.failed_b = [] if run_b in (None, run_a) else failed_b
+        primary = primary_metrics(run_a) or (primary_metrics(run_b) if run_b else None)
+        if primary:
+            mark(result, primary)
         if result.matched == 0 and not unpaired:
             raise ConfigError(
-                "the two sides share no scenario (seed, task, seat assignment), so nothing can "
-                "be paired: play both on the same seeds or suite, or pass --unpaired to compare "
-                "them as independent samples"
+                "the two sides share no scenario (seed, task, seat assignment and setup), so "
+                "nothing can be paired: play both on the same seeds or suite, or pass "
+                "--unpaired to compare them as independent samples"
             )
         if not result.rows and result.left_out:
             raise ConfigError(
@@ -129,9 +138,9 @@ def compare_cmd(
             raise ConfigError("the two sides share no metric with a value to compare")
     except AccordError as exc:
         raise _fail(exc) from exc
-    if skipped_a or (skipped_b and run_b not in (None, run_a)):
-        counts = f"{skipped_a} in {run_a}" + (
-            f", {skipped_b} in {run_b}" if run_b not in (None, run_a) else ""
+    if result.failed_a or result.failed_b:
+        counts = f"{len(result.failed_a)} in {run_a}" + (
+            f", {len(result.failed_b)} in {run_b}" if run_b not in (None, run_a) else ""
         )
         err_console.print(Text(f"left out: failed or unreadable games ({counts})"))
     name_a = _name(run_a, side_a)
@@ -175,10 +184,12 @@ def _print(
     )
     console.print(
         Text(
-            f"{result.matched} scenarios played on both sides (matched on "
-            f"{result.matched_on}); comparison: {result.mode}"
+            f"{result.matched} scenarios played on both sides in the same setup (matched on "
+            f"{result.matched_on}, {_share(result.match_share)}); comparison: {result.mode}"
         )
     )
+    if result.factor:
+        console.print(Text(f"compared: {', '.join(result.factor)} (everything else the same)"))
     for side, ids in (("A", result.unmatched_a), ("B", result.unmatched_b)):
         if ids:
             shown = ", ".join(ids[:SHOWN_UNMATCHED]) + (
@@ -190,19 +201,35 @@ def _print(
                     f"differences): {shown}"
                 )
             )
+    for side, dups in (("A", result.duplicates_a), ("B", result.duplicates_b)):
+        if dups:
+            named = ", ".join(f"{d['trace_id']} (= {d['copy_of']})" for d in dups[:SHOWN_UNMATCHED])
+            more = " ..." if len(dups) > SHOWN_UNMATCHED else ""
+            console.print(
+                Text(f"exact duplicates in {side} ({len(dups)}, left out): {named}{more}"),
+                style="yellow",
+            )
+    for side, failed in (("A", result.failed_a), ("B", result.failed_b)):
+        if failed:
+            named = ", ".join(f"{f['trace']} ({f['status']})" for f in failed[:SHOWN_UNMATCHED])
+            more = " ..." if len(failed) > SHOWN_UNMATCHED else ""
+            console.print(
+                Text(f"not compared in {side} ({len(failed)}): {named}{more}"), style="yellow"
+            )
     games = sorted({r.game_id for r in result.rows})
     table = Table(
         title=Text(f"{', '.join(games)}: B - A per metric (95% bootstrap CIs; p: permutation test)")
     )
     cols = ["game"] if len(games) > 1 else []
     cols += ["metric", "mode", "pairs", "A", "B", "B - A", "paired CI", "unpaired CI", "p"]
-    for col in [*cols, "p (Holm)"]:
+    planned = any(r.registered for r in result.rows)
+    for col in [*cols, "p (Holm)", *(["plan"] if planned else [])]:
         table.add_column(col, justify="left" if col in {"game", "metric", "mode"} else "right")
     for r in result.rows:
         cells = [r.game_id] if len(games) > 1 else []
         cells += [r.metric, r.mode, str(r.pairs), _f(r.mean_a), _f(r.mean_b)]
         cells += [_f(r.diff, sign=True), _ci(r.paired_ci), _ci(r.unpaired_ci)]
-        cells += [_p(r.p, r.p_exact), _p(r.p_holm, True)]
+        cells += [_p(r.p, r.p_exact), _p(r.p_holm, True)] + ([r.registered] if planned else [])
         table.add_row(*(Text(c) for c in cells))
     console.print(table)
     widths = [
@@ -220,6 +247,13 @@ def _print(
                 f"unpaired {sum(w for _, w in widths):.4g}"
             )
         )
+    if planned:
+        console.print(
+            Text(
+                "plan: the run's locked analysis plan; Holm within the pre-registered metrics, "
+                "and separately within the exploratory ones"
+            )
+        )
     reasons = sorted({(r.reason) for r in result.rows if r.mode == "unpaired"})
     for reason in reasons:
         console.print(Text(f"unpaired: {reason}"), style="yellow")
@@ -234,6 +268,10 @@ def _print(
             "unpaired: every game of each side, each resampled on its own, label-permutation p"
         )
     )
+
+
+def _share(share: float) -> str:
+    return "no share" if math.isnan(share) else f"{share:.0%} of the scenarios"
 
 
 def _f(v: float, *, sign: bool = False) -> str:

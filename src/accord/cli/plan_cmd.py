@@ -42,9 +42,21 @@ def plan_cmd(
             "0.5: the most a rate can spread)."
         ),
     ] = None,
+    side_a: Annotated[
+        str | None,
+        typer.Option("--a", help="With one --from run: its arm A (batch=NAME, model=P/M, ...)."),
+    ] = None,
+    side_b: Annotated[str | None, typer.Option("--b", help="Its arm B, as --a.")] = None,
     power: Annotated[float, typer.Option(help="Chance of detecting the difference.")] = 0.8,
     alpha: Annotated[float, typer.Option(help="Two-sided significance level.")] = 0.05,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    analysis_block: Annotated[
+        bool,
+        typer.Option(
+            "--analysis-block",
+            help="Also print an analysis: block (the locked plan) for the experiment file.",
+        ),
+    ] = False,
 ) -> None:
     """Games needed to detect a difference (80% power, alpha 0.05), and, with --from, the
     noise floor of a run: within-scenario spread, outcome flips between repeats, and the
@@ -53,10 +65,18 @@ def plan_cmd(
     Example: accord plan --detect 0.05 --metric efficiency
 
     Example: accord plan --from runs/repeated --detect 0.05 --metric efficiency
+
+    Example: accord plan --from runs/imap --from runs/dsm --detect 0.035 -m adjusted_excess
+
+    Example: accord plan --detect 0.05 -m success_rate --analysis-block >> study.yaml
+
+    With a pilot of both arms (two --from runs, or --a/--b in one) the paired plan uses the
+    SD of the real paired differences; with one arm it is a labelled lower bound.
     """
-    from accord.analysis.paired import headline_metrics, load_records
+    from accord.analysis.paired import headline_metrics, load_records, parse_selector, select
     from accord.analysis.power import WORST_SD, games_needed
     from accord.analysis.power_noise import noise_floor
+    from accord.analysis.power_pilot import ONE_ARM_ASSUMPTION, two_arm_plan
 
     try:
         if not (0.0 < power < 1.0 and 0.0 < alpha < 1.0):
@@ -73,6 +93,14 @@ def plan_cmd(
         if detect is not None and from_dirs and metric is None:
             raise ConfigError("--detect with --from needs --metric (which metric to plan for)")
         rows: list[NoiseRow] = []
+        arms = None
+        if from_dirs and (side_a or side_b):
+            if len(from_dirs) != 1 or not (side_a and side_b):
+                raise ConfigError("--a and --b pick the two arms of one --from run: give both")
+            one = load_records(from_dirs[0])[0]
+            arms = (select(one, parse_selector(side_a)), select(one, parse_selector(side_b)))
+        elif from_dirs and len(from_dirs) == 2:
+            arms = (load_records(from_dirs[0])[0], load_records(from_dirs[1])[0])
         if from_dirs:
             unreadable: list[str] = []
             records = [r for d in from_dirs for r in load_records(d, unreadable)[0]]
@@ -87,7 +115,10 @@ def plan_cmd(
             chosen = [metric] if metric else headline_metrics({r.game_id for r in records})
             rows = noise_floor(records, metrics=chosen, power=power, alpha=alpha)
         plans = []
-        if detect is not None:
+        if detect is not None and arms is not None and sd is None:
+            assert metric is not None
+            plans.append(two_arm_plan(*arms, metric, detect, power=power, alpha=alpha))
+        elif detect is not None:
             sources: list[NoiseRow | None] = [r for r in rows if r.metric == metric] or [None]
             for row in sources:
                 spread = sd if sd is not None else (row.sd if row else WORST_SD)
@@ -105,14 +136,25 @@ def plan_cmd(
                     if not math.isnan(spread)
                     else None,
                     "scenarios_paired": None,
+                    "lower_bound": False,
+                    "assumption": "",
                 }
                 if row is not None and not math.isnan(row.within_sd):
+                    plan["sd_paired"] = row.within_sd * math.sqrt(2.0)
                     plan["scenarios_paired"] = games_needed(
-                        detect, row.within_sd * math.sqrt(2.0), power=power, alpha=alpha
+                        detect, plan["sd_paired"], power=power, alpha=alpha
                     )
+                    plan["lower_bound"] = True
+                    plan["assumption"] = ONE_ARM_ASSUMPTION
                 plans.append(plan)
+        if analysis_block and (detect is None or metric is None):
+            raise ConfigError("--analysis-block needs --detect and --metric (what to plan for)")
     except AccordError as exc:
         raise _fail(exc) from exc
+    if analysis_block and plans:
+        compared = f"{side_a} vs {side_b}" if side_a and side_b else None
+        sys.stdout.write(block_yaml(plans[0], compared))
+        return
     if as_json:
         data = {"noise_floor": [r.as_dict() for r in rows], "plans": plans}
         sys.stdout.write(json.dumps(finite(data), indent=1, allow_nan=False) + "\n")
@@ -121,6 +163,26 @@ def plan_cmd(
         _print_noise(rows, power, alpha)
     for p in plans:
         _print_plan(p)
+
+
+def block_yaml(plan: dict[str, Any], comparison: str | None) -> str:
+    """The ``analysis:`` block of `plan` (`accord.runner.config.AnalysisPlan`), as YAML."""
+    import yaml
+
+    from accord.runner.config import AnalysisPlan, Stop
+
+    pairs = plan.get("scenarios_paired") or plan["games_per_side_unpaired"]
+    block = AnalysisPlan(
+        primary=[plan["metric"]],
+        comparison=comparison,
+        alpha=plan["alpha"],
+        max_games=2 * int(pairs),
+        stop=Stop(metric=plan["metric"], alpha=plan["alpha"], max_pairs=int(pairs)),
+    )
+    text: str = yaml.safe_dump(
+        {"analysis": block.model_dump(mode="json", exclude_none=True)}, sort_keys=False
+    )
+    return text
 
 
 def _print_noise(rows: list[NoiseRow], power: float, alpha: float) -> None:
@@ -173,24 +235,40 @@ def _print_noise(rows: list[NoiseRow], power: float, alpha: float) -> None:
             "constant; MDD unpaired: two independent runs of this many games."
         )
     )
+    if any(r.within_sd == 0 for r in rows):
+        console.print(
+            Text(
+                "MDD paired 0: the agents repeat exactly (within-scenario SD 0, e.g. reference "
+                "agents), so the repeat noise is nil; it says nothing of how much two sides' "
+                "differences vary between scenarios. Plan with a pilot of both arms (--from A "
+                "--from B) for that."
+            )
+        )
 
 
 def _print_plan(p: dict[str, Any]) -> None:
     where = f" of {p['game_id']}" if p["game_id"] else ""
     source = {
-        "run": "measured in the run",
+        "run": "measured in the run (both arms' games together)",
         "--sd": "given",
         "worst case": "the worst case for a rate; measure it with --from RUN",
-    }[p["sd_from"]]
+    }.get(p["sd_from"], p["sd_from"])
     lines = [
         f"To detect a difference of {p['detect']:g} in {p['metric'] or 'the metric'}{where} "
         f"({p['power']:.0%} power, alpha {p['alpha']:g}, SD {_g(p['sd'])} {source}):",
         f"  unpaired (fresh games on each side): {_n(p['games_per_side_unpaired'])} games per side",
     ]
-    if p["scenarios_paired"] is not None:
+    if p["scenarios_paired"] is not None and "pairs" in p:
         lines.append(
             f"  paired (both sides on the same scenarios): {_n(p['scenarios_paired'])} scenarios, "
-            "from the within-scenario spread of the run's repeats"
+            f"from {p['sd_paired_from']} (SD {_g(p['sd_paired'])}, mean "
+            f"{p['mean_difference']:+.3g})"
+        )
+    elif p["scenarios_paired"] is not None:
+        lines.append(
+            f"  paired (both sides on the same scenarios): at least {_n(p['scenarios_paired'])} "
+            f"scenarios (a lower bound: SD {_g(p['sd_paired'])} = within-scenario SD x sqrt 2; "
+            f"it {p['assumption']})"
         )
     else:
         lines.append(

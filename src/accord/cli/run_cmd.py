@@ -18,6 +18,7 @@ from accord.cli.options import (
     with_model_options,
 )
 from accord.cli.progress import run_with_progress, safe
+from accord.cli.sequential_out import lock_analysis, run_sequential, stop_rule
 from accord.cli.tables import fit_table, summary_table
 from accord.core.errors import AccordError, ConfigError
 from accord.runner.cost import estimate, measure, unpriced_models
@@ -161,6 +162,15 @@ def run(
         bool,
         typer.Option("--report", help="After the run, write its tables and figures to DIR/report."),
     ] = False,
+    until_decided: Annotated[
+        str | None,
+        typer.Option(
+            metavar="METRIC",
+            help="Play the experiment's two sides in blocks of paired games until an "
+            "anytime-valid confidence sequence of METRIC (B - A) decides (the file's stop: "
+            "block, or its defaults).",
+        ),
+    ] = None,
 ) -> None:
     """Play games and write traces, results.jsonl, summary.json; print a results table.
 
@@ -197,6 +207,7 @@ def run(
 
       accord run experiments/grid.yaml --batch --out runs/grid   (half price; --resume after
       a crash picks up the batches in flight)
+      accord run experiments/imap-vs-dsm.yaml --until-decided adjusted_excess --out runs/seq
     """
     try:
         tolerated = _tolerance(max_failures)
@@ -244,6 +255,14 @@ def run(
         plan.check(models=not dry_run, cache=cache, estimate_from=estimate_from or [])
         _preflight(plan, resume, estimate_from, max_cost, dry_run, concurrency)
         if dry_run:
+            return
+        lock_analysis(target, plan.out, resume=resume)
+        rule = stop_rule(target, until_decided)
+        if rule is not None:
+            options = {"executor": executor, "cache": cache, "max_cost": max_cost}
+            run_sequential(
+                plan.specs, plan.out, rule, resume=resume, concurrency=concurrency, options=options
+            )
             return
         _local_estimate(plan.specs)
         report = run_with_progress(

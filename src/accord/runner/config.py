@@ -89,6 +89,47 @@ class Batch(_Common):
     name: str = Field(description="Batch name (used in trace ids and tables).")
 
 
+class Stop(BaseModel):
+    """A sequential comparison (`accord.analysis.sequential`): play the two sides' paired
+    games in blocks and stop once an anytime-valid confidence sequence decides."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    metric: str = Field(description="The primary metric compared (B minus A, per pair).")
+    range: tuple[float, float] = Field(
+        (0.0, 1.0), description="The metric's possible [low, high] (a rate: [0, 1])."
+    )
+    alpha: float = Field(0.05, gt=0, lt=1, description="Error rate of the sequence.")
+    block: StrictInt = Field(10, ge=1, description="Pairs played between two looks.")
+    max_pairs: StrictInt | None = Field(
+        None, ge=1, description="Stop undecided after this many pairs (default: every pair)."
+    )
+    margin: float | None = Field(
+        None, gt=0, description="Stop as equivalent once the sequence lies in [-margin, margin]."
+    )
+
+
+class AnalysisPlan(BaseModel):
+    """A locked analysis plan (`accord.analysis.analysis_plan`): written down before the first
+    game, hashed into the run directory, and held fixed on --resume."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    primary: list[str] = Field(
+        min_length=1, description="The pre-registered metrics: the family Holm's adjustment covers."
+    )
+    comparison: str | None = Field(
+        None, description="What is compared, e.g. 'batch=imap vs batch=dsm-welfare'."
+    )
+    alpha: float = Field(0.05, gt=0, lt=1, description="Family-wise error rate.")
+    interval: str = Field(
+        "studentized bootstrap widened to t",
+        description="The interval reported (the one `accord compare` computes).",
+    )
+    stop: Stop | None = Field(None, description="The stopping rule, when sequential.")
+    max_games: StrictInt | None = Field(None, ge=1, description="The most games the study plays.")
+
+
 class Experiment(BaseModel):
     """A whole experiment file."""
 
@@ -112,6 +153,15 @@ class Experiment(BaseModel):
         description="Play every model seat through its provider's batch API (half price, "
         "results within hours); a seat's own 'batch: false' keeps it live. See "
         "docs/running.md, 'Running big grids cheaply'.",
+    )
+    analysis: AnalysisPlan | None = Field(
+        None, description="The locked analysis plan of the study (pre-registered metrics)."
+    )
+    stop: Stop | None = Field(
+        None,
+        description="Play the two sides (two batches, or two pairings of one batch) in blocks "
+        "of paired games until the comparison of `metric` is decided "
+        "(`accord.analysis.sequential`).",
     )
     max_games: StrictInt | None = Field(
         None,

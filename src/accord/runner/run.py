@@ -38,7 +38,7 @@ import re
 import signal
 import socket
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
@@ -298,6 +298,7 @@ async def run_specs(
     store: str | None = None,
     shard: bool = False,
     batch_poll_s: float = 5.0,
+    only: Collection[str] | None = None,
 ) -> RunReport:
     """Play every spec (at most `concurrency` at once) and write all outputs.
 
@@ -319,6 +320,8 @@ async def run_specs(
         shard: with `store`, share the run with other drivers (each game played once).
         batch_poll_s: batch mode: the first wait between two polls of a batch (it grows by
             half each poll, up to a minute).
+        only: play just these trace ids now (the plan file still holds every spec): a
+            sequential comparison plays its plan block by block.
     """
     if concurrency < 1:
         raise ConfigError("concurrency must be at least 1", cli="--concurrency must be at least 1")
@@ -361,7 +364,7 @@ async def run_specs(
         if stored is not None:
             stored.release()
         raise
-    todo = [s for s in specs if s.trace_id not in skip]
+    todo = [s for s in specs if s.trace_id not in skip and (only is None or s.trace_id in only)]
     if stored is not None:
         todo = stored.order(todo)
     report = RunReport(

@@ -5,15 +5,17 @@ with its reason; a ``traces/`` folder that links to another run's is refused."""
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.hostile.conftest import small_specs
 
 import accord
 from accord.core.errors import ConfigError
+from accord.runner.run import run_sync
+from accord.runner.specs import AgentSpec
 from accord.traces.reader import read_header, read_trace
 
 Damage = Callable[[dict[str, Any]], str | bytes]
@@ -98,7 +100,11 @@ def test_every_command_lists_every_damaged_trace(
     damaged_run: Path, cli, tmp_path: Path, monkeypatch, command: str
 ) -> None:
     monkeypatch.setenv("ACCORD_CACHE_DIR", str(tmp_path / "qcache"))
-    shutil.copytree(damaged_run, tmp_path / "copy")
+    if command == "compare":
+        # Another run of the same games with one seat changed: a comparison compare accepts
+        # (a copy of the run itself would be refused as the same games on both sides).
+        other = [AgentSpec(agent="cooperative"), AgentSpec(agent="equal-split")]
+        run_sync([s.model_copy(update={"agents": other}) for s in small_specs()], tmp_path / "copy")
     args = [a.format(run=damaged_run, tmp=tmp_path) for a in COMMANDS[command]]
     result = cli.invoke(*args)
     cli.skipped(result, *(f"{name}.json" for name in DAMAGED))

@@ -43,8 +43,10 @@ $(VENV)/.web: $(VENV)/.local
 run: $(VENV)/.web
 	$(BIN)/accord run experiments/demo.yaml --out runs/demo --report --resume
 
+# Every test, in one worker process per core (pytest-xdist; tests/conftest.py keeps together
+# what must share a worker: docs/architecture.md "Tests in parallel").
 test: $(VENV)/.dev $(VENV)/.browser
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto --dist loadgroup
 
 check: $(VENV)/.dev
 	$(BIN)/ruff check src tests bench examples

@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import os
 import shutil
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
@@ -53,10 +54,55 @@ def _shares_a_module_fixture(item: pytest.Item) -> bool:
     return False
 
 
+def _group(item: pytest.Item) -> str | None:
+    mark = item.get_closest_marker("xdist_group")
+    if mark is None:
+        return None
+    return str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+
+
+def _groups(item: pytest.Item) -> str | None:
+    """The group xdist files `item` under: its ``xdist_group`` names, joined as xdist does."""
+    names = {
+        str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+        for mark in item.iter_markers("xdist_group")
+    }
+    return "_".join(sorted(names)) if names else None
+
+
+class _GroupIds:
+    """``--dist loadgroup`` finds a test's group in the suffix ``@group`` of its node id, which
+    xdist 3.8 writes where pytest 9.2 no longer reads it (``Item._nodeid``): without this every
+    test would be scheduled on its own. Writes the suffix where pytest keeps the id, unless
+    xdist already did."""
+
+    @pytest.hookimpl(trylast=True)  # after xdist's own hook of this name
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        for item in items:
+            group = _groups(item)
+            node_id = getattr(item, "_id", None)
+            if group is None or node_id is None or item.nodeid.endswith(f"@{group}"):
+                continue
+            item._id = type(node_id).parse(f"{item.nodeid}@{group}")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if hasattr(config, "workerinput"):  # a worker (xdist has set its ``dist`` to "no")
+        if getattr(config.option, "loadgroup", False):
+            config.pluginmanager.register(_GroupIds(), "accord-xdist-group-ids")
+    elif getattr(config.option, "dist", "no") == "loadgroup":
+        # The groups are sent to workers in the order of the collection, which
+        # `pytest_collection_modifyitems` below sets; xdist's own reordering (by test count)
+        # would put the bundled model's few long tests last, where they would run alone.
+        config.option.loadscopereorder = False
+
+
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the groups (its own hook of this name)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Give each test that must share a worker its ``xdist_group``; an explicit
-    ``pytest.mark.xdist_group`` on a test is kept as it is."""
+    """Give each test that must share a worker its ``xdist_group`` (an explicit
+    ``pytest.mark.xdist_group`` on a test is kept as it is); in a worker, order the groups so
+    the longest start first: the bundled model's, then the others by size, then single tests,
+    each in collection order."""
     for item in items:
         if item.get_closest_marker("xdist_group") is not None:
             continue
@@ -64,6 +110,18 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.xdist_group(BUNDLED_MODEL))
         elif _shares_a_module_fixture(item):
             item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+    if not hasattr(config, "workerinput"):
+        return  # one process: collection order, as without xdist
+    groups = [_group(item) for item in items]
+    sizes = Counter(g for g in groups if g is not None)
+
+    def rank(pair: tuple[pytest.Item, str | None]) -> tuple[int, int]:
+        group = pair[1]
+        if group == BUNDLED_MODEL:
+            return (0, 0)
+        return (1, -sizes[group]) if group is not None else (2, 0)
+
+    items[:] = [item for item, _ in sorted(zip(items, groups, strict=True), key=rank)]
 
 
 @functools.cache

@@ -43,8 +43,13 @@ $(VENV)/.web: $(VENV)/.local
 run: $(VENV)/.web
 	$(BIN)/accord run experiments/demo.yaml --out runs/demo --report --resume
 
+# Every test, in one worker process per core (pytest-xdist; tests/conftest.py keeps together
+# what must share a worker: docs/architecture.md "Tests in parallel"). The sources are
+# byte-compiled first: many tests start `accord` as a process, and where
+# PYTHONDONTWRITEBYTECODE is set each of them would otherwise compile every module again.
 test: $(VENV)/.dev $(VENV)/.browser
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m compileall -q src
+	$(BIN)/python -m pytest -q -n auto --dist loadgroup
 
 check: $(VENV)/.dev
 	$(BIN)/ruff check src tests bench examples

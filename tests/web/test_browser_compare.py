@@ -4,6 +4,7 @@ matching, mode ("paired"), differences, both CIs and Holm p-values, metric by me
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,8 +12,6 @@ import pytest
 from typer.testing import CliRunner
 
 from accord.cli.main import app
-from accord.runner.config import Defaults, Experiment, expand
-from accord.runner.run import run_sync
 from accord.testing.webserver import CHROMIUM, CHROMIUM_ARGS, serving
 from accord.web.app import create_app
 
@@ -21,15 +20,13 @@ pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is n
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path, Path]]:
+def runs(
+    calendar_protocol_runs: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[str, Path, Path]]:
+    """IMAP and DSM-Welfare on the canonical suite (played once per session, tests/conftest.py),
+    copied here (the served folders are this module's own), and served."""
     root = tmp_path_factory.mktemp("compare")
-    dirs = []
-    for name, agent in (("imap", "imap"), ("dsm", "dsm-welfare")):
-        exp = Experiment(
-            name=name, defaults=Defaults(game="calendar", suite="canonical", agents=[agent])
-        )
-        run_sync(expand(exp), root / name)
-        dirs.append(root / name)
+    dirs = [shutil.copytree(src, root / src.name) for src in calendar_protocol_runs]
     with serving(create_app(dirs)) as url:
         yield url, dirs[0], dirs[1]
 

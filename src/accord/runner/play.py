@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import functools
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any, Literal, cast
 
@@ -47,6 +48,7 @@ def _now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds")
 
 
+@functools.cache  # reading package metadata costs milliseconds, and every game asks
 def accord_version() -> str:
     """The installed package version (or 'dev')."""
     try:

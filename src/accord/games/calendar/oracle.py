@@ -19,9 +19,8 @@ cost * T^M ± key, when that fits in 62 bits, and solved in stages otherwise.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from ortools.sat.python import cp_model
 from pydantic import BaseModel, ConfigDict, Field
 
 from accord.games.calendar.counting import (
@@ -32,6 +31,9 @@ from accord.games.calendar.counting import (
 )
 from accord.games.calendar.placement import CostTable, cost_table, within_budget
 from accord.games.calendar.scenario import Scenario
+
+if TYPE_CHECKING:
+    from ortools.sat.python import cp_model
 
 _OBJECTIVE_LIMIT = 2**62
 """Largest objective magnitude we fold costs and the tie-break key into."""
@@ -80,6 +82,10 @@ class OracleReport(BaseModel):
 
 def _build(table: CostTable) -> tuple[cp_model.CpModel, list[dict[int, cp_model.IntVar]]]:
     """The CP-SAT feasibility model: one literal per (meeting, clearable slot)."""
+    # Imported here, not at the top: OR-Tools (and the pandas it loads) takes seconds to import,
+    # and every run discovers the calendar game, whichever game it plays.
+    from ortools.sat.python import cp_model
+
     scenario = table.scenario
     model = cp_model.CpModel()
     x: list[dict[int, cp_model.IntVar]] = []
@@ -107,6 +113,8 @@ def _build(table: CostTable) -> tuple[cp_model.CpModel, list[dict[int, cp_model.
 
 
 def _solver() -> cp_model.CpSolver:
+    from ortools.sat.python import cp_model
+
     solver = cp_model.CpSolver()
     # One worker: deterministic search, and the machine is shared with other work.
     solver.parameters.num_workers = 1
@@ -128,6 +136,8 @@ def _extract(
 
 
 def _solve(table: CostTable, sense: Literal["min", "max"]) -> Schedule | None:
+    from ortools.sat.python import cp_model
+
     if not table.meetings:
         return Schedule(total_cost=0, slots={}, agent_costs=(0,) * table.scenario.num_agents)
     if not table.budget_ok or any(not opts for opts in table.options):
@@ -242,6 +252,8 @@ def count_feasible_cpsat(scenario: Scenario, meeting_ids: Iterable[int] | None =
         return 1
     if any(not opts for opts in table.options):
         return 0
+    from ortools.sat.python import cp_model
+
     model, _ = _build(table)
     solver = _solver()
     solver.parameters.enumerate_all_solutions = True

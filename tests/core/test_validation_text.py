@@ -36,7 +36,7 @@ def test_experiment_errors_name_yaml_places_and_what_is_allowed(tmp_path: Path) 
     lines = text.splitlines()[1:]
     assert lines == [
         "  - defaults.agents[1].latencyy: unknown key (check the spelling; allowed here: "
-        "model, agent, label, temperature, max_tokens, action_mode, options, remote)",
+        "model, agent, label, temperature, max_tokens, action_mode, options, remote, batch)",
         "  - batches[1].agents[0]: must be a mapping or a string (got 5)",
     ]
     for internal in ("function-after", "_one_kind", ".str", "AgentSpec", "Input should be"):

@@ -67,7 +67,14 @@ def test_query(stored: str) -> None:
 
 
 def test_compare(stored: str) -> None:
-    assert "paired" in invoke("compare", stored, stored)
+    # The same games with seat B played by another agent, stored beside the first run (a run
+    # compared with itself is refused: there would be nothing to compare).
+    other = stored.replace("/runs/readers", "/runs/readers-greedy")
+    accord.run("negotiation", agents="mock/schema,greedy", games=2, out=other, live=False)
+    out = invoke("compare", stored, other, "-f", "json")
+    found = json.loads(out)
+    assert (found["matched"], found["factor"]) == (2, ["seat 1"]), out
+    assert found["rows"] and all(r["pairs"] == 2 for r in found["rows"])
 
 
 def test_leaderboard(stored: str) -> None:

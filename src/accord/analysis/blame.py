@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from accord.agents.base import Agent, Recorder, _no_record
+from accord.agents.base import Agent, Recorder, no_record
 from accord.agents.llm import LLMAgent
 from accord.analysis.blame_models import Fork, GameBlame, MessageValue
 from accord.core.blame import Blame
@@ -79,11 +79,11 @@ class _Wrap(Agent):
         self.nth = 0
         """Requests this seat has answered so far."""
 
-    async def act(self, request: Request, record: Recorder = _no_record) -> Action:
+    async def act(self, request: Request, record: Recorder = no_record) -> Action:
         self.nth += 1
         return await self.inner.act(request, record)
 
-    async def start(self, seat: int, record: Recorder = _no_record) -> None:
+    async def start(self, seat: int, record: Recorder = no_record) -> None:
         await self.inner.start(seat, record)
 
     async def close(self) -> None:
@@ -128,7 +128,7 @@ class _Tap(_Wrap):
         super().__init__(inner)
         self.seat, self.out, self.blame, self.seen = seat, out, blame, seen
 
-    async def act(self, request: Request, record: Recorder = _no_record) -> Action:
+    async def act(self, request: Request, record: Recorder = no_record) -> Action:
         action = await self.inner.act(request, record)
         silent = self.blame.silence(dict(action))
         self.out.append(
@@ -148,7 +148,7 @@ class _Switch(_Wrap):
         super().__init__(inner)
         self.after, self.at = after, at
 
-    async def act(self, request: Request, record: Recorder = _no_record) -> Action:
+    async def act(self, request: Request, record: Recorder = no_record) -> Action:
         self.nth += 1
         if self.nth - 1 < self.at:
             return await self.inner.act(request, record)
@@ -174,7 +174,7 @@ class _Withhold(_Wrap):
         super().__init__(inner)
         self.at, self.silence = at, silence
 
-    async def act(self, request: Request, record: Recorder = _no_record) -> Action:
+    async def act(self, request: Request, record: Recorder = no_record) -> Action:
         action = await self.inner.act(request, record)
         self.nth += 1
         if self.nth - 1 == self.at:

@@ -933,7 +933,9 @@ async function route() {
     else if (parts[0] === "run" && parts[1]) await renderRun(parts[1]);
     else await renderRuns();
   } catch (err) {
-    show(crumbs(link("#/", "Runs")), el("p", { class: "error" }, String(err.message || err)));
+    // A refused page (an unknown run, a comparison of a run with itself) still has a title,
+    // and says why in the server's own words.
+    show(crumbs(link("#/", "Runs")), el("h1", {}, "This page cannot be shown"), el("p", { class: "error" }, String(err.message || err)));
   }
   window.scrollTo(0, 0);
 }

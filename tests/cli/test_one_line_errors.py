@@ -64,3 +64,12 @@ def test_a_long_error_is_not_wrapped_at_80_columns(tmp_path: Path) -> None:
         ["fork", str(missing), "--at", "1", "--seat", "A", "--agent", "greedy"], missing.name
     )
     assert len(line) > 120
+
+
+def test_an_out_that_is_a_file_is_refused_before_any_game_is_announced(tmp_path: Path) -> None:
+    out = tmp_path / "not-a-dir"
+    out.write_text("kept")
+    args = ["run", "negotiation", "--agents", "cooperative,greedy", "--games", "1"]
+    line = _one_error_line([*args, "--out", str(out)], "--out", "is a file, not a directory")
+    assert "Playing" not in line
+    assert out.read_text() == "kept", "nothing already there is lost"

@@ -85,8 +85,35 @@ err_console = Console(stderr=True, soft_wrap=True)
 _one_line_usage_errors()
 
 
+def _one_line_warnings() -> None:
+    """Print Accord's own warnings (`accord.core.errors.AccordWarning`) as one ``warning:``
+    line on stderr, escaped and scrubbed like errors; other warnings keep Python's form."""
+    import warnings
+
+    from accord.core.errors import AccordWarning
+
+    shown = warnings.showwarning
+    if getattr(shown, "_accord", False):
+        return
+
+    def showwarning(message: Warning | str, category: type[Warning], *args: Any, **kw: Any) -> None:
+        if not issubclass(category, AccordWarning):
+            shown(message, category, *args, **kw)
+            return
+        from rich.markup import escape
+
+        from accord.core.secrets import scrub_secrets
+
+        text = " ".join(str(message).split())
+        err_console.print(f"[yellow]warning:[/yellow] {escape(scrub_secrets(text))}")
+
+    showwarning._accord = True  # type: ignore[attr-defined]
+    warnings.showwarning = showwarning
+
+
 def main() -> None:
     """Entry point: run the app and turn Accord errors into one clear line and exit code 2."""
+    _one_line_warnings()
     try:
         app()
     except AccordError as exc:

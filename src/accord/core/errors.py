@@ -7,6 +7,12 @@ class AccordError(Exception):
     """Base of every error Accord raises on purpose."""
 
 
+class AccordWarning(UserWarning):
+    """Something that may go wrong later and is worth knowing before it does (a conversation
+    that fits a server's context only while replies stay near their usual length); the run
+    goes on. The ``accord`` command prints it as one ``warning:`` line."""
+
+
 class ConfigError(AccordError):
     """A config, scenario file or command-line value is wrong; the message names the key.
 

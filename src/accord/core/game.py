@@ -74,6 +74,12 @@ class Game(ABC):
     """Default ``max_tokens`` of a model on a server someone runs (``openai-compatible/``,
     ``hosted_vllm/``, any ``base_url``), which would otherwise generate until its context is
     full: room for the longest valid reply of the game, with margin."""
+    expected_reply_tokens: ClassVar[int] = 256
+    """How long a reply of the game usually is, in tokens: the pre-game context check
+    (`accord.runner.server_check`) grows each earlier reply of a conversation to this length
+    (a real model's replies vary; the cap is the most any one may take, and planning for every
+    reply at the cap would refuse conversations that fit). Set from replies measured on real
+    models (docs/running.md "Context a game needs")."""
     prompts_module: ClassVar[str | None] = None
     """The module holding the game's prompt templates: ``TEMPLATES`` (name ->
     `accord.core.prompts.TemplateSpec`) and ``templates(override=None) -> PromptSet``, with

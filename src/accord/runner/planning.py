@@ -60,6 +60,11 @@ class RunPlan:
         Raises:
             ConfigError: one line naming what is wrong and what to do.
         """
+        if self.store is None and self.out.exists() and not self.out.is_dir():
+            raise ConfigError(
+                f"out {self.out} is a file, not a directory; choose a directory.",
+                cli=f"--out {self.out} is a file, not a directory; choose a directory.",
+            )
         if models:
             from accord.models.preflight import check_models
             from accord.runner.run import check_seats

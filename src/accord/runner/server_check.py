@@ -1,21 +1,25 @@
 """Before the first game: a game whose prompts cannot fit the context of the server that would
 answer them stops the run with the fix (`accord.models.server`).
 
-`check_server_context` asks each server once for its context size and refuses a run whose
-longest prompt plus the reply cap cannot fit: the game is played once with the offline mock
-model in the served seats, the longest conversation it sends (the first prompt plus every
-turn's growth) is taken at its worst (each earlier reply in it as long as the reply cap
-allows, `worst_case`) and measured on the server. A stand-in's replies are short; a real
-model's can fill the cap, so the stand-in's own conversation could fit where the game does
-not."""
+`check_server_context` asks each server once for its context size. The game is played once
+with the offline mock model in the served seats and its longest conversation (the first prompt
+plus every turn's growth) is measured on the server as a real model would grow it: each
+earlier reply as long as the game's usual reply (`accord.core.game.Game.expected_reply_tokens`,
+measured on real models; the stand-in's own reply when that is longer) and room for the reply
+being asked for at its full cap. A run that cannot fit even so is refused with the fix; one
+that fits only while replies stay near their usual length, not if every one ran to the cap, is
+played after a warning (`accord.core.errors.AccordWarning`): a game that outgrows the context
+fails with the server's reason, never passes for a result.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import os
+import warnings
 from collections.abc import Sequence
 
-from accord.core.errors import ConfigError
+from accord.core.errors import AccordWarning, ConfigError
 from accord.core.registry import game_class
 from accord.models.server import context_fix, is_server_model, measure_prompt, reported_context
 from accord.runner.reply_budget import reply_cap
@@ -118,16 +122,30 @@ def check_server_context(specs: Sequence[GameSpec]) -> None:
 
 
 _FILL = " ok"
-"""One token in every tokenizer we know of: a reply of `cap` tokens is ``_FILL * cap``."""
+"""One token in every tokenizer we know of: a reply of `n` tokens is ``_FILL * n``."""
+
+
+def grown(prompt: list[dict[str, str]], earlier: int, cap: int) -> list[dict[str, str]]:
+    """`prompt` as a real model would grow it: each earlier reply at least `earlier` tokens
+    long (the stand-in's own reply where it is longer), plus room for the reply to it at the
+    cap."""
+    filler = _FILL * earlier
+
+    def reply(content: str) -> str:
+        return content if len(content) >= len(filler) else filler
+
+    longer = [
+        {**m, "content": reply(m["content"])} if m["role"] == "assistant" else m for m in prompt
+    ]
+    return [*longer, {"role": "user", "content": _FILL * cap}]
 
 
 def worst_case(prompt: list[dict[str, str]], cap: int) -> list[dict[str, str]]:
-    """`prompt` as it is at its largest: every earlier reply in it as long as the reply cap
-    allows (a stand-in's replies are short, a real model's may not be: replies through
-    ``json_object`` with no schema ramble on), plus room for the reply to it."""
+    """`prompt` at its largest: every earlier reply as long as the reply cap allows, plus room
+    for the reply to it."""
     longest = _FILL * cap
-    grown = [{**m, "content": longest} if m["role"] == "assistant" else m for m in prompt]
-    return [*grown, {"role": "user", "content": longest}]
+    full = [{**m, "content": longest} if m["role"] == "assistant" else m for m in prompt]
+    return [*full, {"role": "user", "content": longest}]
 
 
 def _check_one(
@@ -138,41 +156,78 @@ def _check_one(
     agent: AgentSpec,
     timeout_s: float,
 ) -> None:
-    """Refuse the run when the longest conversation, with every reply in it (and the reply to
-    it) as long as the cap allows, cannot fit the server's context."""
+    """Refuse the run when the longest conversation, grown as a real model would grow it (and
+    the reply to it at the cap), cannot fit the server's context; warn when it fits only while
+    the replies stay near the game's usual length."""
     cap = reply_cap(agent) or game_class(spec.game).reply_tokens
+    earlier = min(cap, game_class(spec.game).expected_reply_tokens)
     headers = _auth(agent)
     name = _served_name(model)
-    worst = worst_case(prompt, cap)
+    replies = sum(1 for m in prompt if m["role"] == "assistant")
     n_ctx = reported_context(base_url, name, headers=headers)
+    worst = worst_case(prompt, cap)
     if n_ctx is not None and sum(len(m["content"]) for m in worst) / _CHARS_PER_TOKEN_LOW <= n_ctx:
-        return  # fits even by a pessimistic estimate: no need to send it
+        return  # fits even at its worst by a pessimistic estimate: no need to send it
     # llama-cpp-python says no size and refuses only what does not fit; llama.cpp and vLLM
-    # refuse it too, naming their size: so the worst case itself is sent, with max_tokens 1.
-    tokens, said = measure_prompt(base_url, name, worst, headers=headers, timeout_s=timeout_s)
+    # refuse it too, naming their size: so the conversation itself is sent, with max_tokens 1.
+    usual = grown(prompt, earlier, cap)
+    tokens, said = measure_prompt(base_url, name, usual, headers=headers, timeout_s=timeout_s)
     if said is not None:
         n_ctx = said
+    if said is None and tokens is not None and n_ctx is None:
+        # A server that does not say its size: whether the worst case fits, only it can tell.
+        _, n_ctx = measure_prompt(base_url, name, worst, headers=headers, timeout_s=timeout_s)
+        if n_ctx is None:
+            return  # the worst case fits too
     if n_ctx is None or (tokens is None and said is None):
         return  # the server neither refused it nor said its size
     if said is None and tokens is not None and tokens <= n_ctx:
+        _warn_if_cap_overflows(model, base_url, spec, tokens, n_ctx, replies, earlier, cap)
         return
-    replies = sum(1 for m in prompt if m["role"] == "assistant")
     needed = tokens if tokens is not None and tokens > n_ctx else None
     grows = "does not fit" if needed is None else f"takes {needed} tokens"
     raise ConfigError(
         f"{model} at {base_url}: the longest prompt of {spec.trace_id} holds {replies} earlier "
-        f"replies; with each of them and the reply to it as long as max_tokens ({cap}) allows, "
-        f"it {grows} (measured on the server): {context_fix(n_ctx, needed)}"
-        f"{_smaller_cap(n_ctx, needed, cap, replies)}."
+        f"replies; with each of them about {earlier} tokens long (the game's usual reply) and "
+        f"room for the reply to it at max_tokens ({cap}), it {grows} (measured on the "
+        f"server): {context_fix(n_ctx, needed)}{_smaller_cap(n_ctx, needed, cap, earlier)}."
     )
 
 
-def _smaller_cap(n_ctx: int, needed: int | None, cap: int, replies: int) -> str:
-    """``; -M max_tokens=N fits``: the largest reply cap whose worst case fits `n_ctx`."""
+def _warn_if_cap_overflows(
+    model: str,
+    base_url: str,
+    spec: GameSpec,
+    tokens: int,
+    n_ctx: int,
+    replies: int,
+    earlier: int,
+    cap: int,
+) -> None:
+    """Warn when the conversation that fits would not if every earlier reply ran to the cap:
+    each reply that runs longer than usual adds at most ``cap - earlier`` tokens (one
+    filler token each, as measured)."""
+    worst = tokens + replies * (cap - earlier)
+    if worst <= n_ctx:
+        return
+    warnings.warn(
+        f"{model} at {base_url}: with replies of the usual length the longest prompt of "
+        f"{spec.trace_id} takes {tokens} of the server's {n_ctx} tokens, but if its {replies} "
+        f"earlier replies all ran to max_tokens ({cap}) it would take about {worst}; a game "
+        "that outgrows the context fails with the server's reason.",
+        AccordWarning,
+        stacklevel=2,
+    )
+
+
+def _smaller_cap(n_ctx: int, needed: int | None, cap: int, earlier: int) -> str:
+    """``; -M max_tokens=N fits``: the largest reply cap whose conversation fits `n_ctx`
+    (earlier replies no longer than the cap, the reply asked for at the cap)."""
     if needed is None:
         return ""
-    base = needed - (replies + 1) * cap  # the conversation without its replies
-    fits = (n_ctx - base) // (replies + 1)
+    fits = n_ctx - (needed - cap)
+    if fits < earlier:
+        return ""  # the earlier replies shrink too: no single figure to offer
     return f"; -M max_tokens={fits} fits" if 32 <= fits < cap else ""
 
 

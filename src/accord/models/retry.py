@@ -13,7 +13,10 @@ retries the attempts that fail with `TransientModelError`:
 * a record of every retry in ``raw["retries"]``, the `on_retry` hook and the context's
   `accord.models.telemetry.CallObserver`;
 * when the call fails for good, an error that names the 429s when that is what happened, not
-  a slow server.
+  a slow server;
+* after a timed-out attempt on a server of one's own, a wait for a free slot when the server
+  is still working on the abandoned request (`accord.models.busy`), named in the retry's
+  record and, if the call fails, in its error.
 
 The Retry-After policy is one function, `accord.models.limits.retry_wait_s` (it lives beside
 the adaptive pool, which applies it to its pool-wide pause); the backoff here uses the same
@@ -36,6 +39,7 @@ from urllib.parse import urlsplit
 from accord.core.errors import ModelError, TransientModelError
 from accord.core.spec import JSONSchema
 from accord.models.base import ChatModel, Completion, Message, ToolSpec
+from accord.models.busy import BUSY_FIX, Probe, Slots, busy_slots, wait_for_a_slot
 from accord.models.limits import retry_wait_s
 from accord.models.options import ModelOptions
 from accord.models.server import UNCAPPED_FIX, is_timeout
@@ -161,7 +165,9 @@ def _advice(base_url: str | None, err: TransientModelError) -> str:
         first = (
             f"Nothing answered at {base_url}: start the server there (or fix the base URL)"
             if refused
-            else f"Check the server at {base_url} (is it running, and busy with other work?)"
+            else f"Check the server at {base_url} (is it running, and busy with other work? A "
+            "server that finishes requests its client gave up on, as llama-cpp-python's does, "
+            "queues each retry behind them)"
         )
         return f"{first}, or raise max_retries / timeout_s / deadline_s"
     return (
@@ -181,6 +187,7 @@ class Retrying:
         clock: monotonic seconds (tests pass a fake).
         rng: source of the backoff jitter.
         on_retry: called with each `RetryRecord` before sleeping.
+        probe: asks a server of one's own whether its slots are busy (tests pass a fake).
     """
 
     def __init__(
@@ -193,8 +200,10 @@ class Retrying:
         clock: ClockFn,
         rng: random.Random,
         on_retry: RetryHook | None = None,
+        probe: Probe = busy_slots,
     ) -> None:
         self.inner = inner
+        self._probe = probe
         self.spec = spec
         self.options = options
         self._sleep = sleep
@@ -250,6 +259,7 @@ class Retrying:
         attempts = opts.max_retries + 1
         observer = current_observer()
         limited: list[float | None] = []  # the Retry-After of each 429, None: none asked
+        busy: Slots | None = None  # the server's slots, when they were all busy
         for attempt in range(1, attempts + 1):
             try:
                 completion = await self.inner.complete(
@@ -268,11 +278,30 @@ class Retrying:
                 wait = backoff_s(attempt, err, opts, self._rng)
                 now = self._clock()
                 left = (budget.end if budget.end is not None else now + opts.deadline_s) - now
+                checks = is_timeout(err) and own_server(opts.base_url)
                 if attempt == attempts or wait >= left:
+                    if checks and opts.base_url:
+                        said = await self._probe(opts.base_url)
+                        busy = said if said is not None and said.all_busy else busy
                     raise self._exhausted(
-                        err, attempt, attempts, wait, left, limited, retries, max_tokens
+                        err, attempt, attempts, wait, left, limited, retries, max_tokens, busy
                     ) from err
-                record = RetryRecord(attempt=attempt, error=str(err), wait_s=round(wait, 3))
+                note = ""
+                if checks and opts.base_url:
+                    slots, waited = await wait_for_a_slot(
+                        opts.base_url,
+                        left - wait,
+                        probe=self._probe,
+                        sleep=self._sleep,
+                        clock=self._clock,
+                    )
+                    if slots is not None:
+                        busy = slots
+                        note = (
+                            f" (the server had {slots.describe()}, still on an abandoned "
+                            f"request: waited {waited:.0f} s for a free slot)"
+                        )
+                record = RetryRecord(attempt=attempt, error=f"{err}{note}", wait_s=round(wait, 3))
                 retries.append(record)
                 if self.on_retry is not None:
                     self.on_retry(record)
@@ -296,6 +325,7 @@ class Retrying:
         limited: list[float | None],
         retries: list[RetryRecord],
         max_tokens: int | None,
+        busy: Slots | None = None,
     ) -> RetriesExhaustedError:
         opts = self.options
         why = (
@@ -309,6 +339,8 @@ class Retrying:
             why += "; " + self._rate_limited(limited, attempt)
         capped = max_tokens if max_tokens is not None else opts.max_tokens
         advice = UNCAPPED_FIX if capped is None and is_timeout(err) else _advice(opts.base_url, err)
+        if busy is not None and opts.base_url:
+            advice = BUSY_FIX.format(url=opts.base_url, busy=busy.describe())
         return RetriesExhaustedError(
             f"{self.spec}: {why}; last error: {err}. {advice[0].upper()}{advice[1:]}.",
             attempts=attempt,

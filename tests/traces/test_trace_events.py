@@ -79,7 +79,7 @@ def test_a_harness_event_with_a_field_of_the_wrong_type_is_refused() -> None:
 
 def test_every_harness_event_type_has_a_model_named_by_its_type() -> None:
     for kind, model in HARNESS_EVENTS.items():
-        (event,) = to_events([{"type": kind, "t": 1}])
+        (event,) = to_events([{"type": kind, "t": 1, "seat": 0}])
         assert type(event) is model and event.type == kind
 
 

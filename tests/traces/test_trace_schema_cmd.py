@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from accord.cli.main import app
+from accord.core.errors import AccordError
 from accord.traces.io import read_trace
 
 runner = CliRunner(env={"COLUMNS": "200"})
@@ -78,3 +79,42 @@ def test_an_unknown_game_is_one_line_and_exit_2() -> None:
     result = runner.invoke(app, ["trace-schema", "--game", "chess"])
     assert result.exit_code == 2
     assert "Unknown game 'chess'" in result.output
+
+
+def _refused_by_both(data: dict[str, Any], generic: Any, tmp_path: Path, why: str) -> None:
+    """The schema and the one reader agree: `data` is not a trace."""
+    assert not generic.is_valid(data), why
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(AccordError):
+        read_trace(path)
+
+
+def test_the_schema_pins_what_the_reader_requires(
+    generic: jsonschema.Draft202012Validator, tmp_path: Path
+) -> None:
+    data = read_trace(OLD[-1]).model_dump(mode="json")
+    generic.validate(data)
+    _refused_by_both({**data, "schema_version": 99}, generic, tmp_path, "an unknown version")
+    _refused_by_both({**data, "surplus": 1}, generic, tmp_path, "a field no trace has")
+    seatless = json.loads(json.dumps(data))
+    call = next(e for e in seatless["events"] if e["type"] == "model_call")
+    del call["seat"]
+    _refused_by_both(seatless, generic, tmp_path, "a model call without its seat")
+
+
+def test_in_band_provenance_is_refused_in_a_version_3_trace_only(
+    generic: jsonschema.Draft202012Validator, tmp_path: Path
+) -> None:
+    old = next(p for p in OLD if p.name.startswith("v2-"))
+    raw = json.loads(old.read_text())
+    fallback = next(e for e in raw["events"] if e["type"] == "heuristic_fallback")
+    fallback["action"] = {**fallback.get("action", {}), "_fallback": True}
+    path = tmp_path / "v2.json"
+    path.write_text(json.dumps(raw))
+    upgraded = read_trace(path).model_dump(mode="json")  # version 2: dropped as it is read
+    fell = next(e for e in upgraded["events"] if e["type"] == "heuristic_fallback")
+    assert "_fallback" not in fell["action"]
+    generic.validate(upgraded)
+    fell["action"]["_fallback"] = True  # the same key, claimed to be version 3
+    _refused_by_both(upgraded, generic, tmp_path, "in-band provenance in version 3")

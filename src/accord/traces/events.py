@@ -32,8 +32,11 @@ from pydantic import (
     Tag,
     TypeAdapter,
     create_model,
+    field_validator,
     model_serializer,
 )
+
+from accord.traces.upgrade import IN_BAND_KEYS
 
 Number = int | float
 """A number kept as written (an int stays an int), so a trace writes back byte for byte."""
@@ -173,6 +176,7 @@ class ModelCall(HarnessEvent):
     """One successful model call (`accord.agents.llm`)."""
 
     type: Literal["model_call"] = "model_call"
+    seat: int = Field(description="Seat whose model was called (0-based): whose transcript.")
     kind: str | None = Field(None, description="The request's decision kind.")
     call: int | None = Field(None, description="Call number within the seat's transcript.")
     sent: list[Any] | None = Field(None, description="Transcript message ranges sent.")
@@ -210,6 +214,7 @@ class ModelErrorEvent(HarnessEvent):
     """The model could not be reached for good; the game ends ``failed``."""
 
     type: Literal["model_error"] = "model_error"
+    seat: int = Field(description="Seat whose model could not be reached (0-based).")
     kind: str | None = None
     call: int | None = None
     sent: list[Any] | None = None
@@ -244,7 +249,24 @@ class HeuristicFallback(HarnessEvent):
     type: Literal["heuristic_fallback"] = "heuristic_fallback"
     kind: str | None = None
     error: str = Field("", description="Why the fallback was used.")
-    action: dict[str, Any] = Field(default_factory=dict, description="The fallback action.")
+    action: dict[str, Any] = Field(
+        default_factory=dict,
+        description="The fallback action (never the in-band provenance keys of version 2 "
+        "traces: the event itself says the decision was a fallback).",
+        json_schema_extra={"propertyNames": {"not": {"enum": list(IN_BAND_KEYS)}}},
+    )
+
+    @field_validator("action")
+    @classmethod
+    def _no_in_band_provenance(cls, action: dict[str, Any]) -> dict[str, Any]:
+        found = sorted(k for k in IN_BAND_KEYS if k in action)
+        if found:
+            raise ValueError(
+                f"a version 3 trace keeps no {', '.join(found)} in a fallback's action (the "
+                "event says it was a fallback); mark the trace schema_version 2 if an older "
+                "Accord wrote it"
+            )
+        return action
 
 
 class ResponseFormatFallback(HarnessEvent):

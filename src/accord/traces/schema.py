@@ -98,7 +98,12 @@ class Trace(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    schema_version: int = Field(SCHEMA_VERSION, description="Bumped on incompatible changes.")
+    schema_version: int = Field(
+        SCHEMA_VERSION,
+        description="Bumped on incompatible changes. Older readable versions are upgraded as "
+        "they are read (accord.traces.upgrade); this schema describes the current one.",
+        json_schema_extra={"const": SCHEMA_VERSION},
+    )
     trace_id: str = Field(description="Unique within a run directory; the trace's file stem.")
     game_id: str = Field(description="Versioned game id, e.g. 'negotiation-v1'.")
     game: str = Field(description="Short game name, e.g. 'negotiation'.")
@@ -151,6 +156,19 @@ class Trace(BaseModel):
     def _upgrade(cls, data: Any) -> Any:
         """A trace of an older readable version, as this version writes it."""
         return upgrade(data)
+
+    @field_validator("schema_version")
+    @classmethod
+    def _current(cls, version: int) -> int:
+        """After `_upgrade` every readable trace is the current version; anything else is not
+        one this Accord reads."""
+        if version != SCHEMA_VERSION:
+            readable = ", ".join(map(str, READABLE_VERSIONS))
+            raise ValueError(
+                f"schema_version {version} is not one this Accord reads ({readable}): a newer "
+                "Accord wrote it, or it was edited"
+            )
+        return version
 
     @field_validator("events", mode="wrap")
     @classmethod

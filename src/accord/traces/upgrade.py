@@ -21,7 +21,8 @@ from typing import Any
 CURRENT = 3
 """The version `upgrade` produces (`accord.traces.schema.SCHEMA_VERSION`)."""
 
-_IN_BAND = ("_fallback", "_warnings")
+IN_BAND_KEYS = ("_fallback", "_warnings")
+"""Provenance keys version 2 kept inside a fallback's action; version 3 has none."""
 
 
 def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
@@ -39,8 +40,8 @@ def _without_in_band(event: Any) -> Any:
     if not isinstance(event, dict):
         return event
     action = event.get("action")
-    if isinstance(action, dict) and any(k in action for k in _IN_BAND):
-        event = {**event, "action": {k: v for k, v in action.items() if k not in _IN_BAND}}
+    if isinstance(action, dict) and any(k in action for k in IN_BAND_KEYS):
+        event = {**event, "action": {k: v for k, v in action.items() if k not in IN_BAND_KEYS}}
     return event
 
 

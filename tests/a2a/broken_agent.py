@@ -1,0 +1,40 @@
+"""The example A2A agent with one fault, chosen by the first argument (for the failure tests).
+
+* ``slow``: never answers a decision in time (it waits on an event nothing sets);
+* ``malformed``: answers text that is no JSON;
+* ``exit-after-2``: answers two decisions, then the process exits with code 3.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples" / "a2a-agent"))
+sys.argv, FAULT = sys.argv[:1] + sys.argv[2:], sys.argv[1]
+
+import agent  # noqa: E402
+from a2a.helpers import new_message, new_text_part  # noqa: E402
+
+
+class Broken(agent.Accord):
+    answered = 0
+
+    async def execute(self, context, event_queue):  # type: ignore[no-untyped-def]
+        if FAULT == "slow":
+            await asyncio.Event().wait()
+        if FAULT == "malformed":
+            part = new_text_part("this is not the reply you are looking for")
+            await event_queue.enqueue_event(new_message([part], context_id=context.context_id))
+            return
+        if FAULT == "exit-after-2" and self.answered >= 2:
+            print("giving up on purpose", file=sys.stderr, flush=True)
+            os._exit(3)
+        self.answered += 1
+        await super().execute(context, event_queue)
+
+
+if __name__ == "__main__":
+    agent.main(Broken())

@@ -33,6 +33,7 @@ from a2a.types.a2a_pb2 import (
     AgentInterface,
     AgentSkill,
     HTTPAuthSecurityScheme,
+    Part,
     SecurityRequirement,
     SecurityScheme,
     StringList,
@@ -49,24 +50,23 @@ class Accord(AgentExecutor):
     def __init__(self) -> None:
         self.players: dict[tuple[str, int], Strategy] = {}
 
-    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+    def part_for(self, context: RequestContext) -> Part:
+        """The reply to this decision: a data part, or a text part for a free-text request."""
         message = context.message
-        data = (
-            next((d for d in get_data_parts(list(message.parts)) if isinstance(d, dict)), None)
-            if message is not None
-            else None
-        )
+        parts = list(message.parts) if message is not None else []
+        data = next((d for d in get_data_parts(parts) if isinstance(d, dict)), None)
         if data is None or "request" not in data:
-            reply = new_text_part("Send an Accord decision (a data part with 'request').")
-            await event_queue.enqueue_event(new_message([reply], context_id=context.context_id))
-            return
+            return new_text_part("Send an Accord decision (a data part with 'request').")
         key = (str(data.get("trace_id")), int(data.get("seat", 0)))
         player = self.players.setdefault(key, Strategy())
         answer = player.reply(data["request"], data.get("structured") or {}, data.get("error"))
-        part = new_text_part(answer) if isinstance(answer, str) else new_data_part(answer)
-        await event_queue.enqueue_event(
-            new_message([part], context_id=context.context_id, task_id=context.task_id)
+        return new_text_part(answer) if isinstance(answer, str) else new_data_part(answer)
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        reply = new_message(
+            [self.part_for(context)], context_id=context.context_id, task_id=context.task_id
         )
+        await event_queue.enqueue_event(reply)
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
         return None

@@ -8,6 +8,7 @@ data part arrive as floats (A2A carries them as doubles): read them with `num`.
 
 from __future__ import annotations
 
+import json
 import re
 from itertools import accumulate
 from typing import Any
@@ -75,24 +76,33 @@ class Strategy:
         if cautious or not choices:
             choice = choices[0] if choices else {}
             return {"thinking": "", "speech": "Deciding now.", "action": {k: 0 for k in choice}}
-        market = str(facts.get("market", ""))
-        names = {k: str(v) for k, v in (facts.get("names") or {}).items()}
-        costs = {names.get(k, k): float(v) for k, v in _pairs(_field(market, "costs"))}
-        budget = float(_number(market, "budget") or 0)
+        market = facts.get("market") or {}
+        names = {str(k): str(v) for k, v in (facts.get("names") or {}).items()}
+        costs = {names.get(k, k): float(v) for k, v in (market.get("costs") or {}).items()}
+        # At most half of each supply: the partner buys from the same pool, and asking for
+        # more than it together annuls the round.
+        room = {names.get(k, k): num(v) // 2 for k, v in (market.get("supply") or {}).items()}
+        budget = float(market.get("budget", 0))
+        said = str(facts.get("partner_said") or "")
+        if not said and num(facts.get("my_messages", 0)) == 0:
+            return {"thinking": "", "speech": "What will you buy this round?", "action": None}
+        for name, amount in _claims(said).items():  # what the partner said it buys
+            if name in room:
+                room[name] = max(0, num(market["supply"].get(_key(names, name), 0)) - amount)
         best: tuple[float, dict[str, int]] = (0.0, {k: 0 for k in choices[0]})
-        for text in facts.get("projects", []):
-            needs = {names.get(k, k): int(v) for k, v in _pairs(_field(str(text), "requirements"))}
-            reward = float(_number(str(text), "reward") or 0)
+        for project in facts.get("projects", []):
+            needs = {names.get(k, k): num(v) for k, v in project["requirements"].items()}
+            reward = float(project["reward"])
             per_run = sum(costs.get(k, 1.0) * v for k, v in needs.items())
             for choice in choices:
                 if not needs or not set(needs) <= set(choice) or per_run <= 0:
                     continue
-                runs = int(budget // per_run)
-                runs = min([runs] + [choice[k] // v for k, v in needs.items() if v])
+                caps = [min(choice[k], room.get(k, choice[k])) // v for k, v in needs.items() if v]
+                runs = min([int(budget // per_run), *caps])
                 if runs > 0 and reward * runs > best[0]:
                     buy = {k: needs.get(k, 0) * runs for k in choice}
                     best = (reward * runs, buy)
-        speech = f"I am buying {best[1]}."
+        speech = f"I am buying {json.dumps(best[1])}."
         return {"thinking": "Best affordable project.", "speech": speech, "action": best[1]}
 
     # -- sorting (MAS-Bench): share my list, collect the others', submit my slice ----------
@@ -183,18 +193,20 @@ def _dm_recipients(schema: dict[str, Any]) -> set[int]:
     return set()
 
 
-def _field(text: str, name: str) -> str:
-    found = re.search(name + r"=\{([^}]*)\}", text)
-    return found.group(1) if found else ""
+def _claims(text: str) -> dict[str, int]:
+    """Negotiation: the amounts a message such as 'I am buying {"ice": 10}.' names."""
+    found = re.search(r"\{[^{}]*\}", text)
+    if not found:
+        return {}
+    try:
+        data = json.loads(found.group(0))
+    except ValueError:
+        return {}
+    return {str(k): num(v) for k, v in data.items() if isinstance(v, int | float)}
 
 
-def _pairs(text: str) -> list[tuple[str, str]]:
-    return re.findall(r"'?([\w-]+)'?\s*:\s*(-?[\d.]+)", text)
-
-
-def _number(text: str, name: str) -> str | None:
-    found = re.search(name + r"=(-?[\d.]+)", text)
-    return found.group(1) if found else None
+def _key(names: dict[str, str], shown: str) -> str:
+    return next((k for k, v in names.items() if v == shown), shown)
 
 
 def _lists(text: str) -> dict[int, list[int]]:

@@ -2,7 +2,11 @@
 
 * ``slow``: never answers a decision in time (it waits on an event nothing sets);
 * ``malformed``: answers text that is no JSON;
-* ``exit-after-2``: answers two decisions, then the process exits with code 3.
+* ``exit-after-2``: answers two decisions, then the process exits with code 3;
+* ``oversize``: answers 300 KB of text;
+
+and two that are not faults: ``task`` answers through a task that completes with the reply as
+its artifact, ``usage`` reports its usage in the reply's metadata.
 """
 
 from __future__ import annotations
@@ -16,7 +20,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples" / "a2a-a
 sys.argv, FAULT = sys.argv[:1] + sys.argv[2:], sys.argv[1]
 
 import agent  # noqa: E402
-from a2a.helpers import new_message, new_text_part  # noqa: E402
+from a2a.helpers import (  # noqa: E402
+    new_message,
+    new_task_from_user_message,
+    new_text_part,
+)
+from a2a.server.tasks import TaskUpdater  # noqa: E402
 
 
 class Broken(agent.Accord):
@@ -32,7 +41,26 @@ class Broken(agent.Accord):
         if FAULT == "exit-after-2" and self.answered >= 2:
             print("giving up on purpose", file=sys.stderr, flush=True)
             os._exit(3)
+        if FAULT == "oversize":
+            part = new_text_part("x" * 300_000)
+            await event_queue.enqueue_event(new_message([part], context_id=context.context_id))
+            return
         self.answered += 1
+        if FAULT == "task":
+            task = new_task_from_user_message(context.message)
+            await event_queue.enqueue_event(task)
+            updater = TaskUpdater(event_queue, task.id, task.context_id)
+            await updater.start_work()
+            await updater.add_artifact([self.part_for(context)], name="reply")
+            await updater.complete()
+            return
+        if FAULT == "usage":
+            reply = new_message([self.part_for(context)], context_id=context.context_id)
+            reply.metadata.update(
+                {"usage": {"input_tokens": 10, "output_tokens": 2, "cost_usd": 0.001}}
+            )
+            await event_queue.enqueue_event(reply)
+            return
         await super().execute(context, event_queue)
 
 

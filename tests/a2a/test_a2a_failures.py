@@ -79,3 +79,13 @@ async def test_fallback_replaces_a_failed_a2a_seat_and_says_so(a2a) -> None:
     assert trace.status == "complete"
     assert [e for e in trace.events if e["type"] == "remote_failed"]
     assert [e for e in trace.events if e["type"] == "heuristic_fallback" and e["seat"] == 0]
+
+
+async def test_an_oversize_response_is_a_bad_call_never_parsed(a2a) -> None:
+    seat = {"command": a2a.broken_command("oversize"), "protocol": "a2a", "max_errors": 1}
+    trace = await a2a.play_a2a("negotiation", seat)
+    reason = _failed(trace)
+    assert reason.startswith("protocol violation: 2 bad replies in a row")
+    assert "the response is over 262144 bytes" in reason
+    sends = [e for e in trace.events if e["type"] == "remote_call" and e["tool"] == "message/send"]
+    assert all(e["returned"] is None for e in sends)  # nothing out of bounds reaches the trace

@@ -30,7 +30,8 @@ def _check_exchanges(trace: Trace, token: str | None = None) -> None:
         assert data["protocol"] == "accord-a2a/1"
         assert data["request"]["request_id"] == send["request_id"]
         assert "reply_schema" in data["request"] and isinstance(data["structured"], dict)
-        assert send["returned"]["parts"], send["returned"]
+        returned = send["returned"]  # a message, or a task with the reply as its artifact
+        assert returned.get("parts") or returned.get("artifacts"), returned
         assert send["via"] == "a2a"
     assert all(e["ok"] for e in sends), [e.get("error") for e in sends if not e["ok"]]
     join = next(e for e in trace.events if e["type"] == "remote_join")
@@ -59,3 +60,24 @@ async def test_an_a2a_agent_joined_by_url_completes_each_game(a2a, game, monkeyp
         trace = await a2a.play_a2a(game, seat)
     _check_exchanges(trace, token)
     assert trace.seats[0].agent == "remote-a2a"
+
+
+async def test_a_reply_through_a_completed_task_is_read_from_its_artifact(a2a) -> None:
+    seat = {"command": a2a.broken_command("task"), "protocol": "a2a", "deadline_s": 30}
+    trace = await a2a.play_a2a("sorting", seat)
+    _check_exchanges(trace)
+    returned = _exchanges(trace)[0]["returned"]
+    assert returned["status"]["state"] == "TASK_STATE_COMPLETED"
+    assert returned["artifacts"][0]["parts"][0]["text"].startswith("```")
+
+
+async def test_usage_in_the_reply_metadata_is_recorded_as_self_reported(a2a) -> None:
+    seat = {"command": a2a.broken_command("usage"), "protocol": "a2a", "deadline_s": 30}
+    trace = await a2a.play_a2a("negotiation", seat)
+    _check_exchanges(trace)
+    actions = [e for e in trace.events if e["type"] == "remote_action"]
+    assert actions[0]["self_reported_usage"] == {
+        "input_tokens": 10,
+        "output_tokens": 2,
+        "cost_usd": 0.001,
+    }

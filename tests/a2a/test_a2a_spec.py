@@ -59,3 +59,32 @@ def test_same_origin_pins_scheme_host_and_port() -> None:
     assert not same_origin("http://127.0.0.1:9", "http://127.0.0.1:10")
     assert not same_origin("http://127.0.0.1:9", "https://127.0.0.1:9")
     assert not same_origin("http://127.0.0.1:9", "http://evil.example:9")
+
+
+def test_the_docs_a2a_experiment_is_valid(tmp_path) -> None:
+    import re
+    from pathlib import Path
+
+    from accord.runner.config import expand, load_experiment
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "agents.md").read_text()
+    section = doc[doc.index("## A2A agents") :]
+    (block,) = re.findall(r"```yml\n(.*?)```", section, re.S)
+    (tmp_path / "exp.yaml").write_text(block)
+    specs = expand(load_experiment(tmp_path / "exp.yaml"))
+    assert len(specs) == 20
+    seats = {s.agents[0].display: s.agents[0].remote for s in specs}
+    assert set(seats) == {"cmd-agent", "remote-a2a"}
+    assert all(r is not None and r.is_a2a for r in seats.values())
+
+
+def test_the_example_experiment_is_valid() -> None:
+    from pathlib import Path
+
+    from accord.runner.config import expand, load_experiment
+
+    path = Path(__file__).resolve().parents[2] / "examples" / "a2a-agent" / "experiment.yaml"
+    specs = expand(load_experiment(path))
+    assert len(specs) == 9
+    assert {s.game.split("-")[0] for s in specs} == {"calendar", "negotiation", "sorting"}
+    assert all(s.agents[0].remote is not None and s.agents[0].remote.is_a2a for s in specs)

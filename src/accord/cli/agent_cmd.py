@@ -17,7 +17,7 @@ from accord.cli.main import _fail, app, console
 from accord.core.errors import AccordError, ConfigError
 
 agent_app = typer.Typer(
-    help="Remote agents that hold a seat over MCP or HTTP/JSON.\n\n"
+    help="Remote agents that hold a seat over MCP, HTTP/JSON or A2A.\n\n"
     "Example: accord agent check --command 'python my_agent.py'",
     no_args_is_help=True,
 )

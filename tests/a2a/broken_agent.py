@@ -4,6 +4,8 @@
 * ``malformed``: answers text that is no JSON;
 * ``exit-after-2``: answers two decisions, then the process exits with code 3;
 * ``oversize``: answers 300 KB of text;
+* ``deep``: answers a data part nested 150 levels deep (a raw JSON-RPC answer);
+* ``elsewhere``: its card names another port than the one it serves on;
 
 and two that are not faults: ``task`` answers through a task that completes with the reply as
 its artifact, ``usage`` reports its usage in the reply's metadata.
@@ -12,9 +14,11 @@ its artifact, ``usage`` reports its usage in the reply's metadata.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples" / "a2a-agent"))
 sys.argv, FAULT = sys.argv[:1] + sys.argv[2:], sys.argv[1]
@@ -64,5 +68,36 @@ class Broken(agent.Accord):
         await super().execute(context, event_queue)
 
 
+def _deep_answers(app: Any) -> Any:
+    """Every JSON-RPC call answered with a message whose data part nests 150 levels."""
+
+    async def deep(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await app(scope, receive, send)
+            return
+        body, more = b"", True
+        while more:
+            message = await receive()
+            body, more = body + message.get("body", b""), message.get("more_body", False)
+        nested = "[" * 150 + "]" * 150
+        answer = '{"messageId": "m", "role": "ROLE_AGENT", "parts": [{"data": NESTED}]}'
+        rid = json.dumps(json.loads(body)["id"])
+        text = '{"jsonrpc": "2.0", "id": ' + rid + ', "result": {"message": ' + answer + "}}"
+        raw = text.replace("NESTED", nested).encode()
+        headers = [(b"content-type", b"application/json")]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": raw})
+
+    return deep
+
+
 if __name__ == "__main__":
+    if FAULT == "deep":
+        plain_app = agent.build_app
+        agent.build_app = lambda url, token, executor=None: _deep_answers(  # type: ignore[assignment]
+            plain_app(url, token, executor)
+        )
+    if FAULT == "elsewhere":
+        plain_card = agent.card
+        agent.card = lambda url: plain_card(url.rsplit(":", 1)[0] + ":1/")  # type: ignore[assignment]
     agent.main(Broken())

@@ -89,3 +89,18 @@ async def test_an_oversize_response_is_a_bad_call_never_parsed(a2a) -> None:
     assert "the response is over 262144 bytes" in reason
     sends = [e for e in trace.events if e["type"] == "remote_call" and e["tool"] == "message/send"]
     assert all(e["returned"] is None for e in sends)  # nothing out of bounds reaches the trace
+
+
+async def test_a_response_nested_too_deep_is_a_bad_call_never_parsed(a2a) -> None:
+    seat = {"command": a2a.broken_command("deep"), "protocol": "a2a", "max_errors": 0}
+    reason = _failed(await a2a.play_a2a("negotiation", seat))
+    assert reason.startswith("protocol violation: 1 bad replies in a row")
+    assert "nests deeper than 100 levels (MAX_DEPTH)" in reason
+
+
+async def test_a_card_that_names_another_address_is_refused_before_any_call(a2a) -> None:
+    seat = {"command": a2a.broken_command("elsewhere"), "protocol": "a2a"}
+    trace = await a2a.play_a2a("negotiation", seat)
+    reason = _failed(trace)
+    assert reason.startswith("the agent card names 'http://127.0.0.1:1/', not the address")
+    assert not [e for e in trace.events if e["type"] == "remote_call"]

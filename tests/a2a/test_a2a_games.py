@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import json
 
+import jsonschema
 import pytest
 
-from accord.traces.schema import Trace
+from accord.traces.schema import Trace, trace_json_schema
 
 
 def _exchanges(trace: Trace) -> list[dict]:
@@ -38,8 +39,10 @@ def _check_exchanges(trace: Trace, token: str | None = None) -> None:
     assert join["via"] == "a2a"
     card = next(e for e in trace.events if e["type"] == "remote_call" and e["tool"] == "agent-card")
     assert card["card"]["name"] == "accord-example-a2a-agent" and card["card"]["bearer"]
+    written = trace.model_dump(mode="json")
+    jsonschema.validate(written, trace_json_schema())  # the extra fields are allowed
     if token is not None:
-        assert token not in json.dumps(trace.model_dump(mode="json"))
+        assert token not in json.dumps(written)
 
 
 @pytest.mark.parametrize("game", ["calendar", "negotiation", "sorting"])

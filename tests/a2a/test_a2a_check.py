@@ -73,3 +73,12 @@ def test_a2a_check_bad_input_gets_one_line_and_exit_2() -> None:
         done = runner.invoke(app, args)
         assert done.exit_code == 2, done.output
         assert says in done.output
+
+
+async def test_an_a2a_agent_joined_by_url_is_checked_with_its_token(a2a, monkeypatch) -> None:
+    monkeypatch.setenv("CHECKED_AGENT_TOKEN", "checked-agent-token-41d2")
+    async with a2a.agent_by_hand("checked-agent-token-41d2") as url:
+        remote = RemoteSeatSpec(a2a=url, token_env="CHECKED_AGENT_TOKEN", deadline_s=20)
+        (result,) = await check_a2a_agent(remote, games=("sorting",))
+    assert result.passed, result.points
+    assert set(result.points) == set(POINTS)

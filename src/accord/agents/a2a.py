@@ -77,6 +77,7 @@ class A2AAgent(Agent):
         self._failure: str | None = None
         self._replaced: str | None = None
         self._next_id = 0
+        self._sends = 0
         self._errors_in_row = 0
         self._contexts = 0
         self._context_id = ""
@@ -96,7 +97,7 @@ class A2AAgent(Agent):
     def transcript_json(self) -> dict[str, Any] | None:
         if self._conn is None:
             return None
-        return {"messages": self._messages, "calls": self._next_id}
+        return {"messages": self._messages, "calls": self._sends}
 
     async def start(self, seat: int, record: Recorder = _no_record) -> None:
         """At game start: start the agent process (or note the URL); the no-show clock
@@ -277,6 +278,7 @@ class A2AAgent(Agent):
                 message_id=f"{self._context_id}.{rid}.{attempt}",
             )
             at_s = self._at()
+            self._sends += 1
             exchange = await self._send(message, deadline_at, rid)
             verdict = exchange.fatal or exchange.error
             action: Action | None = None

@@ -7,8 +7,9 @@
 * ``deep``: answers a data part nested 150 levels deep (a raw JSON-RPC answer);
 * ``elsewhere``: its card names another port than the one it serves on;
 
-and two that are not faults: ``task`` answers through a task that completes with the reply as
-its artifact, ``usage`` reports its usage in the reply's metadata.
+``leak`` prints its token to stderr, then plays; and two that are not faults: ``task``
+answers through a task that completes with the reply as its artifact, ``usage`` reports its
+usage in the reply's metadata.
 """
 
 from __future__ import annotations
@@ -92,6 +93,8 @@ def _deep_answers(app: Any) -> Any:
 
 
 if __name__ == "__main__":
+    if FAULT == "leak":
+        print("my token is " + os.environ.get("ACCORD_A2A_TOKEN", ""), file=sys.stderr, flush=True)
     if FAULT == "deep":
         plain_app = agent.build_app
         agent.build_app = lambda url, token, executor=None: _deep_answers(  # type: ignore[assignment]

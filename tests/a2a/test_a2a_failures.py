@@ -104,3 +104,20 @@ async def test_a_card_that_names_another_address_is_refused_before_any_call(a2a)
     reason = _failed(trace)
     assert reason.startswith("the agent card names 'http://127.0.0.1:1/', not the address")
     assert not [e for e in trace.events if e["type"] == "remote_call"]
+
+
+async def test_the_token_never_reaches_the_agents_stderr_log(a2a, tmp_path) -> None:
+    from accord.remote.process import RUN_DIR
+
+    seat = {"command": a2a.broken_command("leak"), "protocol": "a2a", "deadline_s": 30}
+    reset = RUN_DIR.set(tmp_path)
+    try:
+        trace = await a2a.play_a2a("sorting", seat)
+    finally:
+        RUN_DIR.reset(reset)
+    assert trace.status == "complete", trace.error
+    (log,) = (tmp_path / "remote").glob("*.stderr.log")
+    text = log.read_text()
+    assert "my token is [redacted:seat-token]" in text
+    leaked = text.split("my token is ", 1)[1].split()[0]
+    assert leaked == "[redacted:seat-token]"

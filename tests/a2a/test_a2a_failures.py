@@ -29,6 +29,12 @@ async def test_a_late_reply_misses_the_deadline(a2a) -> None:
     reason = _failed(trace)
     assert reason.startswith("missed deadline: request 1 was not answered within 1.5 s")
     assert not [e for e in trace.events if e["type"] == "remote_action"]
+    (abandoned,) = [
+        e for e in trace.events if e["type"] == "remote_call" and e["tool"] == "message/send"
+    ]
+    assert not abandoned["ok"] and abandoned["error"] == reason  # what was sent is kept
+    assert abandoned["sent"]["parts"][1]["data"]["request"]["request_id"] == 1
+    assert abandoned["returned"] is None
 
 
 async def test_malformed_replies_are_refused_then_a_protocol_violation(a2a) -> None:

@@ -244,7 +244,7 @@ class A2AAgent(Agent):
         self, request: Request, rid: int, asked: float, record: Recorder
     ) -> tuple[Action, dict[str, float]]:
         """Send the request until a reply is accepted, or `RemoteSeatError` saying why not."""
-        from accord.remote.a2a_client import PROTOCOL, build_message
+        from accord.remote.a2a_client import PROTOCOL, Exchange, as_json, build_message
         from accord.remote.seat import RemoteSeatError
 
         assert self._conn is not None
@@ -279,7 +279,11 @@ class A2AAgent(Agent):
             )
             at_s = self._at()
             self._sends += 1
-            exchange = await self._send(message, deadline_at, rid)
+            try:
+                exchange = await self._send(message, deadline_at, rid)
+            except RemoteSeatError as exc:  # the call was abandoned: what was sent is kept
+                self._log(record, Exchange(sent=as_json(message)), rid, at_s, str(exc))
+                raise
             verdict = exchange.fatal or exchange.error
             action: Action | None = None
             if verdict is None and exchange.reply is not None:

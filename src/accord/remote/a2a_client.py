@@ -182,7 +182,7 @@ def build_message(*, text: str, data: dict[str, Any], context_id: str, message_i
     )
 
 
-def _to_dict(message: Any) -> dict[str, Any]:
+def as_json(message: Any) -> dict[str, Any]:
     """A protobuf message in its JSON form (what went over the wire, as the trace keeps it)."""
     out: dict[str, Any] = _json_format.MessageToDict(message)
     return out
@@ -269,7 +269,7 @@ class A2AConnection:
     async def send(self, message: Message, timeout: float) -> Exchange:
         """Send one decision's message; the exchange (never raises for the agent's faults)."""
         assert self.client is not None, "join first"
-        sent = _to_dict(message)
+        sent = as_json(message)
         exchange = Exchange(sent=sent)
         request = SendMessageRequest(
             message=message, configuration=SendMessageConfiguration(history_length=0)
@@ -290,7 +290,7 @@ class A2AConnection:
         if result is None:
             exchange.error = "the agent sent neither a message nor a task"
             return exchange
-        exchange.returned = _recorded(_to_dict(result))
+        exchange.returned = _recorded(as_json(result))
         self._read(result, exchange)
         return exchange
 
@@ -347,7 +347,7 @@ class A2AConnection:
             return
         exchange.reply = reply
         if metadata is not None and "usage" in metadata:
-            usage = _to_dict(metadata).get("usage")
+            usage = as_json(metadata).get("usage")
             if isinstance(usage, dict):
                 exchange.usage = _whole(usage)
 

@@ -88,3 +88,15 @@ def test_the_example_experiment_is_valid() -> None:
     assert len(specs) == 9
     assert {s.game.split("-")[0] for s in specs} == {"calendar", "negotiation", "sorting"}
     assert all(s.agents[0].remote is not None and s.agents[0].remote.is_a2a for s in specs)
+
+
+async def test_without_the_a2a_extra_a_seat_says_what_to_install(monkeypatch) -> None:
+    import sys
+
+    from accord.agents.a2a import A2AAgent
+
+    monkeypatch.setitem(sys.modules, "a2a.client", None)  # as if a2a-sdk were not installed
+    spec = parse_agent({"agent": {"a2a": "http://127.0.0.1:9"}}).remote
+    assert spec is not None
+    with pytest.raises(ConfigError, match=r"pip install 'accord\[a2a\]'"):
+        await A2AAgent(spec, "negotiation-v3", session="t").start(0)

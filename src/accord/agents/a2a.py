@@ -24,15 +24,15 @@ import asyncio
 import contextlib
 import os
 import secrets
-import socket
 import time
 from typing import TYPE_CHECKING, Any
 
 from accord.agents.base import Agent, Recorder, _no_record
-from accord.core.errors import ActionError, ConfigError, InputLimitError
+from accord.core.errors import ActionError, InputLimitError
 from accord.core.inputs import usage_number
 from accord.core.provenance import use_fallback
 from accord.core.spec import Action, Request
+from accord.remote.a2a_url import check_a2a_extra, free_port
 from accord.remote.protocol import TOKEN_BYTES, USAGE_KEYS, payload
 from accord.remote.spec import RemoteSeatSpec
 
@@ -48,13 +48,6 @@ EXIT_SEEN_S = 1.0
 
 PROBE_S = 10.0
 """Seconds the conformance kit's wrong-token call may take."""
-
-
-def _free_port(host: str) -> int:
-    """A port free on `host` now, for an agent Accord starts (it binds it a moment later)."""
-    with socket.socket(socket.AF_INET) as sock:
-        sock.bind((host, 0))
-        return int(sock.getsockname()[1])
 
 
 class A2AAgent(Agent):
@@ -115,7 +108,8 @@ class A2AAgent(Agent):
             from accord.remote.process import AgentProcess
 
             host = self.remote.host
-            url = f"http://{host}:{_free_port(host)}"
+            shown = f"[{host}]" if ":" in host else host
+            url = f"http://{shown}:{free_port(host)}"
             self._token = secrets.token_urlsafe(TOKEN_BYTES)
             self._process = await AgentProcess.start(
                 self.remote.command,
@@ -428,14 +422,3 @@ class A2AAgent(Agent):
             await self._process.stop([self._token or ""])
         if self._conn is not None:
             await self._conn.close()
-
-
-def check_a2a_extra() -> None:
-    """`ConfigError` saying what to install when the A2A SDK is missing."""
-    try:
-        import a2a.client  # noqa: F401
-    except ImportError as exc:
-        raise ConfigError(
-            f"A2A seats need the 'a2a' extra ({exc.name or 'a2a-sdk'} is missing): "
-            "pip install 'accord[a2a]'"
-        ) from exc

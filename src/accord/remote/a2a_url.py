@@ -1,4 +1,5 @@
-"""Addresses of A2A agents (``agent: {a2a: URL}``), checked without the A2A SDK.
+"""Addresses of A2A agents (``agent: {a2a: URL}``), checked without the A2A SDK, and the
+check that the SDK is installed.
 
 Kept apart from `accord.remote.a2a_client` so that reading an experiment file does not import
 the SDK. An agent card may name the address to call; Accord only ever calls the address the
@@ -7,7 +8,10 @@ experiment gave (`same_origin`), so a card cannot redirect the seat's token else
 
 from __future__ import annotations
 
+import socket
 from urllib.parse import urlsplit
+
+from accord.core.errors import ConfigError
 
 MAX_URL_CHARS = 2048
 """Longest agent URL accepted."""
@@ -44,3 +48,21 @@ def same_origin(a: str, b: str) -> bool:
         return origin(a) == origin(b)
     except ValueError:
         return False
+
+
+def free_port(host: str) -> int:
+    """A port free on `host` now, for an agent Accord starts (it binds it a moment later)."""
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])
+
+
+def check_a2a_extra() -> None:
+    """`ConfigError` saying what to install when the A2A SDK is missing."""
+    try:
+        import a2a.client  # noqa: F401
+    except ImportError as exc:
+        raise ConfigError(
+            f"A2A seats need the 'a2a' extra ({exc.name or 'a2a-sdk'} is missing): "
+            "pip install 'accord[a2a]'"
+        ) from exc

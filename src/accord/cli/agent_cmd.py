@@ -17,7 +17,7 @@ from accord.cli.main import _fail, app, console
 from accord.core.errors import AccordError, ConfigError
 
 agent_app = typer.Typer(
-    help="Remote agents that hold a seat over MCP or HTTP/JSON.\n\n"
+    help="Remote agents that hold a seat over MCP, HTTP/JSON or A2A.\n\n"
     "Example: accord agent check --command 'python my_agent.py'",
     no_args_is_help=True,
 )
@@ -75,6 +75,17 @@ def check_cmd(
     join: Annotated[float, typer.Option(help="Seconds to make the first call.")] = 60.0,
     max_errors: Annotated[int, typer.Option(help="Bad calls tolerated in a row.")] = 3,
     seed: Annotated[int, typer.Option(help="Seed of the check games.")] = 1,
+    protocol: Annotated[
+        str,
+        typer.Option(
+            help="'accord-seat' (the agent calls the seat server) or 'a2a' (Accord calls the "
+            "agent over A2A: URL is then the running agent's address)."
+        ),
+    ] = "accord-seat",
+    token_env: Annotated[
+        str | None,
+        typer.Option(help="With --protocol a2a and a URL: the variable holding its token."),
+    ] = None,
 ) -> None:
     """Play a small game of each built-in game against an agent (seat 0; reference agents hold
     the other seats) and report point by point: joins, reads its observation, acts only when
@@ -86,6 +97,8 @@ def check_cmd(
       accord agent check --command "python examples/remote-agent/agent.py"
 
       accord agent check http://127.0.0.1:8765/mcp --game negotiation
+
+      accord agent check --protocol a2a --command "python examples/a2a-agent/agent.py"
     """
     from pydantic import ValidationError
 
@@ -95,6 +108,10 @@ def check_cmd(
     try:
         if (url is None) == (command is None):
             raise ConfigError("give the URL to serve on, or --command to start the agent")
+        if protocol not in ("accord-seat", "a2a"):
+            raise ConfigError(f"--protocol {protocol!r}: choose 'accord-seat' or 'a2a'")
+        if token_env is not None and (protocol != "a2a" or url is None):
+            raise ConfigError("--token-env goes with --protocol a2a and the agent's URL")
         known = [g for g, _, _ in check_games()]
         game = [_check_alias(g, known) for g in game] if game else None
         fields: dict[str, object] = {"deadline_s": deadline, "join_s": join}
@@ -109,6 +126,10 @@ def check_cmd(
                     f"cannot find the program {program[0]!r} of --command; give its path"
                 )
             fields["command"] = command
+            if protocol == "a2a":
+                fields["protocol"] = "a2a"
+        elif protocol == "a2a":
+            fields["a2a"], fields["token_env"] = url, token_env
         else:
             assert url is not None
             fields["remote"], fields["host"], fields["port"] = _served_at(url)
@@ -118,7 +139,10 @@ def check_cmd(
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"])
             raise ConfigError(f"{where}: {first['msg']}".removeprefix(": ")) from exc
-        results = asyncio.run(check_agent(remote, games=tuple(game) if game else None, seed=seed))
+        check = check_agent
+        if remote.is_a2a:
+            from accord.testing.a2a_check import check_a2a_agent as check
+        results = asyncio.run(check(remote, games=tuple(game) if game else None, seed=seed))
     except AccordError as exc:
         raise _fail(exc) from exc
     for result in results:

@@ -11,9 +11,17 @@ import shlex
 import shutil
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 
 from accord.core.ids import is_safe_id
+from accord.core.secrets import register_secret_env
 
 
 class RemoteSeatSpec(BaseModel):
@@ -57,11 +65,65 @@ class RemoteSeatSpec(BaseModel):
     )
     host: str = Field("127.0.0.1", description="Address to serve on (loopback by default).")
     port: int = Field(0, ge=0, le=65_535, description="Port to serve on (0: any free port).")
+    a2a: str | None = Field(
+        None,
+        description="Join an A2A agent already running at this base URL (its card at "
+        "/.well-known/agent-card.json): Accord calls it with each decision (docs/agents.md, "
+        "'A2A agents').",
+    )
+    protocol: Literal["accord-seat", "a2a"] | None = Field(
+        None,
+        description="What a 'command' agent speaks: 'accord-seat' (the default: it calls the "
+        "seat server) or 'a2a' (it serves A2A on ACCORD_A2A_URL and Accord calls it).",
+    )
+    token_env: str | None = Field(
+        None,
+        description="For 'a2a: URL': the environment variable holding the bearer token Accord "
+        "presents to the agent (name the variable, never the token).",
+    )
+
+    @model_serializer(mode="wrap")
+    def _without_unset_a2a(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
+        """Seats that do not use A2A serialize as before those fields existed (plan files of
+        older runs still match on --resume)."""
+        data: dict[str, object] = handler(self)
+        for key in ("a2a", "protocol", "token_env"):
+            if getattr(self, key) is None:
+                data.pop(key, None)
+        return data
+
+    @property
+    def is_a2a(self) -> bool:
+        """True when Accord calls the agent over A2A (``a2a: URL`` or ``protocol: a2a``)."""
+        return self.a2a is not None or self.protocol == "a2a"
 
     @model_validator(mode="after")
     def _one_kind(self) -> RemoteSeatSpec:
-        if (self.remote is None) == (self.command is None):
-            raise ValueError("a remote seat takes exactly one of 'remote: mcp|http' or 'command'")
+        kinds = [k for k in (self.remote, self.command, self.a2a) if k is not None]
+        if len(kinds) != 1:
+            raise ValueError(
+                "a remote seat takes exactly one of 'remote: mcp|http' or 'command' (or "
+                "'a2a: URL' for an A2A agent already running)"
+            )
+        if self.protocol is not None and self.command is None:
+            raise ValueError("'protocol' applies to 'command' seats only (drop it here)")
+        if self.token_env is not None and self.a2a is None:
+            raise ValueError(
+                "'token_env' applies to 'a2a: URL' seats only: a 'command' agent is given its "
+                "token in ACCORD_A2A_TOKEN"
+            )
+        if self.a2a is not None:
+            from accord.remote.a2a_url import url_problem
+
+            problem = url_problem(self.a2a)
+            if problem is not None:
+                raise ValueError(problem)
+        if self.token_env is not None:
+            if not self.token_env.isidentifier():
+                raise ValueError(
+                    f"token_env {self.token_env[:40]!r} is not an environment variable name"
+                )
+            register_secret_env(self.token_env)  # whatever its name, its value is a secret
         if self.command is not None:
             try:
                 argv = shlex.split(self.command)
@@ -92,10 +154,12 @@ class RemoteSeatSpec(BaseModel):
 
     @property
     def display(self) -> str:
-        """Name in tables: ``remote-mcp``, ``remote-http`` or ``cmd-<program>``."""
+        """Name in tables: ``remote-mcp``, ``remote-http``, ``remote-a2a`` or ``cmd-<program>``."""
         if self.command is not None:
             words = [w for w in shlex.split(self.command) if not w.startswith("-")]
             name = words[-1].rsplit("/", 1)[-1] if words else "agent"
             name = name.removesuffix(".py")
             return f"cmd-{name}" if is_safe_id(name) else "cmd-agent"
+        if self.a2a is not None:
+            return "remote-a2a"
         return f"remote-{self.remote}"

@@ -104,6 +104,10 @@ def build_agent(
             explicit_tools=spec.action_mode == "tools",
         )
     assert spec.agent is not None
+    if spec.remote is not None and spec.remote.is_a2a:
+        from accord.agents.a2a import A2AAgent
+
+        return A2AAgent(spec.remote, game_id, session=session, label=spec.label)
     if spec.remote is not None:
         from accord.agents.remote import RemoteAgent
 

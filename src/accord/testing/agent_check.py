@@ -21,6 +21,7 @@ from typing import Any
 
 from accord.agents.base import Agent
 from accord.agents.reference import make_reference
+from accord.core.errors import ConfigError
 from accord.core.gameinfo import all_infos
 from accord.core.registry import make, resolve
 from accord.remote.spec import RemoteSeatSpec
@@ -137,6 +138,11 @@ async def check_agent(
     remote: RemoteSeatSpec, *, games: tuple[str, ...] | None = None, seed: int = 1
 ) -> list[GameCheck]:
     """Play one check game per built-in game (or those in `games`) against the agent."""
+    if remote.is_a2a:
+        raise ConfigError(
+            "an A2A seat is checked by accord.testing.a2a_check.check_a2a_agent "
+            "(accord agent check --protocol a2a)"
+        )
     results = []
     for game, options, other in check_games():
         if games is not None and game not in games:

@@ -285,7 +285,8 @@ def _finish(plan: Plan, out: Path, report: RunReport) -> None:
     pub = load_published(plan.paper)
     for tid, comps in rep.tables.items():
         if pub.table(tid).printed:
-            console.print(f"Table {tid}: {len(comps)} rows; {verdict(comps)}")
+            line = verdict(comps, rep.complete, pub.table(tid).rows_need)
+            console.print(f"Table {tid}: {len(comps)} rows; {escape(line)}")
         else:  # a figure the paper draws without numbers: ours only
             console.print(f"{escape(pub.table(tid).where)}: {len(comps)} rows, ours only")
     if report.stopped:

@@ -196,10 +196,12 @@ def bars_figure(
             )
         if c.kind == "value" and cell.published is not None:
             ax.plot(pos, cell.published * k, "D", mfc="none", mec=PAPER, ms=6, label="paper")
+    ticks = [f"M/C = {x}" if spec.x == "ratio" else x for x in xs]
     if not any(c.kind == "value" for c in comps):
         _paper_ticks(ax, spec, table, xs, i, k)
-    ax.set_xticks(range(len(xs)))
-    ax.set_xticklabels([f"M/C = {x}" if spec.x == "ratio" else x for x in xs], fontsize=7)
+        ticks += _paper_bars(ax, spec, table, kit, xs, groups, i)
+    ax.set_xticks(range(len(ticks)))
+    ax.set_xticklabels(ticks, fontsize=7 if len(ticks) < 7 else 6)
     ax.set_ylabel(label, fontsize=8)
     ax.tick_params(axis="y", labelsize=7)
     ax.grid(axis="y", alpha=0.3)
@@ -208,7 +210,7 @@ def bars_figure(
     legend_below(fig)
     fig.suptitle(_title(f"Figure {spec.id} ({spec.where})"), fontsize=8)
     games = sum(c.games for c in comps)
-    return save_figure(fig, path, note=ci_note(games, "games"))
+    return save_figure(fig, path, note=ci_note(games, spec.unit))
 
 
 def _paper_ticks(
@@ -224,6 +226,48 @@ def _paper_ticks(
         x = xs.index(where)
         ax.plot([x - 0.42, x + 0.42], [float(value)] * 2,
                 color="0.45", lw=0.8, ls=":", label="paper's bars (its models)")  # fmt: skip
+
+
+def _paper_bars(
+    ax: Any,
+    spec: PublishedFigure,
+    table: PublishedTable,
+    kit: Kit,
+    xs: Sequence[str],
+    groups: Sequence[str],
+    i: int,
+) -> list[str]:
+    """The paper's own bars for the x groups ours lack (CalBench Figure 4 drawn with other
+    models: the paper's models after ours), hollow, in the same colour per group; no CI, as
+    the paper prints none. Returns their tick labels."""
+    ticks: list[str] = []
+    names: list[str] = []
+    for row in table.rows:  # in the paper's row order, each of its x groups once
+        if _series_name(row.identity, spec.x, kit) not in xs and row.label not in names:
+            names.append(row.label)
+    first = len(xs)
+    width = 0.8 / max(1, len(groups))
+    for n, name in enumerate(names):
+        x = first + n
+        for row in table.rows:
+            value = row.values[i]
+            g_name = _series_name(row.identity, spec.group, kit)
+            if row.label != name or value is None or g_name not in groups:
+                continue
+            g = groups.index(g_name)
+            ax.bar(
+                x - 0.4 + width * (g + 0.5),
+                float(value),
+                width * 0.92,
+                facecolor="none",
+                edgecolor=f"C{g % 10}",
+                lw=1.2,
+                label=f"{g_name}: paper (its models, no CI printed)",
+            )
+        ticks.append(f"paper:\n{name}")
+    if names:
+        ax.axvline(first - 0.5, color="0.5", lw=0.8, ls="--")
+    return ticks
 
 
 def _relabel_with_n(ax: Any, counts: Mapping[str, list[int]]) -> None:

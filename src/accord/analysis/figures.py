@@ -140,11 +140,17 @@ def save_figure(fig: Any, path: Path, *, note: str) -> list[Path]:
 
 
 def ci_note(
-    n: int | str, what: str = "games", ci: str | None = "95% percentile-bootstrap CI"
+    n: int | str,
+    what: str = "games",
+    ci: str | None = "95% percentile-bootstrap CI",
+    *,
+    marks: str = "error bars",
 ) -> str:
-    """The standard footnote: ``n = 90 games; bars: 95% percentile-bootstrap CI over games``."""
+    """The standard footnote: ``n = 90 games; error bars: 95% percentile-bootstrap CI over
+    games``. `marks` names what draws the CI (``error bars`` or ``bands``), so a footnote
+    never promises a band the figure does not draw."""
     text = f"n = {n} {what}"
-    return f"{text}; error bars and bands: {ci} over {what}" if ci else f"{text}; no CI (counts)"
+    return f"{text}; {marks}: {ci} over {what}" if ci else f"{text}; no CI (counts)"
 
 
 @contextmanager

@@ -80,9 +80,11 @@ def reproduce(
 
     Reference-protocol rows (CalBench Table 2, the sorting scripted floor) need no model and
     are played by default. The run directory is a normal one (resume, replay, report, serve,
-    leaderboard), plus reproduction.md, reproduction.json and reproduction/*.png with the
-    published values overlaid. Exit code 0 when every game completed, 1 when some failed
-    (kept out of every value), 2 for bad input.
+    leaderboard), plus reproduction.md, reproduction.json and reproduction/*.png (each also
+    .svg and .pdf) with the published values overlaid; reproduction.md also lists every table
+    and figure of the paper as reproduced, drawn by `accord report`, or not reproduced and
+    why. Exit code 0 when every game completed, 1 when some failed (kept out of every value),
+    2 for bad input.
 
     Examples:
 

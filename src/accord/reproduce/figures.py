@@ -9,8 +9,14 @@
   over N per team (MAS-Bench Figure 2), or talk against no-talk dots with the gain shaded
   (negotiation Figure 3, 1 - overdraw drawn so that higher is better, as in its caption).
 
-Every figure is `PAPER_WIDTH` wide, states n in its legend or footnote and keeps its legend
-outside the panels, so no text covers data or other text (`accord.analysis.figures.overlaps`).
+Without the paper's models, a bar figure also draws the paper's own bars: as dotted ticks
+across the groups ours share with it (negotiation Figure 2, by M/C), and as hollow bars after
+ours for the groups ours lack (CalBench Figure 4: the paper's models), so the paper's values
+are always in the figure. Every percentage axis spans 0-100 (`PERCENT_LIMITS`).
+
+Every figure is `PAPER_WIDTH` wide, written as PNG, SVG and PDF, states n and what its CIs
+resample in its legend or footnote and keeps its legend outside the panels, so no text covers
+data or other text (`accord.analysis.figures.overlaps`).
 """
 
 from __future__ import annotations
@@ -36,6 +42,9 @@ if TYPE_CHECKING:
 
 OURS = "C0"
 PAPER = "C3"
+PERCENT_LIMITS = (-4.0, 104.0)
+"""Every percentage axis spans 0-100 (with room for the markers at its ends), so panels and
+figures compare at a glance and a narrow range is never stretched to look wide."""
 
 
 def write_figures(kit: Kit, plan: Plan, rep: Reproduction, folder: Path) -> list[Path]:
@@ -124,7 +133,10 @@ def table_figure(table: PublishedTable, comps: Sequence[Comparison], path: Path)
         ax.xaxis.set_major_locator(MaxNLocator(nbins=3))  # narrow panels: few, readable ticks
         ax.tick_params(axis="x", labelsize=7)
         ax.grid(axis="x", alpha=0.3)
-        ax.margins(x=0.12)
+        if col.percent:  # a rate on its whole scale: 84-100 must not look like 0-100
+            ax.set_xlim(*PERCENT_LIMITS)
+        else:
+            ax.margins(x=0.12)
     axes[0].set_yticks(ys)
     axes[0].set_yticklabels([_short(c.label) for c in comps], fontsize=6.5)
     axes[0].set_ylim(len(comps) - 0.5, -0.5)  # the paper's row order, top to bottom
@@ -205,7 +217,10 @@ def bars_figure(
     ax.set_ylabel(label, fontsize=8)
     ax.tick_params(axis="y", labelsize=7)
     ax.grid(axis="y", alpha=0.3)
-    ax.set_ylim(bottom=0)
+    if k == 100.0:
+        ax.set_ylim(0, PERCENT_LIMITS[1])
+    else:
+        ax.set_ylim(bottom=0)
     _relabel_with_n(ax, counts)
     legend_below(fig)
     fig.suptitle(_title(f"Figure {spec.id} ({spec.where})"), fontsize=8)
@@ -264,7 +279,7 @@ def _paper_bars(
                 lw=1.2,
                 label=f"{g_name}: paper (its models, no CI printed)",
             )
-        ticks.append(f"paper:\n{name}")
+        ticks.append("paper:\n" + textwrap.fill(name, 12))
     if names:
         ax.axvline(first - 0.5, color="0.5", lw=0.8, ls="--")
     return ticks
@@ -407,9 +422,11 @@ def talk_figure(
         ax.tick_params(labelsize=7)
         ax.grid(alpha=0.3)
         ax.margins(x=0.15)
+        ax.set_ylim(*PERCENT_LIMITS)
     legend_below(fig, ncol=3)
     fig.suptitle(_title(f"Figure {spec.id} ({spec.where})"), fontsize=8)
-    return save_figure(fig, path, note=ci_note(n_games, "games"))
+    note = ci_note(n_games, "games") + "; shaded: the gain from talk (a difference of means, no CI)"
+    return save_figure(fig, path, note=note)
 
 
 def _paper_mean(

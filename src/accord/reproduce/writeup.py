@@ -184,6 +184,8 @@ def table_markdown(
             f"{sum(known)} of {len(known)} published values lie inside our 95% CI "
             f"(rows compared by value: {sum(1 for c in comps if c.kind == 'value')})."
         )
+    elif not table.printed and comps:
+        lines.append("The paper draws this figure without printing its numbers: ours only.")
     else:
         lines.append(verdict(comps, complete, table.rows_need) + ".")
     missing = missing_rows(table, comps)
@@ -316,7 +318,7 @@ def not_reproduced_markdown(pub: PublishedPaper) -> list[str]:
         printed = f"{r.value:g} of {r.of:g}" if r.of else f"{r.value:g}{unit}"
         by_reason.setdefault(str(r.not_reproduced), []).append(f"{r.where}, {r.what}: {printed}")
     for reason, items in by_reason.items():
-        lines.append(f"- {reason}")
+        lines.append(f"- {reason[:1].upper()}{reason[1:]}")
         lines += [f"  - {item}" for item in items]
     return [*lines, ""]
 

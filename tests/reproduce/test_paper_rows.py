@@ -338,3 +338,37 @@ def test_contents_list_every_table_and_figure_of_the_paper(paper: str) -> None:
     listed = [i.item for i in load_published(paper).contents]
     assert len(listed) == len(set(listed))
     assert set(listed) == in_text
+
+
+# -- the paper's call settings ---------------------------------------------------------------
+def test_model_settings_are_the_papers_table_rows() -> None:
+    """The negotiation paper's App. B, Table 6: each model string's row prints its temperature
+    (a dash where none is set) and completion cap; the one-second cooldown is App. B's text."""
+    text = clean(paper_text("grounding"))
+    appendix_b = section_text(text, "B") or ""
+    assert "1-second cooldown" in appendix_b
+    settings = load_published("grounding").model_settings
+    assert settings
+    for model, cfg in settings.items():
+        line = next((ln for ln in text.splitlines() if f"\t{model}\t" in ln), None)
+        assert line is not None, model
+        after = cells(line.split(f"\t{model}\t", 1)[1])
+        temperature = cfg.get("temperature")
+        assert after[0] == (None if temperature is None else float(temperature)), model
+        assert after[1] == float(cfg["max_tokens"]), model
+        assert cfg["options"] == {"cooldown_s": 1}
+
+
+@pytest.mark.parametrize(("paper", "table"), [("grounding", "11"), ("calbench", "2")])
+def test_row_counts_are_the_papers_caption_counts(paper: str, table: str) -> None:
+    """An N printed in the caption rather than the rows: grounding Table 11 "($N=120$ games)"
+    per model; CalBench Table 2 "computed over N = 45 tasks"."""
+    text = clean(paper_text(paper))
+    caption = next(ln for ln in text.splitlines() if ln.startswith(f"Table {table}:"))
+    for row in load_published(paper).table(table).rows:
+        assert row.seats is not None
+        name = row.label.split(" M/C=")[0]
+        if paper == "grounding":
+            assert re.search(re.escape(name) + r" \(N=" + str(row.seats) + " games", caption)
+        else:
+            assert f"N = {row.seats} tasks" in caption

@@ -34,7 +34,8 @@ def clean(text: str) -> str:
     """The text with its PDF-extraction twins and markup removed, so each cell reads once."""
     text = re.sub(r"\$[\d.,]+(?:\\sim)?\\mathdollar\s*", "", text)  # "$42.61\mathdollar 42.61"
     # "2.84×1082.84\times 10^{-8}": the rendered and the LaTeX form of 2.84e-8.
-    text = re.sub(r"(\d+\.\d+)×10\d+\1\\times 10\^\{-(\d+)\}", r"\1e-\2", text)
+    # Also "p=9.26×1024p=9.26\times 10^{-24}" in running text.
+    text = re.sub(r"(\d+(?:\.\d+)?)×10\d+(?:[a-z]+[=<>])?\1\\times 10\^\{-(\d+)\}", r"\1e-\2", text)
     text = re.sub(r"</?[bi]>", "", text)
     text = re.sub(r"\\text\{[KM]\}|\\sim|\\%|\$", "", text)
     return text.replace("\\times", "×").replace("κ\\kappa", "κ")
@@ -310,7 +311,10 @@ def _stated_problems(paper: str) -> list[str]:
             problems.append(f"{r.id}: no section {section_id(r.where)} in the paper")
             continue
         found = {c for c in cells(part) if c is not None}
-        for value in (r.value, *([r.of] if r.of is not None else [])):
+        # The value, its total, and every number its description quotes ("(31 of 51)",
+        # "p = 9.26e-24"): all of them the paper's, printed in that section.
+        quoted = [c for c in cells(clean(r.what)) if c is not None]
+        for value in (r.value, *([r.of] if r.of is not None else []), *quoted):
             if not any(math.isclose(abs(value), f, rel_tol=1e-9) for f in found):
                 problems.append(f"{r.id}: {value:g} not printed in {r.where}")
     return problems
@@ -319,6 +323,28 @@ def _stated_problems(paper: str) -> list[str]:
 @pytest.mark.parametrize("paper", PAPERS)
 def test_stated_results_are_printed_in_the_section_they_cite(paper: str) -> None:
     assert not _stated_problems(paper)
+
+
+def _as_printed(text: str, number: str) -> bool:
+    """`number` printed as a whole number in `text`, plain or with thousands commas."""
+    forms = {number}
+    whole, _, frac = number.partition(".")
+    if whole.isdigit():
+        forms.add(f"{int(whole):,}" + (f".{frac}" if frac else ""))
+    return any(re.search(rf"(?<![\d.,]){re.escape(f)}(?!\d|[.,]\d)", text) for f in forms)
+
+
+@pytest.mark.parametrize("paper", PAPERS)
+def test_stated_results_read_as_the_paper_prints_them(paper: str) -> None:
+    """reproduction.md shows each stated number as the paper prints it: 1.20, not 1.2."""
+    text = clean(paper_text(paper))
+    wrong = []
+    for r in load_published(paper).results:
+        part = section_text(text, section_id(r.where)) or ""
+        number = r.shown.split(" of ")[0].rstrip("%")
+        if not _as_printed(part, number):
+            wrong.append(f"{r.id}: {r.shown}")
+    assert not wrong
 
 
 def test_a_stated_result_cited_from_the_wrong_section_is_caught() -> None:

@@ -288,7 +288,8 @@ def _finish(plan: Plan, out: Path, report: RunReport) -> None:
     for tid, comps in rep.tables.items():
         if pub.table(tid).printed:
             line = verdict(comps, rep.complete, pub.table(tid).rows_need)
-            console.print(f"Table {tid}: {len(comps)} rows; {escape(line)}")
+            rows = f"{len(comps)} row{'' if len(comps) == 1 else 's'}"
+            console.print(f"Table {tid}: {rows}; {escape(line)}")
         else:  # a figure the paper draws without numbers: ours only
             console.print(f"{escape(pub.table(tid).where)}: {len(comps)} rows, ours only")
     if report.stopped:

@@ -129,6 +129,11 @@ class StatedResult(BaseModel):
     where: str = Field(description="The section that states it.")
     what: str = Field(description="What the number is, in our words.")
     value: float = Field(description="The number as printed.")
+    decimals: int | None = Field(
+        None,
+        description="Digits the paper prints after the point where they are not implied by "
+        "`value` (1.20, 5.0); None: as `value` reads.",
+    )
     of: float | None = Field(None, description="For 'value of N', the N (compared as a share).")
     percent: bool = False
     key: str | None = Field(None, description="The value of ours set beside it.")
@@ -136,6 +141,14 @@ class StatedResult(BaseModel):
         default_factory=dict, description="Which games enter our value (identity fields)."
     )
     not_reproduced: str | None = Field(None, description="Why the kit cannot reproduce it.")
+
+    @property
+    def shown(self) -> str:
+        """The value as the paper prints it (with its % and its total, if any)."""
+        number = f"{self.value:g}" if self.decimals is None else f"{self.value:.{self.decimals}f}"
+        if self.of:
+            return f"{number} of {self.of:g}"
+        return number + ("%" if self.percent else "")
 
     @model_validator(mode="after")
     def _one_of(self) -> StatedResult:

@@ -286,10 +286,9 @@ def stated_markdown(stated: Sequence[StatedComparison]) -> list[str]:
     for s in shown:
         r = s.result
         pct = r.percent or r.of is not None
+        paper = r.shown
         if r.of:  # a count of a total: the share beside it, in the unit ours is printed in
-            paper = f"{r.value:g} of {r.of:g} ({100 * r.value / r.of:.1f}%)"
-        else:
-            paper = f"{r.value:g}{'%' if r.percent else ''}"
+            paper += f" ({100 * r.value / r.of:.1f}%)"
         ours = _ours(s.ours, pct) if s.ours is not None else "–"
         if ours != "–" and s.ours is not None and pct:
             ours += "%"
@@ -314,9 +313,7 @@ def not_reproduced_markdown(pub: PublishedPaper) -> list[str]:
         lines.append(f"- Table {t.id} ({t.where}): {t.not_reproduced}")
     by_reason: dict[str, list[str]] = {}
     for r in results:  # one reason, said once, for every number it covers
-        unit = "%" if r.percent else ""
-        printed = f"{r.value:g} of {r.of:g}" if r.of else f"{r.value:g}{unit}"
-        by_reason.setdefault(str(r.not_reproduced), []).append(f"{r.where}, {r.what}: {printed}")
+        by_reason.setdefault(str(r.not_reproduced), []).append(f"{r.where}, {r.what}: {r.shown}")
     for reason, items in by_reason.items():
         lines.append(f"- {reason[:1].upper()}{reason[1:]}")
         lines += [f"  - {item}" for item in items]

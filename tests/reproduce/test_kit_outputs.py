@@ -137,3 +137,25 @@ def test_the_writeup_links_only_figures_that_were_drawn(tmp_path: Path) -> None:
             assert (tmp_path / name).with_suffix(suffix).is_file()
     assert "no complete game" not in text
     assert "a cross-play game of two models" in text
+
+
+def test_figure3_keeps_equal_talk_and_no_talk_apart(tmp_path: Path, figures: list[Any]) -> None:
+    pub = load_published("grounding")
+    spec, table = pub.figure("3"), pub.table("10")
+    obs = [
+        observation(
+            "10",
+            {"models": ["m"], "ratio": r, "cheap_talk": talk, "partner": "stable"},
+            {"overdraw_rate": 0.2, "efficiency": 0.5, "optimum_rate": 0.0},
+        )
+        for r in (0.5, 1.0)
+        for talk in (True, False)
+    ]
+    kit_figures.talk_figure(spec, table, obs, tmp_path / "figure3.png")
+    ((fig, note),) = figures
+    ax = fig.get_axes()[2]  # optimum: 0% with and without talk
+    ours = [c for c in ax.containers if c.get_label().startswith(("cheap talk", "no talk"))]
+    assert len(ours) == 2
+    xs = {tuple(round(float(x), 3) for x in c.lines[0].get_xdata()) for c in ours}
+    assert xs == {(0.488, 0.988), (0.512, 1.012)}
+    assert "apart" in note and "no CI" in note

@@ -398,3 +398,26 @@ def test_row_counts_are_the_papers_caption_counts(paper: str, table: str) -> Non
             assert re.search(re.escape(name) + r" \(N=" + str(row.seats) + " games", caption)
         else:
             assert f"N = {row.seats} tasks" in caption
+
+
+@pytest.mark.parametrize("paper", PAPERS)
+def test_every_number_the_kit_states_in_words_is_printed_in_the_paper(paper: str) -> None:
+    """Captions, row and column labels, reasons and the contents list quote the paper's
+    numbers ("504 homogeneous-team games", "40 rounds", "Gemini 3.1 Pro"): each one is a
+    number the paper prints, never one of ours (a rounded "26-81%" fails)."""
+    text = clean(paper_text(paper))
+    printed = {c for c in cells(text) if c is not None}
+    pub = load_published(paper)
+    words = [f.where for f in pub.figures]
+    for t in pub.tables:
+        words += [t.where, t.caption, t.not_reproduced or "", t.rows_need or ""]
+        words += [r.label for r in t.rows] + [c.label for c in t.columns]
+    words += [r.not_reproduced or "" for r in pub.results]
+    words += [f"{i.what} {i.reason or ''}" for i in pub.contents]
+    unknown = [
+        (v, w[:60])
+        for w in words
+        for v in cells(clean(w))
+        if v is not None and not any(math.isclose(v, f, rel_tol=1e-9) for f in printed)
+    ]
+    assert not unknown

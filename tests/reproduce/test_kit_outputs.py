@@ -4,6 +4,7 @@ figures that exist, counts beside counts, every table and figure of the paper li
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -137,6 +138,11 @@ def test_the_writeup_links_only_figures_that_were_drawn(tmp_path: Path) -> None:
             assert (tmp_path / name).with_suffix(suffix).is_file()
     assert "no complete game" not in text
     assert "a cross-play game of two models" in text
+    data = json.loads((tmp_path / "reproduction.json").read_text())
+    assert [i["item"] for i in data["contents"]] == [
+        i.item for i in load_published("grounding").contents
+    ]
+    assert {s["printed"] for s in data["stated"]} >= {"18.0%", "63.2%"}
 
 
 def test_figure3_keeps_equal_talk_and_no_talk_apart(tmp_path: Path, figures: list[Any]) -> None:

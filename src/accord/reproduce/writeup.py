@@ -369,6 +369,7 @@ def _estimate_json(est: Estimate) -> dict[str, Any]:
 
 
 def _write_json(rep: Reproduction, out: Path) -> Path:
+    contents = [i.model_dump() for i in get_kit(rep.paper).published.contents]
     data: dict[str, Any] = {
         "paper": rep.paper,
         "title": rep.title,
@@ -405,12 +406,14 @@ def _write_json(rep: Reproduction, out: Path) -> Path:
                 "where": s.result.where,
                 "what": s.result.what,
                 "published": s.published,
+                "printed": s.result.shown,
                 "ours": None if s.ours is None else _estimate_json(s.ours),
                 "inside_ci": s.inside,
                 "not_reproduced": s.result.not_reproduced,
             }
             for s in rep.stated
         ],
+        "contents": contents,
     }  # fmt: skip
     path = out / "reproduction.json"
     atomic_write_text(path, json.dumps(data, indent=1) + "\n")

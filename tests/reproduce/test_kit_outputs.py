@@ -5,6 +5,7 @@ figures that exist, counts beside counts, every table and figure of the paper li
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path
 from typing import Any
@@ -114,6 +115,9 @@ def test_a_count_of_a_total_is_set_beside_ours_as_a_count() -> None:
     )
     row = next(line for line in lines if line.startswith("| App. G.1"))
     assert "358 of 630 (56.8%)" in row and "25.0 [10.0, 40.0]% (9 of 36)" in row
+    empty = StatedComparison(result, 358 / 630, Estimate(math.nan, math.nan, math.nan, 0), None)
+    row = next(line for line in stated_markdown([empty]) if line.startswith("| App. G.1"))
+    assert row.endswith("| – (no game of this run applies) | – |")
 
 
 @pytest.mark.parametrize("paper", PAPERS)

@@ -290,12 +290,14 @@ def stated_markdown(stated: Sequence[StatedComparison]) -> list[str]:
         if r.of:  # a count of a total: the share beside it, in the unit ours is printed in
             paper += f" ({100 * r.value / r.of:.1f}%)"
         ours = _ours(s.ours, pct) if s.ours is not None else "–"
-        if ours != "–" and s.ours is not None and pct:
+        if s.ours is not None and s.ours.n == 0:
+            ours = "– (no game of this run applies)"
+        elif ours != "–" and s.ours is not None and pct:
             ours += "%"
             if r.of:  # our count of our total, so a share never reads as a count
                 ours += f" ({round(s.ours.mean * s.ours.n)} of {s.ours.n})"
         if s.inside is None:
-            inside = "–" if ours == "–" else "shape only (other models)"
+            inside = "–" if ours.startswith("–") else "shape only (other models)"
         else:
             inside = "yes" if s.inside else "**no**"
         lines.append(f"| {r.where} | {r.what} | {paper} | {ours} | {inside} |")

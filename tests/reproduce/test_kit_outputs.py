@@ -169,3 +169,17 @@ def test_figure3_keeps_equal_talk_and_no_talk_apart(tmp_path: Path, figures: lis
     xs = {tuple(round(float(x), 3) for x in c.lines[0].get_xdata()) for c in ours}
     assert xs == {(0.488, 0.988), (0.512, 1.012)}
     assert "apart" in note and "no CI" in note
+
+
+def test_paper_groups_without_a_series_of_ours_get_no_empty_slot(
+    tmp_path: Path, figures: list[Any]
+) -> None:
+    # Ours at one M/C only: the paper's other M/C groups are pairs of its models, which no
+    # series of ours can be set beside, so they add no empty tick.
+    kit = get_kit("grounding")
+    table = kit.published.table("3")
+    obs = [observation("3", {"models": ["mock/x"], "ratio": 0.5}, {"efficiency": 0.4})] * 2
+    comps = compare(table, our_rows(obs), label=kit.row_label)
+    kit_figures.bars_figure(kit.published.figure("2"), table, comps, kit, tmp_path / "f.png")
+    ((fig, _),) = figures
+    assert [t.get_text() for t in fig.get_axes()[0].get_xticklabels()] == ["M/C = 0.5"]

@@ -171,7 +171,8 @@ def bars_figure(
     spec: PublishedFigure, table: PublishedTable, comps: Sequence[Comparison], kit: Kit, path: Path
 ) -> list[Path]:
     """Grouped bars with 95% CIs: a group per `spec.x`, a bar per `spec.group`; the paper's
-    values as hollow diamonds on the bars. Pairs of two models are hatched (cross-play)."""
+    values as hollow diamonds on the bars, or, without the paper's models, its own bars
+    (`_paper_ticks`, `_paper_bars`). Pairs of two models are hatched (cross-play)."""
     key = spec.columns[0]
     i, k, label = _scale(table, key)
     xs = sorted({_series_name(c.identity, spec.x, kit) for c in comps}, key=_natural)
@@ -265,25 +266,29 @@ def _paper_bars(
             names.append(row.label)
     first = len(xs)
     width = 0.8 / max(1, len(groups))
-    for n, name in enumerate(names):
-        x = first + n
-        for row in table.rows:
-            value = row.values[i]
-            g_name = _series_name(row.identity, spec.group, kit)
-            if row.label != name or value is None or g_name not in groups:
-                continue
-            g = groups.index(g_name)
+    for name in names:
+        bars = [
+            (groups.index(g_name), float(value))
+            for row in table.rows
+            if row.label == name
+            and (value := row.values[i]) is not None
+            and (g_name := _series_name(row.identity, spec.group, kit)) in groups
+        ]
+        if not bars:  # a paper group none of our series can be set beside
+            continue
+        x = first + len(ticks)
+        for g, value in bars:
             ax.bar(
                 x - 0.4 + width * (g + 0.5),
-                float(value),
+                value,
                 width * 0.92,
                 facecolor="none",
                 edgecolor=f"C{g % 10}",
                 lw=1.2,
-                label=f"{g_name}: paper (its models, no CI printed)",
+                label=f"{groups[g]}: paper (its models, no CI printed)",
             )
         ticks.append("paper:\n" + textwrap.fill(name, 12))
-    if names:
+    if ticks:
         ax.axvline(first - 0.5, color="0.5", lw=0.8, ls="--")
     return ticks
 

@@ -184,16 +184,6 @@ class PaperItem(BaseModel):
             raise ValueError(f"{self.item}: status {self.status} needs a reason")
         return self
 
-    @property
-    def kind(self) -> str:
-        """``table`` or ``figure``."""
-        return self.item.split(" ")[0].lower()
-
-    @property
-    def number(self) -> str:
-        """The paper's number of the item."""
-        return self.item.split(" ", 1)[1]
-
 
 class PublishedPaper(BaseModel):
     """One paper's published numbers."""

@@ -329,9 +329,9 @@ def figures_markdown(drawn: Sequence[Path]) -> list[str]:
     names = ", ".join(f"`{p.as_posix()}`" for p in drawn)
     return [
         f"Figures (each also as `.svg` and `.pdf`): {names}. Ours: a dot or bar with its 95% "
-        "CI. The paper: a hollow diamond (a hollow bar in a paper figure drawn without our "
-        "models) where its value is compared, the paper's models' value or range in grey where "
-        "our rows are another model's.",
+        "CI. The paper: a hollow diamond where its value is compared; where our rows are "
+        "another model's, its models' value or range in grey, and in a bar figure its own bars "
+        "(dotted lines across our groups, hollow bars for the groups ours lack).",
         "",
     ]
 

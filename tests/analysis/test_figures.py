@@ -34,17 +34,19 @@ def test_padding_keeps_every_point_and_the_origin_inside() -> None:
     plt.close(fig)
 
 
-def test_save_writes_png_and_svg_with_the_footnote(tmp_path: Path) -> None:
+def test_save_writes_png_svg_and_pdf_with_the_footnote(tmp_path: Path) -> None:
     fig, ax = plt.subplots()
     ax.bar([0, 1], [1.0, 0.0], label="x")
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))
     note = ci_note(12)
-    assert note == "n = 12 games; error bars and bands: 95% percentile-bootstrap CI over games"
+    assert note == "n = 12 games; error bars: 95% percentile-bootstrap CI over games"
+    assert "bands: 95%" in ci_note(3, marks="bands")
     paths = save_figure(fig, tmp_path / "f.png", note=note)
-    assert [p.name for p in paths] == ["f.png", "f.svg"]
+    assert [p.name for p in paths] == ["f.png", "f.svg", "f.pdf"]
     assert paths[0].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     svg = paths[1].read_text()
     assert "n = 12 games" in svg  # matplotlib keeps each text as a comment beside its glyphs
+    assert paths[2].read_bytes()[:5] == b"%PDF-"
     plt.close(fig)
     assert ci_note(5, "rounds", None) == "n = 5 rounds; no CI (counts)"
 

@@ -1,8 +1,9 @@
-"""Drawing the report's figures the same way everywhere: paper width (`new_figure`), PNG and
-SVG with nothing clipped, a bar of height 0 drawn so it cannot be mistaken for a missing bar, a
-footnote giving the figure's sample size and what its error bars are, and a layout check
-(`overlaps`) that finds text covering data, a legend or other text, from matplotlib's own
-layout. Inside `check_layout`, every saved figure is checked and its problems collected.
+"""Drawing the report's figures the same way everywhere: paper width (`new_figure`), PNG, SVG
+and PDF (the vector forms a paper includes) with nothing clipped, a bar of height 0 drawn so
+it cannot be mistaken for a missing bar, a footnote giving the figure's sample size and what
+its error bars are, and a layout check (`overlaps`) that finds text covering data, a legend
+or other text, from matplotlib's own layout. Inside `check_layout`, every saved figure is
+checked and its problems collected.
 """
 
 from __future__ import annotations
@@ -119,7 +120,7 @@ def legend_below(fig: Any, *, ncol: int = 3, fontsize: float = 7) -> None:
 
 def save_figure(fig: Any, path: Path, *, note: str) -> list[Path]:
     """Mark zero bars, add `note` under the figure, and write `path` (PNG) and the same name
-    as SVG with a tight bounding box (legends and labels outside the axes are kept)."""
+    as SVG and PDF with a tight bounding box (legends and labels outside the axes are kept)."""
     for ax in fig.get_axes():
         mark_zero_bars(ax)
     fig.canvas.draw()  # lay out first, so the note goes under everything drawn
@@ -130,18 +131,26 @@ def save_figure(fig: Any, path: Path, *, note: str) -> list[Path]:
     if _checking:
         _checking[-1][path.name] = overlaps(fig)
     path.parent.mkdir(parents=True, exist_ok=True)
-    svg = path.with_suffix(".svg")
+    svg, pdf = path.with_suffix(".svg"), path.with_suffix(".pdf")
     fig.savefig(path, dpi=150, bbox_inches="tight")
-    fig.savefig(svg, bbox_inches="tight")
-    return [path, svg]
+    fig.savefig(svg, bbox_inches="tight", metadata={"Date": None})
+    # No creation date: the same figure gives the same bytes, run after run.
+    fig.savefig(pdf, bbox_inches="tight", metadata={"CreationDate": None})
+    return [path, svg, pdf]
 
 
 def ci_note(
-    n: int | str, what: str = "games", ci: str | None = "95% percentile-bootstrap CI"
+    n: int | str,
+    what: str = "games",
+    ci: str | None = "95% percentile-bootstrap CI",
+    *,
+    marks: str = "error bars",
 ) -> str:
-    """The standard footnote: ``n = 90 games; bars: 95% percentile-bootstrap CI over games``."""
+    """The standard footnote: ``n = 90 games; error bars: 95% percentile-bootstrap CI over
+    games``. `marks` names what draws the CI (``error bars`` or ``bands``), so a footnote
+    never promises a band the figure does not draw."""
     text = f"n = {n} {what}"
-    return f"{text}; error bars and bands: {ci} over {what}" if ci else f"{text}; no CI (counts)"
+    return f"{text}; {marks}: {ci} over {what}" if ci else f"{text}; no CI (counts)"
 
 
 @contextmanager

@@ -128,7 +128,8 @@ def build_report(dirs: Sequence[Path], out: Path, skipped: list[str] | None = No
         target.mkdir(parents=True, exist_ok=True)
         written += build(traces, target)
         for stem, title, rows in paired_tables(traces, primary):
-            written += write_table(rows, target / stem, title=title)
+            notes = COMPARISON_NOTES if stem == "comparisons" else ()
+            written += write_table(rows, target / stem, title=title, notes=notes)
     for d in dirs:  # a sequential run: its sequence and stopping point
         found = sequence_rows(d)
         if found is not None:
@@ -151,8 +152,28 @@ P_COLUMNS = frozenset({"p", "p_holm"})
 """Columns printed as p-values: small ones keep their first digits."""
 
 
-def write_table(rows: Sequence[dict[str, Any]], path_stem: Path, *, title: str = "") -> list[Path]:
-    """Write rows as ``<stem>.csv`` and ``<stem>.md`` (a Markdown table); return both paths."""
+COMPARISON_NOTES: tuple[str, ...] = (
+    "Baseline: the group the run played first (the first batch or pairing of the "
+    "experiment), named in column a of every row.",
+    "Holm's adjustment (p_holm) runs over the whole family: every group and metric of the "
+    "game (under a locked analysis plan, the pre-registered metrics and the exploratory ones "
+    "are two families, named in the registered column). A metric equal to another in every "
+    "game (sorting's sr, success and global_check) is one hypothesis: it is compared and "
+    "counted once, and the metrics it stands for are named in its same_as column.",
+    "p-values below 0.001 keep two significant digits (the CSV has every digit).",
+)
+"""What ``comparisons.md`` says under its table about how it was made."""
+
+
+def write_table(
+    rows: Sequence[dict[str, Any]],
+    path_stem: Path,
+    *,
+    title: str = "",
+    notes: Sequence[str] = (),
+) -> list[Path]:
+    """Write rows as ``<stem>.csv`` and ``<stem>.md`` (a Markdown table, then `notes` as
+    paragraphs under it); return both paths."""
     path_stem.parent.mkdir(parents=True, exist_ok=True)
     cols: list[str] = []
     for r in rows:
@@ -168,6 +189,8 @@ def write_table(rows: Sequence[dict[str, Any]], path_stem: Path, *, title: str =
     lines.append("|" + "---|" * len(cols))
     for r in rows:
         lines.append("| " + " | ".join(_cell(r.get(c), c) for c in cols) + " |")
+    for note in notes:
+        lines += ["", note]
     md_path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return [csv_path, md_path]
 
@@ -177,6 +200,8 @@ def _cell(v: Any, column: str = "") -> str:
         return ""
     if isinstance(v, float) and column in P_COLUMNS and 0 < v < 0.001:
         return f"{v:.2g}"  # a p-value of 0.0001 is not "0.000"
+    if isinstance(v, float) and column in P_COLUMNS and v == 0:
+        return "< 1e-300"  # below what a float holds, never zero
     if isinstance(v, float):
         return f"{v:.3f}"
     return str(v).replace("|", "\\|")

@@ -80,9 +80,11 @@ def reproduce(
 
     Reference-protocol rows (CalBench Table 2, the sorting scripted floor) need no model and
     are played by default. The run directory is a normal one (resume, replay, report, serve,
-    leaderboard), plus reproduction.md, reproduction.json and reproduction/*.png with the
-    published values overlaid. Exit code 0 when every game completed, 1 when some failed
-    (kept out of every value), 2 for bad input.
+    leaderboard), plus reproduction.md, reproduction.json and reproduction/*.png (each also
+    .svg and .pdf) with the published values overlaid; reproduction.md also lists every table
+    and figure of the paper as reproduced, drawn by `accord report`, or not reproduced and
+    why. Exit code 0 when every game completed, 1 when some failed (kept out of every value),
+    2 for bad input.
 
     Examples:
 
@@ -285,7 +287,9 @@ def _finish(plan: Plan, out: Path, report: RunReport) -> None:
     pub = load_published(plan.paper)
     for tid, comps in rep.tables.items():
         if pub.table(tid).printed:
-            console.print(f"Table {tid}: {len(comps)} rows; {verdict(comps)}")
+            line = verdict(comps, rep.complete, pub.table(tid).rows_need)
+            rows = f"{len(comps)} row{'' if len(comps) == 1 else 's'}"
+            console.print(f"Table {tid}: {rows}; {escape(line)}")
         else:  # a figure the paper draws without numbers: ours only
             console.print(f"{escape(pub.table(tid).where)}: {len(comps)} rows, ours only")
     if report.stopped:

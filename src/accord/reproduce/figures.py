@@ -9,8 +9,14 @@
   over N per team (MAS-Bench Figure 2), or talk against no-talk dots with the gain shaded
   (negotiation Figure 3, 1 - overdraw drawn so that higher is better, as in its caption).
 
-Every figure is `PAPER_WIDTH` wide, states n in its legend or footnote and keeps its legend
-outside the panels, so no text covers data or other text (`accord.analysis.figures.overlaps`).
+Without the paper's models, a bar figure also draws the paper's own bars: as dotted ticks
+across the groups ours share with it (negotiation Figure 2, by M/C), and as hollow bars after
+ours for the groups ours lack (CalBench Figure 4: the paper's models), so the paper's values
+are always in the figure. Every percentage axis spans 0-100 (`PERCENT_LIMITS`).
+
+Every figure is `PAPER_WIDTH` wide, written as PNG, SVG and PDF, states n and what its CIs
+resample in its legend or footnote and keeps its legend outside the panels, so no text covers
+data or other text (`accord.analysis.figures.overlaps`).
 """
 
 from __future__ import annotations
@@ -36,6 +42,12 @@ if TYPE_CHECKING:
 
 OURS = "C0"
 PAPER = "C3"
+TALK_DODGE = 0.012
+"""Sideways shift (in M/C) of the talk and no-talk dots of Figure 3: where both rates are equal
+(0% optimum with and without talk) the two would otherwise sit on each other."""
+PERCENT_LIMITS = (-4.0, 104.0)
+"""Every percentage axis spans 0-100 (with room for the markers at its ends), so panels and
+figures compare at a glance and a narrow range is never stretched to look wide."""
 
 
 def write_figures(kit: Kit, plan: Plan, rep: Reproduction, folder: Path) -> list[Path]:
@@ -124,7 +136,10 @@ def table_figure(table: PublishedTable, comps: Sequence[Comparison], path: Path)
         ax.xaxis.set_major_locator(MaxNLocator(nbins=3))  # narrow panels: few, readable ticks
         ax.tick_params(axis="x", labelsize=7)
         ax.grid(axis="x", alpha=0.3)
-        ax.margins(x=0.12)
+        if col.percent:  # a rate on its whole scale: 84-100 must not look like 0-100
+            ax.set_xlim(*PERCENT_LIMITS)
+        else:
+            ax.margins(x=0.12)
     axes[0].set_yticks(ys)
     axes[0].set_yticklabels([_short(c.label) for c in comps], fontsize=6.5)
     axes[0].set_ylim(len(comps) - 0.5, -0.5)  # the paper's row order, top to bottom
@@ -156,7 +171,8 @@ def bars_figure(
     spec: PublishedFigure, table: PublishedTable, comps: Sequence[Comparison], kit: Kit, path: Path
 ) -> list[Path]:
     """Grouped bars with 95% CIs: a group per `spec.x`, a bar per `spec.group`; the paper's
-    values as hollow diamonds on the bars. Pairs of two models are hatched (cross-play)."""
+    values as hollow diamonds on the bars, or, without the paper's models, its own bars
+    (`_paper_ticks`, `_paper_bars`). Pairs of two models are hatched (cross-play)."""
     key = spec.columns[0]
     i, k, label = _scale(table, key)
     xs = sorted({_series_name(c.identity, spec.x, kit) for c in comps}, key=_natural)
@@ -196,19 +212,24 @@ def bars_figure(
             )
         if c.kind == "value" and cell.published is not None:
             ax.plot(pos, cell.published * k, "D", mfc="none", mec=PAPER, ms=6, label="paper")
+    ticks = [f"M/C = {x}" if spec.x == "ratio" else x for x in xs]
     if not any(c.kind == "value" for c in comps):
         _paper_ticks(ax, spec, table, xs, i, k)
-    ax.set_xticks(range(len(xs)))
-    ax.set_xticklabels([f"M/C = {x}" if spec.x == "ratio" else x for x in xs], fontsize=7)
+        ticks += _paper_bars(ax, spec, table, kit, xs, groups, i)
+    ax.set_xticks(range(len(ticks)))
+    ax.set_xticklabels(ticks, fontsize=7 if len(ticks) < 7 else 6)
     ax.set_ylabel(label, fontsize=8)
     ax.tick_params(axis="y", labelsize=7)
     ax.grid(axis="y", alpha=0.3)
-    ax.set_ylim(bottom=0)
+    if k == 100.0:
+        ax.set_ylim(0, PERCENT_LIMITS[1])
+    else:
+        ax.set_ylim(bottom=0)
     _relabel_with_n(ax, counts)
     legend_below(fig)
     fig.suptitle(_title(f"Figure {spec.id} ({spec.where})"), fontsize=8)
     games = sum(c.games for c in comps)
-    return save_figure(fig, path, note=ci_note(games, "games"))
+    return save_figure(fig, path, note=ci_note(games, spec.unit))
 
 
 def _paper_ticks(
@@ -224,6 +245,52 @@ def _paper_ticks(
         x = xs.index(where)
         ax.plot([x - 0.42, x + 0.42], [float(value)] * 2,
                 color="0.45", lw=0.8, ls=":", label="paper's bars (its models)")  # fmt: skip
+
+
+def _paper_bars(
+    ax: Any,
+    spec: PublishedFigure,
+    table: PublishedTable,
+    kit: Kit,
+    xs: Sequence[str],
+    groups: Sequence[str],
+    i: int,
+) -> list[str]:
+    """The paper's own bars for the x groups ours lack (CalBench Figure 4 drawn with other
+    models: the paper's models after ours), hollow, in the same colour per group; no CI, as
+    the paper prints none. Returns their tick labels."""
+    ticks: list[str] = []
+    names: list[str] = []
+    for row in table.rows:  # in the paper's row order, each of its x groups once
+        if _series_name(row.identity, spec.x, kit) not in xs and row.label not in names:
+            names.append(row.label)
+    first = len(xs)
+    width = 0.8 / max(1, len(groups))
+    for name in names:
+        bars = [
+            (groups.index(g_name), float(value))
+            for row in table.rows
+            if row.label == name
+            and (value := row.values[i]) is not None
+            and (g_name := _series_name(row.identity, spec.group, kit)) in groups
+        ]
+        if not bars:  # a paper group none of our series can be set beside
+            continue
+        x = first + len(ticks)
+        for g, value in bars:
+            ax.bar(
+                x - 0.4 + width * (g + 0.5),
+                value,
+                width * 0.92,
+                facecolor="none",
+                edgecolor=f"C{g % 10}",
+                lw=1.2,
+                label=f"{groups[g]}: paper (its models, no CI printed)",
+            )
+        ticks.append("paper:\n" + textwrap.fill(name, 12))
+    if ticks:
+        ax.axvline(first - 0.5, color="0.5", lw=0.8, ls="--")
+    return ticks
 
 
 def _relabel_with_n(ax: Any, counts: Mapping[str, list[int]]) -> None:
@@ -319,7 +386,7 @@ def talk_figure(
                 ]
                 est = bootstrap_mean([1.0 - v for v in vals] if flip else vals)
                 if _usable(est):
-                    xs.append(r)
+                    xs.append(r + (-TALK_DODGE if talk else TALK_DODGE))
                     ys.append(est.mean * 100)
                     lo.append((est.mean - est.lo) * 100)
                     hi.append((est.hi - est.mean) * 100)
@@ -347,7 +414,7 @@ def talk_figure(
             paper = _paper_mean(table, i, ratios, talk, flip)
             if paper:
                 ax.plot(
-                    ratios,
+                    [r + (-TALK_DODGE if talk else TALK_DODGE) for r in ratios],
                     paper,
                     marker,
                     mfc="none" if not talk else PAPER,
@@ -363,9 +430,15 @@ def talk_figure(
         ax.tick_params(labelsize=7)
         ax.grid(alpha=0.3)
         ax.margins(x=0.15)
+        ax.set_ylim(*PERCENT_LIMITS)
     legend_below(fig, ncol=3)
     fig.suptitle(_title(f"Figure {spec.id} ({spec.where})"), fontsize=8)
-    return save_figure(fig, path, note=ci_note(n_games, "games"))
+    note = (
+        ci_note(n_games, "games")
+        + f"; talk and no talk drawn {TALK_DODGE:g} apart either side of each M/C, so equal "
+        "values stay visible; shaded: the gain from talk (a difference of means, no CI)"
+    )
+    return save_figure(fig, path, note=note)
 
 
 def _paper_mean(

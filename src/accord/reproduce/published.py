@@ -68,6 +68,11 @@ class PublishedTable(BaseModel):
     printed: bool = Field(
         True, description="False for a figure the paper draws without printing its numbers."
     )
+    rows_need: str | None = Field(
+        None,
+        description="What one of our games needs to give the table a row, when not every "
+        "complete game does (said when a run's games give it none).",
+    )
     pooled: bool = Field(
         False,
         description="Rows pool over the paper's models (compared by value only when "
@@ -108,6 +113,11 @@ class PublishedFigure(BaseModel):
     )
     x: str | None = Field(None, description="The identity field along the x axis.")
     group: str | None = Field(None, description="The identity field that names the series.")
+    unit: str = Field(
+        "games",
+        description="What the drawn CIs resample, as the figure's note says it (the paper's "
+        "unit where the kit's games are exactly those units).",
+    )
 
 
 class StatedResult(BaseModel):
@@ -119,6 +129,11 @@ class StatedResult(BaseModel):
     where: str = Field(description="The section that states it.")
     what: str = Field(description="What the number is, in our words.")
     value: float = Field(description="The number as printed.")
+    decimals: int | None = Field(
+        None,
+        description="Digits the paper prints after the point where they are not implied by "
+        "`value` (1.20, 5.0); None: as `value` reads.",
+    )
     of: float | None = Field(None, description="For 'value of N', the N (compared as a share).")
     percent: bool = False
     key: str | None = Field(None, description="The value of ours set beside it.")
@@ -127,10 +142,46 @@ class StatedResult(BaseModel):
     )
     not_reproduced: str | None = Field(None, description="Why the kit cannot reproduce it.")
 
+    @property
+    def shown(self) -> str:
+        """The value as the paper prints it (with its % and its total, if any)."""
+        number = f"{self.value:g}" if self.decimals is None else f"{self.value:.{self.decimals}f}"
+        if self.of:
+            return f"{number} of {self.of:g}"
+        return number + ("%" if self.percent else "")
+
     @model_validator(mode="after")
     def _one_of(self) -> StatedResult:
         if (self.key is None) == (self.not_reproduced is None):
             raise ValueError(f"result {self.id}: give exactly one of key and not_reproduced")
+        return self
+
+
+ItemStatus = Literal["reproduced", "drawn", "not_reproduced", "specification"]
+
+
+class PaperItem(BaseModel):
+    """One table or figure of the paper, in its own numbering, and what the kit does with it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    item: str = Field(description="As the paper numbers it: 'Table 3', 'Figure 2'.")
+    status: ItemStatus = Field(
+        description="reproduced (the kit compares ours with it), drawn (`accord report` draws "
+        "or tabulates it from the same games, not set beside the paper's), not_reproduced "
+        "(with the reason), specification (the setup the game implements: no result)."
+    )
+    what: str = Field(description="What the paper shows there, in our words.")
+    reason: str | None = Field(
+        None,
+        description="Why it is not reproduced, or where the report writes it / what "
+        "the game implements from it.",
+    )
+
+    @model_validator(mode="after")
+    def _explained(self) -> PaperItem:
+        if self.status != "reproduced" and not self.reason:
+            raise ValueError(f"{self.item}: status {self.status} needs a reason")
         return self
 
 
@@ -144,11 +195,41 @@ class PublishedPaper(BaseModel):
     tables: list[PublishedTable]
     figures: list[PublishedFigure] = Field(default_factory=list)
     results: list[StatedResult] = Field(default_factory=list)
+    contents: list[PaperItem] = Field(
+        default_factory=list,
+        description="Every table and figure of the paper in its own numbering, with status.",
+    )
     model_settings: dict[str, dict[str, Any]] = Field(
         default_factory=dict,
         description="How the paper called each of its models (temperature, max_tokens, "
         "options), by model identifier.",
     )
+
+    @model_validator(mode="after")
+    def _contents_agree(self) -> PublishedPaper:
+        """`contents` says "reproduced" for exactly the tables and figures the kit compares."""
+        if not self.contents:
+            return self
+        listed = {i.item: i.status for i in self.contents}
+        if len(listed) != len(self.contents):
+            raise ValueError(f"{self.paper}: an item is listed twice in contents")
+        for t in self.tables:
+            if not t.printed:
+                continue
+            want = "reproduced" if t.not_reproduced is None else "not_reproduced"
+            if listed.get(f"Table {t.id}") != want:
+                raise ValueError(f"{self.paper}: contents must list Table {t.id} as {want}")
+        for f in self.figures:
+            if listed.get(f"Figure {f.id}") != "reproduced":
+                raise ValueError(f"{self.paper}: contents must list Figure {f.id} as reproduced")
+        compared = {f"Table {t.id}" for t in self.tables if t.printed and not t.not_reproduced}
+        compared |= {f"Figure {f.id}" for f in self.figures}
+        extra = sorted(k for k, v in listed.items() if v == "reproduced" and k not in compared)
+        if extra:
+            raise ValueError(
+                f"{self.paper}: {', '.join(extra)} listed as reproduced, not in the kit"
+            )
+        return self
 
     def table(self, table_id: str) -> PublishedTable:
         """The table numbered `table_id`; a `ConfigError` listing the others if none."""

@@ -118,8 +118,13 @@ def _paper_cell(c: Comparison, i: int) -> tuple[str, str]:
     return "–", "no published row"
 
 
-def verdict(comps: Sequence[Comparison]) -> str:
-    """One line on how a table compares: published values inside our CI, or why none is."""
+def verdict(
+    comps: Sequence[Comparison], complete: int | None = None, rows_need: str | None = None
+) -> str:
+    """One line on how a table compares: published values inside our CI, or why none is.
+
+    A table without rows says whether no game completed (`complete` is 0) or whether the
+    complete games give it no row (`rows_need`: what a game needs to give it one)."""
     judged = [cell.inside for c in comps if c.kind == "value" for cell in c.cells]
     known = [x for x in judged if x is not None]
     if known:
@@ -128,7 +133,10 @@ def verdict(comps: Sequence[Comparison]) -> str:
         return "compared by shape only: no row was played with the paper's models"
     if comps:
         return "no published counterpart: reference rows the paper does not print"
-    return "no complete game"
+    if not complete:
+        return "no complete game"
+    need = f" (a row needs {rows_need})" if rows_need else ""
+    return f"no row applies: none of the {complete} complete games gives this table a row{need}"
 
 
 def table_markdown(
@@ -136,8 +144,10 @@ def table_markdown(
     comps: Sequence[Comparison],
     where: str,
     gaps: Mapping[str, str] | None = None,
+    complete: int | None = None,
 ) -> str:
-    """One reproduced table as Markdown: ours, paper, inside the CI, per column.
+    """One reproduced table as Markdown: ours, paper, inside the CI, per column (`complete`:
+    how many games of the run completed, for the line of a table without rows).
 
     `gaps` (`Kit.known_gaps` of the table) marks each "no" of a row with a documented
     difference from the paper ("**no**¹") and explains it under the table."""
@@ -174,8 +184,10 @@ def table_markdown(
             f"{sum(known)} of {len(known)} published values lie inside our 95% CI "
             f"(rows compared by value: {sum(1 for c in comps if c.kind == 'value')})."
         )
+    elif not table.printed and comps:
+        lines.append("The paper draws this figure without printing its numbers: ours only.")
     else:
-        lines.append(verdict(comps) + ".")
+        lines.append(verdict(comps, complete, table.rows_need) + ".")
     missing = missing_rows(table, comps)
     if missing and len(missing) < len(table.rows):
         lines.append(
@@ -194,10 +206,12 @@ def write_reproduction(
     when the caller has already collected it)."""
     kit = get_kit(plan.paper)
     rep = rep if rep is not None else collect(plan, out)
-    written = [_write_markdown(kit, plan, rep, out, command)]
+    figures = write_figures(kit, plan, rep, out / "reproduction")
+    # The write-up links only the figures that were drawn (a table without rows has none).
+    drawn = [p.relative_to(out) for p in figures if p.suffix == ".png" and p.is_file()]
+    written = [_write_markdown(kit, plan, rep, out, command, drawn)]
     written.append(_write_json(rep, out))
-    written += write_figures(kit, plan, rep, out / "reproduction")
-    return written
+    return [*written, *figures]
 
 
 def _model_lines(kit: Kit, plan: Plan) -> list[str]:
@@ -216,7 +230,9 @@ def _model_lines(kit: Kit, plan: Plan) -> list[str]:
     return out
 
 
-def _write_markdown(kit: Kit, plan: Plan, rep: Reproduction, out: Path, command: str) -> Path:
+def _write_markdown(
+    kit: Kit, plan: Plan, rep: Reproduction, out: Path, command: str, drawn: Sequence[Path]
+) -> Path:
     pub = kit.published
     lines = [f"# Reproduction: {pub.title}", ""]
     if command:
@@ -245,16 +261,12 @@ def _write_markdown(kit: Kit, plan: Plan, rep: Reproduction, out: Path, command:
     ]
     for table_id, comps in rep.tables.items():
         table = pub.table(table_id)
-        lines.append(table_markdown(table, comps, table.where, kit.known_gaps.get(table_id)))
+        gaps = kit.known_gaps.get(table_id)
+        lines.append(table_markdown(table, comps, table.where, gaps, rep.complete))
     lines += stated_markdown(rep.stated)
     lines += not_reproduced_markdown(pub)
-    figs = [f"table{t}.png" for t in rep.tables if pub.table(t).printed]
-    figs += [f"figure{f}.png" for f in plan.figures]
-    lines += [
-        "Figures (published values as hollow diamonds): "
-        + ", ".join(f"`reproduction/{name}`" for name in figs),
-        "",
-    ]
+    lines += figures_markdown(drawn)
+    lines += contents_markdown(pub, plan)
     path = out / "reproduction.md"
     atomic_write_text(path, "\n".join(lines))
     return path
@@ -274,10 +286,18 @@ def stated_markdown(stated: Sequence[StatedComparison]) -> list[str]:
     for s in shown:
         r = s.result
         pct = r.percent or r.of is not None
-        paper = f"{r.value:g} of {r.of:g}" if r.of else f"{r.value:g}"
+        paper = r.shown
+        if r.of:  # a count of a total: the share beside it, in the unit ours is printed in
+            paper += f" ({100 * r.value / r.of:.1f}%)"
         ours = _ours(s.ours, pct) if s.ours is not None else "–"
+        if s.ours is not None and s.ours.n == 0:
+            ours = "– (no game of this run applies)"
+        elif ours != "–" and s.ours is not None and pct:
+            ours += "%"
+            if r.of:  # our count of our total, so a share never reads as a count
+                ours += f" ({round(s.ours.mean * s.ours.n)} of {s.ours.n})"
         if s.inside is None:
-            inside = "–" if ours == "–" else "shape only (other models)"
+            inside = "–" if ours.startswith("–") else "shape only (other models)"
         else:
             inside = "yes" if s.inside else "**no**"
         lines.append(f"| {r.where} | {r.what} | {paper} | {ours} | {inside} |")
@@ -293,10 +313,55 @@ def not_reproduced_markdown(pub: PublishedPaper) -> list[str]:
     lines = ["## Not reproduced by this kit", ""]
     for t in tables:
         lines.append(f"- Table {t.id} ({t.where}): {t.not_reproduced}")
-    for r in results:
-        unit = "%" if r.percent else ""
-        printed = f"{r.value:g} of {r.of:g}" if r.of else f"{r.value:g}{unit}"
-        lines.append(f"- {r.where}, {r.what} ({printed}): {r.not_reproduced}")
+    by_reason: dict[str, list[str]] = {}
+    for r in results:  # one reason, said once, for every number it covers
+        by_reason.setdefault(str(r.not_reproduced), []).append(f"{r.where}, {r.what}: {r.shown}")
+    for reason, items in by_reason.items():
+        lines.append(f"- {reason[:1].upper()}{reason[1:]}")
+        lines += [f"  - {item}" for item in items]
+    return [*lines, ""]
+
+
+def figures_markdown(drawn: Sequence[Path]) -> list[str]:
+    """The figures this write-up drew (each also as SVG and PDF), or that there are none."""
+    if not drawn:
+        return ["No figures: no table of this run has a row to draw.", ""]
+    names = ", ".join(f"`{p.as_posix()}`" for p in drawn)
+    return [
+        f"Figures (each also as `.svg` and `.pdf`): {names}. Ours: a dot or bar with its 95% "
+        "CI. The paper: a hollow diamond where its value is compared; where our rows are "
+        "another model's, its models' value or range in grey, and in a bar figure its own bars "
+        "(dotted lines across our groups, hollow bars for the groups ours lack).",
+        "",
+    ]
+
+
+STATUS = {
+    "reproduced": "reproduced",
+    "drawn": "drawn by `accord report`",
+    "not_reproduced": "not reproduced",
+    "specification": "specification (no result)",
+}
+"""How `contents_markdown` names each `PaperItem.status`."""
+
+
+def contents_markdown(pub: PublishedPaper, plan: Plan) -> list[str]:
+    """Every table and figure of the paper, in its order, with what this kit does with it."""
+    if not pub.contents:
+        return []
+    played = {f"Table {t}" for t in plan.tables} | {f"Figure {f}" for f in plan.figures}
+    lines = [
+        "## The paper's tables and figures",
+        "",
+        "| item | what | status | how |",
+        "|---|---|---|---|",
+    ]
+    for item in pub.contents:
+        status = STATUS[item.status]
+        if item.status == "reproduced" and item.item not in played:
+            status += " (not in this run)"
+        why = (item.reason or "").replace("|", "\\|")
+        lines.append(f"| {item.item} | {item.what} | {status} | {why} |")
     return [*lines, ""]
 
 
@@ -306,6 +371,7 @@ def _estimate_json(est: Estimate) -> dict[str, Any]:
 
 
 def _write_json(rep: Reproduction, out: Path) -> Path:
+    contents = [i.model_dump() for i in get_kit(rep.paper).published.contents]
     data: dict[str, Any] = {
         "paper": rep.paper,
         "title": rep.title,
@@ -342,12 +408,14 @@ def _write_json(rep: Reproduction, out: Path) -> Path:
                 "where": s.result.where,
                 "what": s.result.what,
                 "published": s.published,
+                "printed": s.result.shown,
                 "ours": None if s.ours is None else _estimate_json(s.ours),
                 "inside_ci": s.inside,
                 "not_reproduced": s.result.not_reproduced,
             }
             for s in rep.stated
         ],
+        "contents": contents,
     }  # fmt: skip
     path = out / "reproduction.json"
     atomic_write_text(path, json.dumps(data, indent=1) + "\n")

@@ -161,3 +161,21 @@ def test_privacy_hooks_add_a_column_and_a_section(tmp_path: Path, traces: list[T
     follower = data[("uniform", "oracle-follower")]
     assert float(follower["vps_ci_low"]) < 1.0 < float(follower["vps_ci_high"])
     assert "| VPS |" in (folder / "table1.md").read_text()
+
+
+def test_figure4_resamples_task_instances_not_seats(tmp_path: Path) -> None:
+    """CalBench Figure 4's CIs are across task instances: five seats of one task are one
+    observation (their mean), and repeats of a task pool into it."""
+    rows = [
+        {"cost_setting": "uniform", "agent": "a", "condition": "", "task_id": task,
+         "trace_id": f"{task}-{rep}", "fairness": value}
+        for task, values in (("t0", (0.0, 1.0, 1.0, 1.0, 1.0)), ("t1", (0.5,) * 5))
+        for rep in (0, 1)
+        for value in values
+    ]  # fmt: skip
+    per_task = report.task_fairness(rows)
+    assert per_task == {("uniform", "a"): [0.8, 0.5]}
+    paths = report.figure4(rows, tmp_path)
+    assert [p.suffix for p in paths] == [".png", ".svg", ".pdf"]
+    svg = paths[1].read_text()
+    assert "n = 2 task instances" in svg and "seat-games" not in svg

@@ -267,3 +267,25 @@ def test_v2_traces_still_load_and_report(tmp_path: Path) -> None:
     # v2's rule: only the opener could decide early.
     assert (early["all"]["Seat A"], early["all"]["Seat B"]) == ("100.0", "0.0")
     assert (out / "table3.csv").is_file()
+
+
+def test_figure5_lines_stay_apart_when_they_coincide(
+    report: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from accord.games.negotiation import report_more
+    from accord.games.negotiation.report_tables import load
+
+    run, _ = report
+    seen: list[tuple[object, str]] = []
+    monkeypatch.setattr(report_more, "_save", lambda plt, fig, path, note: seen.append((fig, note)))
+    games = [g for g in load(iter_traces(run / "traces")) if g.talk and g.transparency == "none"]
+    report_more.figure5(games, tmp_path / "figure5.png")
+    ((fig, note),) = seen
+    lines = [ln for ln in fig.get_axes()[0].get_lines() if ln.get_label().endswith(")")]
+    assert len(lines) == 2  # cooperative and greedy
+    styles = {(ln.get_marker(), ln.get_linestyle()) for ln in lines}
+    assert len(styles) == 2  # each its own marker and dash
+    firsts = {float(ln.get_xdata()[0]) for ln in lines}
+    assert len(firsts) == 2  # and its own small offset, so equal rates do not overlap
+    assert "bands: 95%" in note and "coinciding lines stay visible" in note
+    assert fig.get_axes()[0].collections  # the CI bands the footnote promises are drawn

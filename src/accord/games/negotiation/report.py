@@ -17,7 +17,6 @@ from accord.games.negotiation.report_tables import (
     _Numbers,
     figure2,
     figure3,
-    figure5,
     load,
     table3,
     table4,
@@ -129,7 +128,7 @@ def build(traces: list[Trace], out: Path) -> list[Path]:
         "needs main-condition games of one model under both stable and shifting partners",
     )
     early = any(g.gm.rates["early_decision"].total for g in main)
-    figure(figure5(main, out / "figure5.png") if early else None, "Figure 5", need_main)
+    figure(more.figure5(main, out / "figure5.png") if early else None, "Figure 5", need_main)
     figure(
         more.figure6(main, out / "figure6.png"),
         "Figure 6",

@@ -1,4 +1,4 @@
-"""More of `accord report` for negotiation: Table 12, Figures 4, 6 and 7, the process and
+"""More of `accord report` for negotiation: Table 12, Figures 4 to 7, the process and
 §5 headline tables, and the list of what was skipped and why (seed 004 §5, App. F, G).
 
 - ``process``: every process metric (App. E, §5.3-§5.6, Fig. 6 buckets), one row per metric,
@@ -11,6 +11,9 @@
   thinking, think % = thinking / completion.
 - ``figure4.png``: stable minus shifting optimum rate (percentage points) per model and ratio,
   with 95% bootstrap CIs (data in ``figure4.csv``, `report_gaps.figure4_rows`).
+- ``figure5.png``: early decision rate per round, one line per model (the deciding seat's),
+  one panel per partner x projects condition, 95% CI bands; each model its own marker, dash
+  and small sideways offset, so lines that coincide (several at 100%) stay visible.
 - ``figure6.png``: failure buckets of non-optimal rounds, by ratio (as the paper) and by round.
 - ``figure7.png``: judge-label enrichment (percentage points): failed-improvement rounds vs
   other non-optimal, non-overdrawn rounds, and overdrawn vs non-overdrawn rounds. Reads the
@@ -29,11 +32,13 @@ from typing import Any
 import numpy as np
 
 from accord.analysis.figures import PAPER_WIDTH, ci_note, legend_below
+from accord.analysis.value import bootstrap_ratio
 from accord.games.negotiation.metrics import BUCKETS, bucket_labels
 from accord.games.negotiation.report_tables import (
     Estimate,
     Game,
     _by,
+    _err,
     _Numbers,
     _pyplot,
     _ratios,
@@ -331,3 +336,84 @@ def figure7(rows: Sequence[dict[str, Any]], path: Path) -> Path | None:
     fig.suptitle("Judge-label enrichment in failure regions")
     note = "n: rounds per contrast in each panel's title; bars are prevalence differences (no CI)"
     return _save(plt, fig, path, note)
+
+
+def figure5(games: Sequence[Game], path: Path) -> Path:
+    """Early decision rate across rounds by model, partner and projects (Fig. 5)."""
+    plt = _pyplot()
+    partners = [p for p in ("stable", "shifting") if any(g.partner == p for g in games)]
+    projects_ = [j for j in ("fixed", "rotating") if any(g.projects == j for g in games)]
+    fig, axes = plt.subplots(
+        len(partners),
+        len(projects_),
+        figsize=(PAPER_WIDTH, 2.4 * len(partners) + 0.6),
+        squeeze=False,
+        sharey=True,
+    )
+    models = sorted({s for g in games for s in g.seats})
+    colors = plt.get_cmap("tab10")
+    # Rates often coincide (several models at 100%): each model gets its own marker and dash
+    # and a small sideways offset, so a line on top of another stays visible.
+    dodge = min(0.08, 0.3 / max(1, len(models)))
+    offsets = [(i - (len(models) - 1) / 2) * dodge for i in range(len(models))]
+    cells = [(i, j, p, q) for i, p in enumerate(partners) for j, q in enumerate(projects_)]
+    for row, col, partner, projects in cells:
+        ax = axes[row][col]
+        gs = [g for g in games if (g.partner, g.projects) == (partner, projects)]
+        if not gs:
+            ax.set_axis_off()  # that condition was not played
+            continue
+        rounds = sorted({r.round for g in gs for r in g.records})
+        for i, model in enumerate(models):
+            vals = []
+            for rnd in rounds:
+                hits, dens = [], []
+                for g in gs:
+                    seats = [k for k, s in enumerate(g.seats) if s == model]
+                    rec = [r for r in g.records if r.round == rnd and not any(r.fallback)]
+                    if seats and rec:
+                        hits.append(sum(rec[0].early_decision[k] for k in seats))
+                        dens.append(len(seats))
+                m, lo, hi = bootstrap_ratio(hits, dens)
+                vals.append((m, lo, hi, len(dens)))
+            pts = [(rnd, _err(v)) for rnd, v in zip(rounds, vals, strict=True) if v[0] is not None]
+            if not pts:
+                continue
+            xs, ys = [p + offsets[i] for p, _ in pts], [e for _, e in pts]
+            n = sum(1 for g in gs if model in g.seats)
+            ax.plot(
+                xs,
+                [y[0] for y in ys],
+                marker=MARKERS[i % len(MARKERS)],
+                ls=DASHES[i % len(DASHES)],
+                mfc="white" if i % 2 else colors(i % 10),
+                color=colors(i % 10),
+                label=f"{model} (n = {n})",
+            )
+            ax.fill_between(
+                xs,
+                [y[0] - y[1] for y in ys],
+                [y[0] + y[2] for y in ys],
+                color=colors(i % 10),
+                alpha=0.15,
+            )
+        ax.set_title(f"{partner} partner, {projects} projects", fontsize=9)
+        ax.set_xlabel("round")
+        ax.set_xticks(rounds)
+        ax.set_ylim(-2, 102)
+    for row in axes:
+        row[0].set_ylabel("early decision rate (%)")
+    legend_below(fig, ncol=3)
+    fig.suptitle("Decisions before the talk-turn limit, per round (95% CI bands)", fontsize=9)
+    note = ci_note(len(games), marks="bands")
+    if len(models) > 1:
+        note += (
+            f"; each model's line is shifted by up to ±{max(map(abs, offsets)):.2f} rounds "
+            "and has its own marker and dash, so coinciding lines stay visible"
+        )
+    return _save(plt, fig, path, note)
+
+
+MARKERS = "osD^vPX*"
+"""Figure 5's marker per model (in order), with `DASHES`: lines that coincide stay apart."""
+DASHES = ("-", "--", "-.", ":")

@@ -89,12 +89,14 @@ def _cell(cov: float, width: float) -> str:
     return f"{cov:6.1%} {width:7.3g}"
 
 
-def _table(title: str, sizes: list[int], rows: list[tuple[str, list[tuple[float, float]]]]) -> None:
+def _header(title: str, sizes: list[int]) -> None:
     print(f"\n{title}")
     print(f"{'':19} " + " ".join(f"{'n=' + str(n):>14}" for n in sizes))
-    print(f"{'':19} " + " ".join(f"{'cover   width':>14}" for _ in sizes))
-    for label, cells in rows:
-        print(f"{label:19} " + " ".join(_cell(c, w) for c, w in cells), flush=True)
+    print(f"{'':19} " + " ".join(f"{'cover   width':>14}" for _ in sizes), flush=True)
+
+
+def _row(label: str, cells: list[tuple[float, float]]) -> None:
+    print(f"{label:19} " + " ".join(_cell(c, w) for c, w in cells), flush=True)
 
 
 def main() -> None:
@@ -119,7 +121,7 @@ def main() -> None:
         f"Coverage and mean width of 95% intervals, {args.reps} samples per cell, {b} bootstrap "
         f"draws; `compare` prints a paired interval from n = {MIN_PAIRS} pairs on"
     )
-    rows = []
+    _header("paired differences", sizes)
     for kind in ("normal", "skewed", "binary"):
         for name, interval in paired.items():
             cells = []
@@ -130,10 +132,9 @@ def main() -> None:
                     return (d,), mu
 
                 cells.append(coverage(draw, interval, args.reps, seed=n))
-            rows.append((f"{kind} {name}", cells))
-    _table("paired differences", sizes, rows)
+            _row(f"{kind} {name}", cells)
 
-    rows = []
+    _header("unpaired (n games per side)", sizes)
     for kind in ("normal", "skewed", "binary"):
         cells = []
         for n in sizes:
@@ -150,8 +151,7 @@ def main() -> None:
                     seed=n,
                 )
             )
-        rows.append((f"{kind} compare", cells))
-    _table("unpaired (n games per side)", sizes, rows)
+        _row(f"{kind} compare", cells)
 
 
 if __name__ == "__main__":

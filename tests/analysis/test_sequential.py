@@ -164,3 +164,21 @@ def test_the_command_runs_until_decided_and_prints_the_sequence(tmp_path: Path) 
     sides = "batch 'imap' against batch 'dsm'"
     assert f"Sequential comparison of success_rate (B - A, {sides}): {data['status']}" in md
     assert md.rstrip().endswith("| stop |")
+
+
+def test_a_plan_locked_before_the_tuning_fields_keeps_its_digest() -> None:
+    import hashlib
+
+    from accord.analysis.analysis_plan import digest
+    from accord.runner.config import AnalysisPlan
+
+    plan = AnalysisPlan(primary=["success_rate"], stop=Stop(metric="success_rate", max_pairs=20))
+    before = plan.model_dump(mode="json")
+    assert before["stop"].pop("effect") is None and before["stop"].pop("sd") is None
+    text = json.dumps(before, sort_keys=True, separators=(",", ":"))
+    assert digest(plan) == hashlib.sha256(text.encode()).hexdigest()
+    tuned = AnalysisPlan(
+        primary=["success_rate"],
+        stop=Stop(metric="success_rate", max_pairs=20, effect=0.035, sd=0.137),
+    )
+    assert digest(tuned) != digest(plan)

@@ -18,6 +18,15 @@ variables by betting", JRSS B 86(1), 2024 (WSR), for observations in [0, 1]:
   by alpha). Much tighter than the empirical-Bernstein sequence when the differences vary
   little next to their range (90 simulated differences with the calendar's SD 0.137:
   width 0.12 against 0.33);
+* the **tuned** betting sequence (``stop: {effect: D, sd: S}``): the same two gamblers, but
+  every bet is the constant that makes the capital grow fastest when the true difference is
+  the planned D with spread S, ``lam = D / (S^2 + D^2)`` in the sequence's units (Kelly's
+  criterion, as in WSR's growth-rate-adapted bets; Howard, Ramdas, McAuliffe and Sekhon,
+  "Time-uniform, nonparametric, nonasymptotic confidence sequences", Ann. Statist. 49(2),
+  2021, tune a boundary's parameter the same way, to where it should be tightest), truncated at
+  ``0.95/m`` and ``0.95/(1 - m)``. A constant bet is predictable, so the guarantee is
+  unchanged; the sequence decides sooner near D and is wider far from it (an effect much
+  smaller than planned is detected later). ``bench/bench_sequential.py`` shows the saving;
 * the **predictable plug-in empirical-Bernstein** sequence (WSR Theorem 2, eqs. (13)-(15)),
   closed form, kept for comparison (``method="eb"``):
   ``m_t = (1/2 + sum_{i<=t} x_i) / (t + 1)``, ``s2_t = (1/4 + sum (x_i - m_i)^2) / (t + 1)``,
@@ -25,7 +34,7 @@ variables by betting", JRSS B 86(1), 2024 (WSR), for observations in [0, 1]:
   ``psi(l) = (-log(1 - l) - l) / 4``, ``v_t = 4 (x_t - m_{t-1})^2``, and
   ``C_t = sum lam_i x_i / sum lam_i +- (log(2/alpha) + sum v_i psi(lam_i)) / sum lam_i``.
 
-Both are intersected over time (the running intersection is valid too).
+All are intersected over time (the running intersection is valid too).
 
 A paired difference ``d = b - a`` of a metric bounded in ``[lo, hi]`` lies in
 ``[lo - hi, hi - lo]`` and is mapped linearly onto [0, 1]; the metric's range must be stated
@@ -65,7 +74,7 @@ def tuned_bet(effect: float, sd: float) -> float:
     """The constant bet of the tuned sequence for a planned difference `effect` and spread `sd`
     of the differences (both in the [0, 1] units of the sequence): the bet that maximises the
     expected log-capital ``E log(1 + lam (x - m))`` to second order, ``effect / (sd^2 +
-    effect^2)`` (Kelly's criterion; WSR 2024 §5, the growth rate of a betting test)."""
+    effect^2)`` (Kelly's criterion: the growth rate of a betting test, WSR 2024)."""
     if not effect > 0 or not sd >= 0:
         raise ConfigError(
             f"a tuned sequence needs a planned difference above 0 and a spread of at least 0 "

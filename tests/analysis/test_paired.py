@@ -249,3 +249,14 @@ def test_the_compared_factor_is_what_the_sides_do_not_share() -> None:
         compare(side("x", "2"), side("y", "3"))
     with pytest.raises(ConfigError, match="are the same 3 games"):
         compare(side("x", "2"), side("x", "2"))
+
+
+def test_a_resample_of_one_repeated_float_has_no_spread() -> None:
+    # 44 differences of -12.4 and one of -12.2 (a metric that is 12.4 or 12.2 on side A and 0
+    # on side B): the mean of 45 copies of -12.4 is not exactly -12.4, so without a tolerance
+    # a third of the resamples show a spread of ~1e-15 and the interval reached 3.7e10.
+    d = [0.0 - 12.4] * 44 + [0.0 - 12.2]
+    lo, hi = ps.paired_ci(d)
+    assert -12.45 < lo <= sum(d) / len(d) <= hi < -12.35
+    lo, hi = ps.unpaired_ci([12.4] * 44 + [12.2], [0.0] * 45)
+    assert lo > -12.45 and hi < -12.35

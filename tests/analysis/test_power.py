@@ -6,6 +6,7 @@ points), for the paired t-test, the two-sample test and the sign-flip permutatio
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -92,6 +93,16 @@ def test_grid_detectable_names_both_group_sizes() -> None:
     assert f"{mdd(0.5, 72, paired=False):.3f} at 72 games" in line
     assert f"{mdd(0.5, 234, paired=False):.3f} at 234 games" in line
     assert "too few" in grid_detectable({"one": 1})
+
+
+def test_grid_detectable_never_exceeds_a_rates_range() -> None:
+    # Two games per group: the formula gives 2.68 for a rate, more than it can ever differ by.
+    assert mdd(0.5, 2, paired=False) > 1
+    line = grid_detectable({"smoke": 2, "big": 72})
+    assert "none at 2 games" in line and "2.68" not in line
+    assert f"{mdd(0.5, 72, paired=False):.3f} at 72 games" in line
+    detectable = [float(x) for x in re.findall(r"(\d+\.\d+) at \d+ games", line)]
+    assert detectable == [pytest.approx(mdd(0.5, 72, paired=False), abs=1e-3)]
 
 
 def rec(tid: str, scenario: str, value: float, batch: str = "b") -> GameRecord:

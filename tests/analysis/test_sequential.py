@@ -17,6 +17,7 @@ from accord.analysis.sequential import (
     decide,
     difference_sequence,
     eb_sequence,
+    tuned_bet,
 )
 from accord.analysis.sequential_run import run_until_decided
 from accord.cli.main import app
@@ -42,6 +43,34 @@ def test_the_empirical_bernstein_sequence_holds_its_level_too() -> None:
         seq = eb_sequence(list(xs))
         missed += any(lo > 2 / 7 or hi < 2 / 7 for lo, hi in seq)
     assert missed / 200 <= 0.05
+
+
+def test_the_tuned_sequence_holds_its_level_and_decides_sooner_at_the_planned_effect() -> None:
+    rng = np.random.default_rng(7)
+    # Differences in [-1, 1] mapped onto [0, 1]: the calendar's spread 0.137 and effect 0.035.
+    bet = tuned_bet(0.035 / 2, 0.137 / 2)
+    assert bet == pytest.approx(0.0175 / (0.0685**2 + 0.0175**2))
+    null = (np.clip(rng.normal(0.0, 0.137, (300, 250)), -1, 1) + 1) / 2
+    low, high = betting_bounds(null, bet=bet, grid=800)
+    assert np.any((low > 0.5) | (high < 0.5), axis=1).mean() <= 0.05  # Ville, at every time
+    shifted = (np.clip(rng.normal(0.035, 0.137, (200, 250)), -1, 1) + 1) / 2
+    tuned_low, _ = betting_bounds(shifted, bet=bet, grid=800)
+    plug_low, _ = betting_bounds(shifted, grid=800)
+
+    def first_decision(lows: np.ndarray) -> np.ndarray:
+        hit = lows > 0.5
+        return np.where(hit.any(axis=1), hit.argmax(axis=1) + 1, 10**6)
+
+    tuned, plug = first_decision(tuned_low), first_decision(plug_low)
+    assert (tuned <= 250).mean() > (plug <= 250).mean()
+    assert np.median(tuned) < np.median(plug)
+
+
+def test_a_tuned_sequence_needs_a_planned_difference() -> None:
+    with pytest.raises(ConfigError, match="planned difference above 0"):
+        tuned_bet(0.0, 0.1)
+    points = difference_sequence([0.1] * 60, effect=0.1, sd=0.05)
+    assert points[-1].low > 0 and points[-1].mean == pytest.approx(0.1)
 
 
 def test_differences_outside_the_stated_range_are_refused() -> None:
@@ -135,3 +164,21 @@ def test_the_command_runs_until_decided_and_prints_the_sequence(tmp_path: Path) 
     sides = "batch 'imap' against batch 'dsm'"
     assert f"Sequential comparison of success_rate (B - A, {sides}): {data['status']}" in md
     assert md.rstrip().endswith("| stop |")
+
+
+def test_a_plan_locked_before_the_tuning_fields_keeps_its_digest() -> None:
+    import hashlib
+
+    from accord.analysis.analysis_plan import digest
+    from accord.runner.config import AnalysisPlan
+
+    plan = AnalysisPlan(primary=["success_rate"], stop=Stop(metric="success_rate", max_pairs=20))
+    before = plan.model_dump(mode="json")
+    assert before["stop"].pop("effect") is None and before["stop"].pop("sd") is None
+    text = json.dumps(before, sort_keys=True, separators=(",", ":"))
+    assert digest(plan) == hashlib.sha256(text.encode()).hexdigest()
+    tuned = AnalysisPlan(
+        primary=["success_rate"],
+        stop=Stop(metric="success_rate", max_pairs=20, effect=0.035, sd=0.137),
+    )
+    assert digest(tuned) != digest(plan)

@@ -26,9 +26,22 @@ FILE = "analysis_plan.json"
 SCHEMA_VERSION = 1
 
 
+def _canonical(plan: AnalysisPlan) -> dict[str, Any]:
+    """The plan as JSON, without the stopping rule's tuning fields when unset (added later:
+    a plan locked before they existed keeps its digest)."""
+    data = plan.model_dump(mode="json")
+    stop = data.get("stop")
+    if isinstance(stop, dict):
+        data["stop"] = {k: v for k, v in stop.items() if not (k in _LATER and v is None)}
+    return data
+
+
+_LATER = frozenset({"effect", "sd"})
+
+
 def digest(plan: AnalysisPlan) -> str:
     """SHA-256 of the plan's canonical JSON."""
-    text = json.dumps(plan.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+    text = json.dumps(_canonical(plan), sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -46,7 +59,7 @@ def lock(plan: AnalysisPlan | None, out: Path, *, resume: bool) -> None:
     if plan is None:
         return
     path = out / FILE
-    new = plan.model_dump(mode="json")
+    new = _canonical(plan)
     if resume and path.is_file():
         old = _read(path)
         if old.get("sha256") != digest(plan):

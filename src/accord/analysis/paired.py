@@ -33,8 +33,9 @@ from accord.core.errors import AccordError, ConfigError
 from accord.traces.schema import Trace
 
 MIN_PAIRS = 8
-"""Fewest pairs for a paired comparison: from 8 on, the paired interval covers 93-97% for normal,
-skewed and 0/1 differences (``bench/bench_interval_coverage.py``; 0/1 at 5-6 pairs: ~91%)."""
+"""Fewest pairs for a paired comparison: from 7 on, the paired interval covers 93-97% for normal,
+skewed and 0/1 differences (``bench/bench_interval_coverage.py``; at 5-6 pairs 0/1 ones ~91%,
+skewed ones 92.6-93.1%); 8 keeps a margin for rarer 0/1 outcomes."""
 MIN_MATCH_SHARE = 0.5
 """Below this share of scenarios with a counterpart the headline comparison is unpaired: the
 pairs would describe a different (and possibly chosen) subset of the games."""

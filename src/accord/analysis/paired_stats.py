@@ -45,6 +45,11 @@ EXACT_MAX = 16
 BLOCK = 1 << 20
 """Elements drawn at once: memory stays flat in the sample size."""
 _TOL = 1e-12
+SPREAD_TOL = 1e-9
+"""A resample whose spread is below this share of the sample's has none: the mean of n equal
+floats is not always exactly that float, so a resample of one repeated value can show a
+spread of 1e-15 and a t statistic of 1e13 (an interval of [-12.4, 3.7e10] for differences
+that are -12.4 or -12.2)."""
 
 Array = np.ndarray[Any, Any]
 
@@ -84,7 +89,7 @@ def _studentized_quantiles(
     None when too few resamples have a spread (a sample of mostly one value)."""
     m, n = float(x.mean()), x.size
     means, sds = _resampled_mean_sd(x, resamples, rng)
-    ok = sds > 0
+    ok = sds > SPREAD_TOL * float(x.std(ddof=1))
     if int(ok.sum()) < resamples // 2:
         return None
     t = (means[ok] - m) / (sds[ok] / math.sqrt(n))
@@ -164,7 +169,7 @@ def unpaired_ci(
     ma, sa = _resampled_mean_sd(xa, resamples, rng)
     mb, sb = _resampled_mean_sd(xb, resamples, rng)
     se_star = np.sqrt(sa**2 / xa.size + sb**2 / xb.size)
-    ok = se_star > 0
+    ok = se_star > SPREAD_TOL * se
     if int(ok.sum()) >= resamples // 2:
         t = ((mb - ma)[ok] - diff) / se_star[ok]
         tl, th = _quantiles(t, level)

@@ -124,15 +124,22 @@ def games_needed(
     return hi
 
 
-def grid_detectable(groups: Mapping[str, int], *, sd: float = WORST_SD) -> str:
+def grid_detectable(groups: Mapping[str, int], *, sd: float = WORST_SD, span: float = 1.0) -> str:
     """One line for a reproduction's dry run: the difference its grid can detect between two
     row groups (unpaired, 80% power, alpha 0.05, a rate's worst-case spread), at the
-    smallest and the largest group size."""
+    smallest and the largest group size. A rate cannot differ by more than its range
+    (`span`, 1 for a rate): a detectable difference beyond it is printed as "none", since
+    no possible difference would be found with that power."""
     sizes = sorted({n for n in groups.values() if n >= 2})
     if not sizes:
         return "Detectable difference: every row group has fewer than 2 games, too few to test."
-    parts = [f"{mdd(sd, n, paired=False):.3f} at {n} games" for n in dict.fromkeys(
-        (sizes[0], sizes[-1]))]  # fmt: skip
+    parts = []
+    for n in dict.fromkeys((sizes[0], sizes[-1])):
+        value = mdd(sd, n, paired=False)
+        if value > span:
+            parts.append(f"none at {n} games (it would take more than {span:g}, the whole range)")
+        else:
+            parts.append(f"{value:.3f} at {n} games")
     return (
         "Detectable difference between two row groups (80% power, alpha 0.05, unpaired, "
         f"spread {sd:g} as for a rate near 50%): " + "; ".join(parts) + ". Paired on the same "

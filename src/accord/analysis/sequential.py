@@ -18,6 +18,15 @@ variables by betting", JRSS B 86(1), 2024 (WSR), for observations in [0, 1]:
   by alpha). Much tighter than the empirical-Bernstein sequence when the differences vary
   little next to their range (90 simulated differences with the calendar's SD 0.137:
   width 0.12 against 0.33);
+* the **tuned** betting sequence (``stop: {effect: D, sd: S}``): the same two gamblers, but
+  every bet is the constant that makes the capital grow fastest when the true difference is
+  the planned D with spread S, ``lam = D / (S^2 + D^2)`` in the sequence's units (Kelly's
+  criterion, as in WSR's growth-rate-adapted bets; Howard, Ramdas, McAuliffe and Sekhon,
+  "Time-uniform, nonparametric, nonasymptotic confidence sequences", Ann. Statist. 49(2),
+  2021, tune a boundary's parameter the same way, to where it should be tightest), truncated at
+  ``0.95/m`` and ``0.95/(1 - m)``. A constant bet is predictable, so the guarantee is
+  unchanged; the sequence decides sooner near D and is wider far from it (an effect much
+  smaller than planned is detected later). ``bench/bench_sequential.py`` shows the saving;
 * the **predictable plug-in empirical-Bernstein** sequence (WSR Theorem 2, eqs. (13)-(15)),
   closed form, kept for comparison (``method="eb"``):
   ``m_t = (1/2 + sum_{i<=t} x_i) / (t + 1)``, ``s2_t = (1/4 + sum (x_i - m_i)^2) / (t + 1)``,
@@ -25,7 +34,7 @@ variables by betting", JRSS B 86(1), 2024 (WSR), for observations in [0, 1]:
   ``psi(l) = (-log(1 - l) - l) / 4``, ``v_t = 4 (x_t - m_{t-1})^2``, and
   ``C_t = sum lam_i x_i / sum lam_i +- (log(2/alpha) + sum v_i psi(lam_i)) / sum lam_i``.
 
-Both are intersected over time (the running intersection is valid too).
+All are intersected over time (the running intersection is valid too).
 
 A paired difference ``d = b - a`` of a metric bounded in ``[lo, hi]`` lies in
 ``[lo - hi, hi - lo]`` and is mapped linearly onto [0, 1]; the metric's range must be stated
@@ -54,8 +63,24 @@ MAX_BET = 0.5
 """Largest bet lambda of the empirical-Bernstein sequence (the paper's c = 1/2)."""
 HEDGE_C = 0.75
 """The betting sequence's truncation: bets at most c/m (for) and c/(1 - m) (against)."""
+TUNED_C = 0.95
+"""The truncation of the tuned sequence's bets: at most this share of the largest bet that keeps
+the capital non-negative (a bet of the full share loses everything on one extreme pair)."""
 GRID = 4000
 """Candidate means of the betting sequence, spread evenly over [0, 1]."""
+
+
+def tuned_bet(effect: float, sd: float) -> float:
+    """The constant bet of the tuned sequence for a planned difference `effect` and spread `sd`
+    of the differences (both in the [0, 1] units of the sequence): the bet that maximises the
+    expected log-capital ``E log(1 + lam (x - m))`` to second order, ``effect / (sd^2 +
+    effect^2)`` (Kelly's criterion: the growth rate of a betting test, WSR 2024)."""
+    if not effect > 0 or not sd >= 0:
+        raise ConfigError(
+            f"a tuned sequence needs a planned difference above 0 and a spread of at least 0 "
+            f"(got effect {effect:g}, sd {sd:g}): give stop: effect and sd from a pilot"
+        )
+    return effect / (sd * sd + effect * effect)
 
 
 @dataclass(frozen=True)
@@ -115,9 +140,11 @@ def _bets(x: np.ndarray, alpha: float) -> np.ndarray:
 
 
 def betting_bounds(
-    x: np.ndarray, *, alpha: float = 0.05, grid: int = GRID
+    x: np.ndarray, *, alpha: float = 0.05, grid: int = GRID, bet: float | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
-    """`betting_sequence` of every row of `x` at once: ``(low, high)``, each shaped like `x`."""
+    """`betting_sequence` of every row of `x` at once: ``(low, high)``, each shaped like `x`.
+    With `bet` (`tuned_bet`), every bet is that constant, truncated at ``TUNED_C/m`` and
+    ``TUNED_C/(1 - m)``; without, the predictable plug-in bets truncated at ``HEDGE_C``."""
     if not 0.0 < alpha < 1.0:
         raise ValueError("alpha must lie strictly between 0 and 1")
     if x.size and (np.isnan(x).any() or x.min() < 0.0 or x.max() > 1.0):
@@ -125,8 +152,11 @@ def betting_bounds(
     rows, steps = x.shape
     step = 1.0 / grid
     m = (np.arange(grid) + 0.5) * step
-    cap_up, cap_down = HEDGE_C / m, HEDGE_C / (1.0 - m)
-    lam = _bets(x, alpha) if steps else np.zeros((rows, 0))
+    c = HEDGE_C if bet is None else TUNED_C
+    cap_up, cap_down = c / m, c / (1.0 - m)
+    lam = _bets(x, alpha) if bet is None and steps else np.zeros((rows, 0))
+    # Constant bets: truncated once for every candidate, shared by all rows.
+    up_bet, down_bet = np.minimum(bet or 0.0, cap_up), np.minimum(bet or 0.0, cap_down)
     log_up = np.zeros((rows, grid))
     log_down = np.zeros((rows, grid))
     alive = np.ones((rows, grid), dtype=bool)
@@ -134,32 +164,37 @@ def betting_bounds(
     low, high = np.zeros((rows, steps)), np.ones((rows, steps))
     for t in range(steps):
         gap = x[:, t, None] - m
-        lt = lam[:, t, None]
-        log_up += np.log1p(np.minimum(lt, cap_up) * gap)
-        log_down += np.log1p(-np.minimum(lt, cap_down) * gap)
-        alive &= np.maximum(log_up, log_down) < threshold
+        if bet is None:
+            lt = lam[:, t, None]
+            up_bet, down_bet = np.minimum(lt, cap_up), np.minimum(lt, cap_down)
+        log_up += np.log1p(up_bet * gap)
+        log_down += np.log1p(-down_bet * gap)
+        worst = np.maximum(log_up, log_down)
+        alive &= worst < threshold
         some = alive.any(axis=1)
         first = np.argmax(alive, axis=1)
         last = grid - 1 - np.argmax(alive[:, ::-1], axis=1)
-        # Every candidate rejected (a chance below alpha): keep the last point standing.
-        best = np.argmin(np.maximum(log_up, log_down), axis=1)
-        first, last = np.where(some, first, best), np.where(some, last, best)
+        if not some.all():
+            # Every candidate rejected (a chance below alpha): keep the last point standing.
+            best = np.argmin(worst, axis=1)
+            first, last = np.where(some, first, best), np.where(some, last, best)
         low[:, t] = np.maximum(0.0, m[first] - step)
         high[:, t] = np.minimum(1.0, m[last] + step)
     return low, high
 
 
 def betting_sequence(
-    xs: Sequence[float], *, alpha: float = 0.05, grid: int = GRID
+    xs: Sequence[float], *, alpha: float = 0.05, grid: int = GRID, bet: float | None = None
 ) -> list[tuple[float, float]]:
     """The hedged-capital betting confidence sequence of the mean of `xs` (each in [0, 1]),
     WSR 2024 §4.2 (Theorem 3 with the predictable plug-in bets of eq. (13) truncated at
     ``c/m`` and ``c/(1 - m)``, c = `HEDGE_C`, theta = 1/2): a candidate mean m leaves the
     sequence, for good, once ``max(K+_t(m), K-_t(m)) / 2 >= 1/alpha`` where
     ``K+-_t(m) = prod_i (1 +- lam+-_i(m) (x_i - m))``. Computed on `grid` candidates; each
-    interval is widened by one grid step so that no mean between two candidates is lost."""
-    low, high = betting_bounds(np.asarray([list(xs)], dtype=float).reshape(1, -1), alpha=alpha,
-                               grid=grid)  # fmt: skip
+    interval is widened by one grid step so that no mean between two candidates is lost.
+    With `bet`, the tuned sequence: every bet that constant (`betting_bounds`)."""
+    x = np.asarray([list(xs)], dtype=float).reshape(1, -1)
+    low, high = betting_bounds(x, alpha=alpha, grid=grid, bet=bet)
     return [(float(a), float(b)) for a, b in zip(low[0], high[0], strict=True)]
 
 
@@ -170,12 +205,19 @@ def difference_sequence(
     hi: float = 1.0,
     alpha: float = 0.05,
     method: str = "betting",
+    effect: float | None = None,
+    sd: float | None = None,
 ) -> list[CsPoint]:
     """The CS of the mean paired difference of a metric bounded in ``[lo, hi]``: the
-    betting sequence (default) or ``method="eb"``, the empirical-Bernstein one."""
+    betting sequence (default), tuned to a planned difference `effect` (metric units) when
+    given, with `sd` the planned spread of the differences (default ``hi - lo``, the most
+    a difference can spread); or ``method="eb"``, the empirical-Bernstein one."""
     if not hi > lo:
         raise ConfigError(f"a metric's range needs low < high, not [{lo}, {hi}]")
     span = 2.0 * (hi - lo)
+    bet = None
+    if effect is not None:
+        bet = tuned_bet(abs(effect) / span, (hi - lo if sd is None else sd) / span)
     xs = []
     for d in diffs:
         if not (lo - hi) - 1e-12 <= d <= (hi - lo) + 1e-12:
@@ -186,7 +228,10 @@ def difference_sequence(
         xs.append(min(1.0, max(0.0, (d - (lo - hi)) / span)))
     points = []
     running = 0.0
-    seq = betting_sequence(xs, alpha=alpha) if method == "betting" else eb_sequence(xs, alpha=alpha)
+    if method == "betting":
+        seq = betting_sequence(xs, alpha=alpha, bet=bet)
+    else:
+        seq = eb_sequence(xs, alpha=alpha)
     for n, (a, b) in enumerate(seq, start=1):
         running += diffs[n - 1]
         low, high = (lo - hi) + span * float(a), (lo - hi) + span * float(b)

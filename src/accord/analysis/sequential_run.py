@@ -163,7 +163,9 @@ def run_until_decided(
         diffs, left = differences(out, pairs[:taken], rule.metric, rule.range)
         if diffs:
             looks.append(len(diffs))
-        points = difference_sequence(diffs, lo=lo, hi=hi, alpha=rule.alpha)
+        points = difference_sequence(
+            diffs, lo=lo, hi=hi, alpha=rule.alpha, effect=rule.effect, sd=rule.sd
+        )
         stop_at = len(diffs) if taken >= max_pairs else max_pairs
         decision = decide(points, max_pairs=stop_at, margin=rule.margin, checks=looks)
         if on_look is not None:

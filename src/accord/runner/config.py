@@ -107,6 +107,18 @@ class Stop(BaseModel):
     margin: float | None = Field(
         None, gt=0, description="Stop as equivalent once the sequence lies in [-margin, margin]."
     )
+    effect: float | None = Field(
+        None,
+        gt=0,
+        description="The planned difference (metric units): the sequence's bets are tuned to "
+        "detect it soonest (default: bets that adapt to the data seen).",
+    )
+    sd: float | None = Field(
+        None,
+        ge=0,
+        description="The planned spread (SD) of the paired differences, with effect (default: "
+        "the range's width, the most a difference can spread).",
+    )
 
 
 class AnalysisPlan(BaseModel):

@@ -152,6 +152,8 @@ def plan_run(
         exp = target.model_copy(deep=True)
         if prompts_dir is not None:
             exp.prompts = str(prompts_dir)
+        if swap_first_speaker:
+            _swap_everywhere(exp)
         return RunPlan(expand(exp, seed_override=seed), out_dir or _default_out(exp), store=store)
     if target is not None and game is not None:
         raise ConfigError("give the game once: as the target or as game=, not both")
@@ -165,6 +167,8 @@ def plan_run(
             exp = load_experiment(path)
             if prompts_dir is not None:  # --prompts wins over the file's prompts:
                 exp.prompts = str(prompts_dir)
+            if swap_first_speaker:
+                _swap_everywhere(exp)
             return RunPlan(
                 expand(exp, seed_override=seed), out_dir or _default_out(exp), store=store
             )
@@ -200,6 +204,17 @@ _QUICK_ONLY_API = (
     "agents, model, options, suite and task apply to the quick form only (a game name); "
     "put them in the experiment file instead"
 )
+
+
+def _swap_everywhere(exp: Experiment) -> None:
+    """``--swap-first-speaker`` with an experiment file: every batch (and grid point) plays
+    each game twice, the first speaker swapped, whatever the file says; a batch whose game
+    has no first speaker is refused by `expand`."""
+    exp.defaults.swap_first_speaker = True
+    for batch in exp.batches or []:
+        batch.swap_first_speaker = True
+    if exp.grid is not None and "swap_first_speaker" in exp.grid:
+        exp.grid["swap_first_speaker"] = [True]
 
 
 def _default_out(exp: Experiment) -> Path:

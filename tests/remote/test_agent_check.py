@@ -70,9 +70,10 @@ def test_agent_schema_prints_the_protocol() -> None:
     assert done.exit_code == 0
     schemas = json.loads(done.output)
     assert schemas["protocol"] == "accord-seat/1"
-    assert {"SeatInfoReply", "WaitReply", "ActArgs", "ActReply", "ErrorReply"} == set(
-        schemas["messages"]
-    )
+    assert {
+        *("SeatInfoReply", "WaitArgs", "WaitReply", "ActArgs", "ActReply", "ErrorReply"),
+        "AgentIdentity",
+    } == set(schemas["messages"])
 
 
 async def test_an_agent_started_by_hand_is_checked_through_the_printed_details(kit) -> None:

@@ -136,13 +136,34 @@ def check_cmd(
 
 
 @agent_app.command("schema")
-def schema_cmd() -> None:
-    """Print the JSON schemas of the seat protocol's messages (accord-seat/1).
+def schema_cmd(
+    game: Annotated[
+        str | None,
+        typer.Argument(
+            help="A game (e.g. negotiation): print the schema of its structured observation "
+            "('facts') and its reply schema per request kind instead."
+        ),
+    ] = None,
+) -> None:
+    """Print the JSON schemas of the seat protocol's messages (accord-seat/1), or, for a
+    GAME, of each request kind's structured observation ('facts') and reply.
 
-    Example:
+    Examples:
 
       accord agent schema > accord-seat-1.json
+
+      accord agent schema negotiation
     """
     from accord.remote.protocol import message_schemas
 
-    typer.echo(json.dumps(message_schemas(), indent=2))
+    if game is None:
+        typer.echo(json.dumps(message_schemas(), indent=2))
+        return
+    from accord.core.registry import resolve
+    from accord.remote.observations import observation_schemas
+
+    try:
+        game_id = resolve(game)
+    except AccordError as exc:
+        raise _fail(exc) from exc
+    typer.echo(json.dumps(observation_schemas(game_id), indent=2))

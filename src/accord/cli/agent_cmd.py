@@ -6,6 +6,7 @@ import asyncio
 import json
 import shlex
 import shutil
+from pathlib import Path
 from typing import Annotated
 from urllib.parse import urlsplit
 
@@ -53,6 +54,13 @@ def _served_at(url: str) -> tuple[str, str, int]:
     return via, parts.hostname, port
 
 
+_SHOWN = {
+    "pass": "[green]pass[/green]",
+    "FAIL": "[red]FAIL[/red]",
+    "not exercised": "[yellow]not exercised[/yellow]",
+}
+
+
 @agent_app.command("check")
 def check_cmd(
     url: Annotated[
@@ -75,10 +83,19 @@ def check_cmd(
     join: Annotated[float, typer.Option(help="Seconds to make the first call.")] = 60.0,
     max_errors: Annotated[int, typer.Option(help="Bad calls tolerated in a row.")] = 3,
     seed: Annotated[int, typer.Option(help="Seed of the check games.")] = 1,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            help="Keep the check games' traces (OUT/traces) and a started agent's stderr "
+            "(OUT/remote) here."
+        ),
+    ] = None,
 ) -> None:
     """Play a small game of each built-in game against an agent (seat 0; reference agents hold
-    the other seats) and report point by point: joins, reads its observation, acts only when
-    asked, respects deadlines, valid actions, handles an error reply, game complete. Exits 1
+    the other seats) and report point by point (pass, FAIL, or not exercised: a point the games
+    never put to the test is never a pass): joins, uses its token, reads its observation, acts
+    only when asked, respects deadlines, valid actions, malformed arguments, body bounds,
+    idempotent retry, identity, handles an error reply, stays to the end, game complete. Exits 1
     when a point fails.
 
     Examples:
@@ -86,6 +103,8 @@ def check_cmd(
       accord agent check --command "python examples/remote-agent/agent.py"
 
       accord agent check http://127.0.0.1:8765/mcp --game negotiation
+
+      accord agent check --command "python my_agent.py" --out runs/check
     """
     from pydantic import ValidationError
 
@@ -118,19 +137,31 @@ def check_cmd(
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"])
             raise ConfigError(f"{where}: {first['msg']}".removeprefix(": ")) from exc
-        results = asyncio.run(check_agent(remote, games=tuple(game) if game else None, seed=seed))
+        if out is not None:
+            from accord.core.outdir import check_output_dir
+
+            check_output_dir(out, "--out")
+        results = asyncio.run(
+            check_agent(remote, games=tuple(game) if game else None, seed=seed, out=out)
+        )
     except AccordError as exc:
         raise _fail(exc) from exc
     for result in results:
         table = Table(title=escape(f"{result.game}"), show_lines=False)
         table.add_column("point")
-        table.add_column("ok")
+        table.add_column("verdict")
         table.add_column("detail")
-        for point, (ok, why) in result.points.items():
-            table.add_row(point, "[green]yes[/green]" if ok else "[red]NO[/red]", escape(why))
+        for point, (verdict, why) in result.points.items():
+            shown = _SHOWN.get(verdict, escape(verdict))
+            table.add_row(point, shown, escape(why))
         console.print(table)
     passed = sum(r.passed for r in results)
-    console.print(f"{passed} of {len(results)} games passed every point")
+    console.print(
+        f"{passed} of {len(results)} games failed no point (points not exercised are listed "
+        "as such, never counted as passes)"
+    )
+    if out is not None:
+        console.print(f"Traces and agent logs: {escape(str(out))}")
     if passed < len(results):
         raise typer.Exit(1)
 

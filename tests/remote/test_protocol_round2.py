@@ -316,3 +316,36 @@ def test_request_payload_carries_facts() -> None:
     request = Request(seat=0, observation="hi", spec=spec, info={"a": (1, 2), 3: {4}})
     sent = payload(request, 1, 5.0, facts(request))
     assert sent.facts == {"a": [1, 2], "3": [4]}
+
+
+@pytest.mark.parametrize(
+    ("game", "others", "options"),
+    [
+        ("negotiation", ["greedy"], {}),
+        ("calendar", ["oracle-follower", "oracle-follower"], {"max_turns_per_round": 2}),
+        ("sorting", ["share-all", "share-all"], {"max_rounds": 3}),
+    ],
+)
+async def test_the_example_agent_plays_from_facts_alone(
+    kit: Any, monkeypatch: pytest.MonkeyPatch, game: str, others: list[str], options: Any
+) -> None:
+    """With every prose field blanked, the example agent still completes each game: it plays
+    from the structured observation only."""
+    from accord.remote import protocol, seat
+
+    def no_prose(*args: Any, **kwargs: Any) -> protocol.RequestPayload:
+        sent = protocol.payload(*args, **kwargs)
+        return sent.model_copy(update={"observation": "", "system": None, "format_hint": ""})
+
+    monkeypatch.setattr(seat, "payload", no_prose)
+    agent = kit.example()
+    trace, _ = await kit.play_with(
+        game,
+        [kit.remote("mcp", max_errors=10), *others],
+        lambda via, url, token: agent.play(url, token),
+        options=options,
+    )
+    assert trace.status == "complete", trace.error
+    assert trace.usage[trace.seats[0].name].decisions > 0
+    (said,) = _events(trace, "remote_identity")
+    assert said["name"] == "accord-example"

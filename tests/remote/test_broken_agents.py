@@ -80,7 +80,9 @@ async def test_late(kit: Any) -> None:
     async def slow(url: str, token: str) -> None:
         async with _client(url, token) as c:
             request = await _first_request(c)
-            await asyncio.sleep(0.8)
+            # Wait until the seat says the request is no longer open (its deadline passed).
+            while (await c.get("/observe")).json().get("status") == "request":
+                await asyncio.sleep(0.05)
             reply = await mock_policy(request, [])
             await c.post("/act", json={"request_id": request["request_id"], "reply": reply})
 

@@ -286,26 +286,32 @@ def test_label_inside_the_agent_mapping_names_the_seat() -> None:
         parse_agent({"agent": {"remote": "mcp", "label": "a"}, "label": "b"})
 
 
-async def test_answer_time_starts_at_the_join(kit: Any) -> None:
-    import asyncio
+async def test_answer_time_starts_at_the_join() -> None:
+    from accord.agents.remote import answer_seconds
+    from accord.core.spec import ActionSpec
+    from accord.remote.seat import SeatSession
+    from accord.remote.spec import RemoteSeatSpec
 
-    async def sleepy(via: str, url: str, token: str) -> None:
-        await asyncio.sleep(1.0)  # a slow start-up, before the first call
-        await kit.http_agent(url, token)
-
-    trace, _ = await kit.play_with(
-        "negotiation", ["greedy", kit.remote(join_s=30)], sleepy, options={"rounds": 1}
+    now = [0.0]
+    seat = SeatSession(
+        token="t",
+        game_id="negotiation-v3",
+        trace_id="g",
+        seat=0,
+        spec=RemoteSeatSpec(remote="http", deadline_s=5),
+        clock=lambda: now[0],
     )
-    assert trace.status == "complete", trace.error
-    calls = _events(trace, "remote_call")
-    joined = calls[0]["at_s"]
-    accepted = next(c for c in calls if c["tool"] == "act" and c["ok"])["at_s"]
-    first = _events(trace, "remote_action")[0]
-    assert joined >= 1.0
-    # Counted from the join, the answer takes about as long as the agent took between its
-    # first call and its accepted act; counted from the request's opening (before the join)
-    # it would be a whole second (the start-up) longer.
-    assert first["response_s"] < accepted - joined + 0.5
+    spec = ActionSpec(kind="talk", parse=lambda text: {}, schema=None)
+    seat.open_request(Request(seat=0, observation="hi", spec=spec))
+    asked = seat.clock()
+    now[0] = 31.6  # the agent's start-up, before its first call
+    await seat.call("http", "seat_info", {})
+    assert seat.joined_at == 31.6
+    assert seat.open is not None and seat.open.deadline_at == 31.6 + 5  # restarted at the join
+    now[0] = 33.0
+    assert answer_seconds(asked, seat.joined_at, seat.clock()) == 1.4
+    # Joined before the request opened: counted from the opening.
+    assert answer_seconds(40.0, seat.joined_at, 41.0) == 1.0
 
 
 def test_request_payload_carries_facts() -> None:

@@ -48,6 +48,14 @@ UNAUTHENTICATED = (
 Announce = Callable[[str], None]
 
 
+def answer_seconds(asked: float, joined_at: float | None, now: float) -> float:
+    """Seconds the agent took to answer a request opened at `asked`: from when it could see
+    it, i.e. from its first call when it joined after the request opened (its start-up is the
+    no-show clock's business, ``join_s``, not its answer time)."""
+    seen = asked if joined_at is None else max(asked, joined_at)
+    return round(max(0.0, now - seen), 3)
+
+
 def _print_to_terminal(text: str) -> None:
     sys.stderr.write(text + "\n")
     sys.stderr.flush()
@@ -177,10 +185,7 @@ class RemoteAgent(Agent):
         finally:
             self._flush_calls(record)
             seat.close_request()
-        # Answer time runs from when the agent could see the request: its start-up before
-        # the first call is the no-show clock's business, not the answer's.
-        seen = max(asked, seat.joined_at if seat.joined_at is not None else asked)
-        response_s = round(max(0.0, seat.clock() - seen), 3)
+        response_s = answer_seconds(asked, seat.joined_at, seat.clock())
         fields: dict[str, Any] = {"request_id": rid, "kind": request.spec.kind}
         fields["response_s"] = response_s
         if usage:

@@ -55,6 +55,7 @@ class RunOptions(TypedDict, total=False):
     swap_first_speaker: bool
     temperature: float | None
     max_tokens: int | None
+    action_mode: str | None
     prompts: str | Path | None
     out: str | Path | None
     concurrency: int
@@ -89,6 +90,7 @@ async def run_async(
     swap_first_speaker: bool = False,
     temperature: float | None = None,
     max_tokens: int | None = None,
+    action_mode: str | None = None,
     prompts: str | Path | None = None,
     out: str | Path | None = None,
     concurrency: int = 8,
@@ -119,6 +121,8 @@ async def run_async(
     `skip_failed`).
 
     Args:
+        action_mode: ``json``, ``tools`` or ``auto`` for every model seat that sets none
+            itself (`accord.agents.tools`).
         concurrency: games in flight at once.
         max_cost: launch no more games once the run has cost this many US dollars.
         executor / address / num_cpus / cpus_per_game: ``"local"`` or ``"ray"`` and its
@@ -159,6 +163,7 @@ async def run_async(
         max_tokens=max_tokens,
         prompts=prompts,
         out=out,
+        action_mode=action_mode,
     )
     if batch:
         from accord.runner.batch_plan import with_batch

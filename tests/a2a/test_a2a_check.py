@@ -9,6 +9,7 @@ from typer.testing import CliRunner
 from accord.cli.main import app
 from accord.remote.spec import RemoteSeatSpec
 from accord.testing.a2a_check import POINTS, check_a2a_agent
+from accord.testing.agent_check import FAIL, PASS, UNTESTED
 
 
 def test_the_example_a2a_agent_passes_every_point(a2a) -> None:
@@ -18,7 +19,7 @@ def test_the_example_a2a_agent_passes_every_point(a2a) -> None:
          "--deadline", "20"],
     )  # fmt: skip
     assert done.exit_code == 0, done.output
-    assert "3 of 3 games passed every point" in done.output
+    assert "3 of 3 games failed no point" in done.output
     for point in POINTS:
         assert done.output.count(point) == 3, point
 
@@ -30,19 +31,20 @@ async def test_a_no_show_passes_no_point(a2a) -> None:
         join_s=1,
     )
     (result,) = await check_a2a_agent(remote, games=("negotiation",))
-    assert not any(ok for ok, _ in result.points.values()), result.points
-    assert result.points["refuses a wrong token"][1].startswith("not exercised")
-    assert result.points["respects deadlines"][1].startswith("not exercised")
-    assert result.points["handles an error reply"][1].startswith("not exercised")
+    assert not any(v == PASS for v, _ in result.points.values()), result.points
+    for point in ("refuses a wrong token", "respects deadlines", "handles an error reply"):
+        assert result.points[point][0] == UNTESTED, point
+        assert result.points[point][1].startswith("not exercised")
 
 
 async def test_a_late_agent_fails_respects_deadlines(a2a) -> None:
     remote = RemoteSeatSpec(command=a2a.broken_command("slow"), protocol="a2a", deadline_s=1)
     (result,) = await check_a2a_agent(remote, games=("negotiation",))
-    assert result.points["joins"][0] and result.points["refuses a wrong token"][0]
-    ok, why = result.points["respects deadlines"]
-    assert not ok and why.startswith("missed deadline")
-    assert not result.points["game complete"][0]
+    assert result.points["joins"][0] == PASS
+    assert result.points["refuses a wrong token"][0] == PASS
+    verdict, why = result.points["respects deadlines"]
+    assert verdict == FAIL and why.startswith("missed deadline")
+    assert result.points["game complete"][0] == FAIL
 
 
 async def test_an_agent_that_ignores_the_token_fails_that_point(a2a, tmp_path) -> None:
@@ -58,9 +60,9 @@ async def test_an_agent_that_ignores_the_token_fails_that_point(a2a, tmp_path) -
     )
     remote = RemoteSeatSpec(command=f"{sys.executable} {script}", protocol="a2a")
     (result,) = await check_a2a_agent(remote, games=("negotiation",))
-    ok, why = result.points["refuses a wrong token"]
-    assert not ok and "accepted a call with a wrong token" in why
-    assert result.points["game complete"][0]
+    verdict, why = result.points["refuses a wrong token"]
+    assert verdict == FAIL and "accepted a call with a wrong token" in why
+    assert result.points["game complete"][0] == PASS
 
 
 def test_a2a_check_bad_input_gets_one_line_and_exit_2() -> None:

@@ -71,7 +71,7 @@ async def test_deeply_nested_bodies_are_a_recorded_json_400(
     async with _client(hub) as c:
         r = await c.post(path, headers=headers, content=NESTED)
     assert r.status_code == 400, r.text
-    assert "MAX_DEPTH" in r.json()["error"]
+    assert "MAX_DEPTH" in _message(r.json())
     [call] = seat.calls
     assert call["ok"] is False and "MAX_DEPTH" in call["error"]
     assert seat.errors_in_row == 1
@@ -165,7 +165,7 @@ async def test_a_foreign_origin_is_refused_on_every_route(path: str) -> None:
         else:
             r = await c.get(path, headers=headers)
         assert r.status_code == 403, r.text
-        assert "cross-origin" in r.json()["error"]
+        assert "cross-origin" in _message(r.json())
         same = await c.get("/v1/seat", headers={**headers, "Origin": "http://127.0.0.1:9"})
     assert same.status_code == 200
     assert seat.calls[0] == {**seat.calls[0], "ok": False, "error": "cross-origin call refused"}
@@ -312,3 +312,10 @@ def _valid(schema: dict[str, Any]) -> Any:
     from accord.models.mock import sample_valid
 
     return sample_valid(schema, Random(0))
+
+
+def _message(body: dict[str, Any]) -> str:
+    """A refusal's one line: ``{"error": "..."}``, or on /mcp a JSON-RPC error's message (what
+    the MCP client raises)."""
+    error = body["error"]
+    return str(error["message"]) if isinstance(error, dict) else str(error)

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from accord.cli.main import app
 from accord.remote.spec import RemoteSeatSpec
-from accord.testing.agent_check import REFUSAL, check_agent
+from accord.testing.agent_check import FAIL, PASS, POINTS, REFUSAL, check_agent
 
 
 def test_the_example_agent_passes_every_point(kit) -> None:
@@ -20,9 +20,8 @@ def test_the_example_agent_passes_every_point(kit) -> None:
         app, ["agent", "check", "--command", command, "--max-errors", "40", "--deadline", "20"]
     )
     assert done.exit_code == 0, done.output
-    assert "3 of 3 games passed every point" in done.output
-    for point in ("joins", "reads its observation", "acts only when asked", "respects deadlines",
-                  "valid actions", "handles an error reply", "game complete"):  # fmt: skip
+    assert "3 of 3 games failed no point" in done.output
+    for point in POINTS:
         assert done.output.count(point) == 3
 
 
@@ -42,11 +41,11 @@ async def test_an_agent_that_acts_blindly_fails_points(tmp_path: Path) -> None:
     remote = RemoteSeatSpec(command=f"{sys.executable} {script}", deadline_s=2, join_s=20)
     (result,) = await check_agent(remote, games=("negotiation",))
     assert not result.passed
-    assert result.points["joins"][0]
-    assert not result.points["acts only when asked"][0]
-    assert not result.points["reads its observation"][0]
-    assert not result.points["handles an error reply"][0]
-    assert not result.points["game complete"][0]
+    assert result.verdict("joins") == PASS
+    assert result.verdict("acts only when asked") == FAIL
+    assert result.verdict("reads its observation") == FAIL
+    assert result.verdict("handles an error reply") != PASS
+    assert result.verdict("game complete") == FAIL
     assert REFUSAL not in (result.error or "")
 
 
@@ -70,9 +69,10 @@ def test_agent_schema_prints_the_protocol() -> None:
     assert done.exit_code == 0
     schemas = json.loads(done.output)
     assert schemas["protocol"] == "accord-seat/1"
-    assert {"SeatInfoReply", "WaitReply", "ActArgs", "ActReply", "ErrorReply"} == set(
-        schemas["messages"]
-    )
+    assert {
+        *("SeatInfoReply", "WaitArgs", "WaitReply", "ActArgs", "ActReply", "ErrorReply"),
+        "AgentIdentity",
+    } == set(schemas["messages"])
 
 
 async def test_an_agent_started_by_hand_is_checked_through_the_printed_details(kit) -> None:
@@ -136,7 +136,7 @@ def test_agent_check_serves_on_the_url_it_is_given(kit) -> None:
         remote_agent.ANNOUNCE[:] = [remote_agent._print_to_terminal]
     thread.join(30)
     assert done.exit_code == 0, done.output
-    assert "1 of 1 games passed every point" in done.output
+    assert "1 of 1 games failed no point" in done.output
     assert f"join over http at http://127.0.0.1:{port}/v1 with" in seen[0]
 
 
@@ -149,7 +149,9 @@ def test_a_versioned_game_id_is_accepted_like_everywhere_else(
 
     asked: list[tuple[str, ...] | None] = []
 
-    async def fake_check(remote: object, *, games: tuple[str, ...] | None = None, seed: int = 1):  # type: ignore[no-untyped-def]
+    async def fake_check(
+        remote: object, *, games: tuple[str, ...] | None = None, seed: int = 1, out: object = None
+    ):  # type: ignore[no-untyped-def]
         asked.append(games)
         return []
 

@@ -72,11 +72,11 @@ def test_accord_run_plays_the_example_agent_and_resumes(kit, tmp_path: Path) -> 
     for path in traces:
         trace = json.loads(path.read_text())
         assert trace["status"] == "complete", trace["error"]
-        assert trace["seats"][0]["agent"] == "cmd-agent"
+        assert trace["seats"][0]["agent"] == "cmd-agent (says: accord-example 2)"
         assert trace["agents_config"][0]["remote"]["command"] == command
     assert len(list((out / "remote").glob("*.0.stderr.log"))) == 3
     rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
-    assert {r["agent"] for r in rows} >= {"cmd-agent", other}
+    assert {r["agent"] for r in rows} >= {"cmd-agent (says: accord-example 2)", other}
     before = {p.name: p.stat().st_mtime_ns for p in traces}
     again = runner.invoke(app, ["run", str(exp), "--out", str(out), "--resume"])
     assert again.exit_code == 0, again.output

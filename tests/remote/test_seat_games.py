@@ -68,7 +68,9 @@ async def test_a_remote_agent_completes_the_game(
     assert roles["user"] == kinds["remote_request"]
     assert roles["assistant"] >= kinds["remote_action"]
     assert transcript.calls == len(calls) or transcript.calls > len(calls)
-    assert trace.seats[0].agent == f"remote-{via}"
+    # The example agent (MCP) says who it is; the HTTP client does not.
+    said = " (says: accord-example 2)" if via == "mcp" else ""
+    assert trace.seats[0].agent == f"remote-{via}{said}"
     assert all(e.get("seat") == 0 for e in trace.events if e["type"].startswith("remote_"))
     # Remote events are typed harness events, and the trace meets `accord trace-schema`.
     assert all(isinstance(c, RemoteCall) for c in calls)

@@ -56,6 +56,16 @@ class Agent(ABC):
         """The seat's model conversation for the trace (`accord.agents.transcript`), if any."""
         return None
 
+    def table_name(self, configured: str) -> str:
+        """The seat's name in tables, given its configured name (default: that name; a remote
+        seat adds what its agent says it is)."""
+        return configured
+
+    def played_mode(self) -> str | None:
+        """How this seat's model acted (``json`` or ``tools``, `accord.agents.tools`), or
+        ``None`` for a seat that calls no model; recorded on the trace's seat."""
+        return None
+
     def describe(self) -> dict[str, Any]:
         """JSON-able description of this agent for the trace (never secrets)."""
         return {"agent": self.spec, "model": self.model}

@@ -100,6 +100,7 @@ class LLMAgent(Agent):
         self.explicit_tools = explicit_tools
         self.history: list[Message] = []
         self.transcript = Transcript()
+        self._tools_used = False
         self._calls = 0
 
     def take_over(self, previous: LLMAgent) -> None:
@@ -113,6 +114,14 @@ class LLMAgent(Agent):
 
     def transcript_json(self) -> dict[str, Any] | None:
         return self.transcript.to_json()
+
+    def played_mode(self) -> str | None:
+        """``tools`` once a request was answered through tools; a tools seat whose game
+        offered it no tools (a game whose tools need an explicit ``tools``, under ``auto``)
+        played in json mode, and is named so."""
+        if self.action_mode != "tools":
+            return "json"
+        return "tools" if self._tools_used or self.explicit_tools else "json"
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -135,6 +144,7 @@ class LLMAgent(Agent):
             else None
         )
         observation = request.observation
+        self._tools_used = self._tools_used or toolset is not None
         if toolset is not None and toolset.instruction:
             observation = f"{observation}\n\n{toolset.instruction}"
         asked: Message = {"role": "user", "content": observation}

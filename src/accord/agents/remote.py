@@ -48,6 +48,14 @@ UNAUTHENTICATED = (
 Announce = Callable[[str], None]
 
 
+def answer_seconds(asked: float, joined_at: float | None, now: float) -> float:
+    """Seconds the agent took to answer a request opened at `asked`: from when it could see
+    it, i.e. from its first call when it joined after the request opened (its start-up is the
+    no-show clock's business, ``join_s``, not its answer time)."""
+    seen = asked if joined_at is None else max(asked, joined_at)
+    return round(max(0.0, now - seen), 3)
+
+
 def _print_to_terminal(text: str) -> None:
     sys.stderr.write(text + "\n")
     sys.stderr.flush()
@@ -72,6 +80,9 @@ class RemoteAgent(Agent):
         self._seat: SeatSession | None = None
         self._process: AgentProcess | None = None
         self._flushed = 0
+        self._identity: dict[str, str] | None = None
+        self._reported: dict[str, float] = {}
+        """Usage the agent reported over the game (self-reported, never Accord's own)."""
         self._refused_seen = 0
         self._join_by = 0.0
         """When a seat that has not joined is a no-show (``join_s`` after it was offered)."""
@@ -82,7 +93,12 @@ class RemoteAgent(Agent):
         """See `accord.remote.seat.SeatSession.refuse_first_reply` (``accord agent check``)."""
 
     def describe(self) -> dict[str, Any]:
-        return {"agent": self.spec, "model": None, "remote": self.remote.remote or "command"}
+        return {
+            "agent": self.spec,
+            "model": None,
+            "remote": self.remote.remote or "command",
+            **({"self_reported": self.self_reported} if self.self_reported else {}),
+        }
 
     def transcript_json(self) -> dict[str, Any] | None:
         if self._seat is None:
@@ -146,7 +162,7 @@ class RemoteAgent(Agent):
             await self._join(request.seat, record)
         seat = self._joined()
         rid = seat.open_request(request)
-        sent = payload(request, rid, self.remote.deadline_s)
+        sent = payload(request, rid, self.remote.deadline_s, seat.open.facts if seat.open else None)
         record(
             "remote_request",
             request_id=rid,
@@ -155,7 +171,7 @@ class RemoteAgent(Agent):
             reply_schema=sent.reply_schema is not None,
         )
         self._remember_sent(request)
-        asked = time.monotonic()
+        asked = seat.clock()
         try:
             action, usage = await self._answer(seat, rid)
         except RemoteSeatError as exc:
@@ -169,11 +185,16 @@ class RemoteAgent(Agent):
         finally:
             self._flush_calls(record)
             seat.close_request()
-        response_s = round(time.monotonic() - asked, 3)
+        response_s = answer_seconds(asked, seat.joined_at, seat.clock())
         fields: dict[str, Any] = {"request_id": rid, "kind": request.spec.kind}
         fields["response_s"] = response_s
         if usage:
             fields["self_reported_usage"] = usage
+            for key, value in usage.items():
+                self._reported[key] = self._reported.get(key, 0) + value
+            # Accord's own cost of this seat stays 0, but it is no longer known to be the
+            # seat's cost: the agent says it spent something (see `self_reported`).
+            self.usage.cost_known = False
         record("remote_action", **fields)
         self.usage.decisions += 1
         self.usage.latency_s += response_s
@@ -239,9 +260,31 @@ class RemoteAgent(Agent):
             self._shown_system = request.system
         self._messages.append({"role": "user", "content": request.observation})
 
+    @property
+    def self_reported(self) -> dict[str, Any]:
+        """What the agent said of itself over the game: ``agent`` (name, version, framework)
+        and ``usage`` (summed), both self-reported; empty when it said nothing."""
+        out: dict[str, Any] = {}
+        if self._identity is not None:
+            out["agent"] = dict(self._identity)
+        if self._reported:
+            out["usage"] = dict(self._reported)
+        return out
+
+    def table_name(self, configured: str) -> str:
+        """`configured` (the seat's name in tables) with the identity the agent reported,
+        marked as its own word: ``remote-mcp (says: my-agent 1.2)``."""
+        if self._identity is None:
+            return configured
+        said = " ".join(v for v in (self._identity.get("name"), self._identity.get("version")) if v)
+        return f"{configured} (says: {said})"
+
     def _flush_calls(self, record: Recorder) -> None:
         """Record the calls made since the last flush (the replies go to the transcript)."""
         seat = self._joined()
+        if seat.identity is not None and seat.identity != self._identity:
+            self._identity = dict(seat.identity)
+            record("remote_identity", self_reported=True, **self._identity)
         calls = seat.calls
         for entry in calls[self._flushed :]:
             fields = {k: v for k, v in entry.items() if k != "reply"}

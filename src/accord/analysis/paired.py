@@ -123,7 +123,7 @@ def record(trace: Trace) -> GameRecord:
         seating=seating(trace),
         metrics=metrics,
         labels=dict(trace.run),
-        players=tuple(s.model or s.agent for s in trace.seats),
+        players=tuple(s.identity for s in trace.seats),
         setup=setup(trace),
         identity=_digest(
             [

@@ -15,6 +15,7 @@ from typing import Any
 
 from accord.core import gameinfo
 from accord.traces.reader import read_trace_data
+from accord.traces.schema import player_identity
 
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _USAGE = ("input_tokens", "output_tokens", "reasoning_tokens", "calls", "attempts")
@@ -196,8 +197,14 @@ def _int(v: Any) -> int | None:
 
 
 def _player(seat: dict[str, Any]) -> str:
-    """A seat's stable identity: its model, else its agent (CalBench App. E)."""
-    return str(seat.get("model") or seat.get("agent") or "")
+    """A seat's stable identity (`accord.traces.schema.player_identity`): its model and
+    action mode, else its agent (CalBench App. E)."""
+    model, mode = seat.get("model"), seat.get("action_mode")
+    return player_identity(
+        model if isinstance(model, str) else None,
+        str(seat.get("agent") or ""),
+        mode if isinstance(mode, str) else None,
+    )
 
 
 def _str(v: Any) -> str | None:

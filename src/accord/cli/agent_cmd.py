@@ -6,6 +6,7 @@ import asyncio
 import json
 import shlex
 import shutil
+from pathlib import Path
 from typing import Annotated
 from urllib.parse import urlsplit
 
@@ -53,6 +54,13 @@ def _served_at(url: str) -> tuple[str, str, int]:
     return via, parts.hostname, port
 
 
+_SHOWN = {
+    "pass": "[green]pass[/green]",
+    "FAIL": "[red]FAIL[/red]",
+    "not exercised": "[yellow]not exercised[/yellow]",
+}
+
+
 @agent_app.command("check")
 def check_cmd(
     url: Annotated[
@@ -86,10 +94,19 @@ def check_cmd(
         str | None,
         typer.Option(help="With --protocol a2a and a URL: the variable holding its token."),
     ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            help="Keep the check games' traces (OUT/traces) and a started agent's stderr "
+            "(OUT/remote) here."
+        ),
+    ] = None,
 ) -> None:
     """Play a small game of each built-in game against an agent (seat 0; reference agents hold
-    the other seats) and report point by point: joins, reads its observation, acts only when
-    asked, respects deadlines, valid actions, handles an error reply, game complete. Exits 1
+    the other seats) and report point by point (pass, FAIL, or not exercised: a point the games
+    never put to the test is never a pass): joins, uses its token, reads its observation, acts
+    only when asked, respects deadlines, valid actions, malformed arguments, body bounds,
+    idempotent retry, identity, handles an error reply, stays to the end, game complete. Exits 1
     when a point fails.
 
     Examples:
@@ -99,6 +116,8 @@ def check_cmd(
       accord agent check http://127.0.0.1:8765/mcp --game negotiation
 
       accord agent check --protocol a2a --command "python examples/a2a-agent/agent.py"
+
+      accord agent check --command "python my_agent.py" --out runs/check
     """
     from pydantic import ValidationError
 
@@ -139,34 +158,73 @@ def check_cmd(
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"])
             raise ConfigError(f"{where}: {first['msg']}".removeprefix(": ")) from exc
-        check = check_agent
+        if out is not None:
+            from accord.core.outdir import check_output_dir
+
+            check_output_dir(out, "--out")
+        chosen = tuple(game) if game else None
         if remote.is_a2a:
-            from accord.testing.a2a_check import check_a2a_agent as check
-        results = asyncio.run(check(remote, games=tuple(game) if game else None, seed=seed))
+            if out is not None:
+                raise ConfigError(
+                    "--out keeps the games of the seat protocols; for --protocol a2a drop it "
+                    "(the A2A check keeps no traces yet)"
+                )
+            from accord.testing.a2a_check import check_a2a_agent
+
+            results = asyncio.run(check_a2a_agent(remote, games=chosen, seed=seed))
+        else:
+            results = asyncio.run(check_agent(remote, games=chosen, seed=seed, out=out))
     except AccordError as exc:
         raise _fail(exc) from exc
     for result in results:
         table = Table(title=escape(f"{result.game}"), show_lines=False)
         table.add_column("point")
-        table.add_column("ok")
+        table.add_column("verdict")
         table.add_column("detail")
-        for point, (ok, why) in result.points.items():
-            table.add_row(point, "[green]yes[/green]" if ok else "[red]NO[/red]", escape(why))
+        for point, (verdict, why) in result.points.items():
+            shown = _SHOWN.get(verdict, escape(verdict))
+            table.add_row(point, shown, escape(why))
         console.print(table)
     passed = sum(r.passed for r in results)
-    console.print(f"{passed} of {len(results)} games passed every point")
+    console.print(
+        f"{passed} of {len(results)} games failed no point (points not exercised are listed "
+        "as such, never counted as passes)"
+    )
+    if out is not None:
+        console.print(f"Traces and agent logs: {escape(str(out))}")
     if passed < len(results):
         raise typer.Exit(1)
 
 
 @agent_app.command("schema")
-def schema_cmd() -> None:
-    """Print the JSON schemas of the seat protocol's messages (accord-seat/1).
+def schema_cmd(
+    game: Annotated[
+        str | None,
+        typer.Argument(
+            help="A game (e.g. negotiation): print the schema of its structured observation "
+            "('facts') and its reply schema per request kind instead."
+        ),
+    ] = None,
+) -> None:
+    """Print the JSON schemas of the seat protocol's messages (accord-seat/1), or, for a
+    GAME, of each request kind's structured observation ('facts') and reply.
 
-    Example:
+    Examples:
 
       accord agent schema > accord-seat-1.json
+
+      accord agent schema negotiation
     """
     from accord.remote.protocol import message_schemas
 
-    typer.echo(json.dumps(message_schemas(), indent=2))
+    if game is None:
+        typer.echo(json.dumps(message_schemas(), indent=2))
+        return
+    from accord.core.registry import resolve
+    from accord.remote.observations import observation_schemas
+
+    try:
+        game_id = resolve(game)
+    except AccordError as exc:
+        raise _fail(exc) from exc
+    typer.echo(json.dumps(observation_schemas(game_id), indent=2))

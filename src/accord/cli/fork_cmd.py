@@ -21,7 +21,7 @@ from accord.runner.lock import RunLock, run_dir_of
 from accord.runner.play import play_game
 from accord.runner.replay import default_out, spec_from_trace
 from accord.runner.run import write_run_trace
-from accord.runner.specs import parse_agent
+from accord.runner.specs import parse_agent, with_action_mode
 from accord.traces.io import read_trace
 from accord.traces.schema import Trace
 
@@ -64,6 +64,10 @@ def fork(
     out: Annotated[
         Path | None, typer.Option(help="Directory for the forked trace (default: RUN/forks).")
     ] = None,
+    action_mode: Annotated[
+        str | None,
+        typer.Option(help="How the new model acts: json, tools or auto (see accord run)."),
+    ] = None,
 ) -> None:
     """Replay a game up to ROUND/TURN, then let another model or agent play one seat.
 
@@ -95,9 +99,13 @@ def fork(
             new_player = parse_agent(
                 {"model": model, "options": model_options(model_base_url, option)}
             )
+            if action_mode is not None:
+                (new_player,) = with_action_mode([new_player], action_mode)
         else:
-            if option or model_base_url:
-                raise ConfigError("-M / --model-base-url set model options; they need --model")
+            if option or model_base_url or action_mode:
+                raise ConfigError(
+                    "-M / --model-base-url / --action-mode set up a model; they need --model"
+                )
             new_player = parse_agent(str(agent))
         spec = fork_spec(
             spec_from_trace(parent), parent, parse_at(at), seat_index(parent, seat), new_player

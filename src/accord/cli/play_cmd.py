@@ -23,7 +23,7 @@ from accord.cli.tables import fit_table, summary_table
 from accord.core.errors import AccordError, ConfigError
 from accord.core.registry import game_class, resolve
 from accord.runner.config import Batch, Defaults, Experiment, expand
-from accord.runner.specs import AgentSpec, parse_agent
+from accord.runner.specs import AgentSpec, parse_agent, with_action_mode
 
 
 @app.command("play")
@@ -55,6 +55,10 @@ def play(
         Path | None,
         typer.Option(help="Folder of prompt templates laid over the game's defaults."),
     ] = None,
+    action_mode: Annotated[
+        str | None,
+        typer.Option(help="How an opponent model acts: json, tools or auto (see accord run)."),
+    ] = None,
 ) -> None:
     """Play a game yourself in the terminal against a model or a reference agent.
 
@@ -72,6 +76,10 @@ def play(
             [parse_agent(against or default_opponent(gid))],
             model_options(model_base_url, model_option),
         )
+        if action_mode is not None:
+            if opponent.model is None:
+                raise ConfigError("--action-mode applies to a model opponent (--against P/M)")
+            (opponent,) = with_action_mode([opponent], action_mode)
         agents: list[AgentSpec | str] = [opponent] * seats
         agents[seat] = AgentSpec(agent="human")
         exp = Experiment(

@@ -84,6 +84,13 @@ def run(
             "calendar and sorting."
         ),
     ] = None,
+    action_mode: Annotated[
+        str | None,
+        typer.Option(
+            help="How model seats act: json (one JSON reply), tools (native tool calls) or "
+            "auto (tools where the provider supports them); a seat's own action_mode wins."
+        ),
+    ] = None,
     executor: Annotated[
         str, typer.Option(help="Where games run: local (this process) or ray (Ray tasks).")
     ] = "local",
@@ -194,6 +201,8 @@ def run(
 
       accord run negotiation --model mock/schema --prompts my-prompts --out runs/wording
 
+      accord run negotiation --model openai/gpt-5-mini --action-mode tools --games 4
+
       accord run negotiation --model openai-compatible/qwen --model-base-url
       http://127.0.0.1:8000/v1 -M timeout_s=60 --games 4
 
@@ -234,6 +243,7 @@ def run(
             temperature=temperature,
             max_tokens=max_tokens,
             prompts=prompts,
+            action_mode=action_mode,
         )
         plan.specs = [
             s.model_copy(update={"agents": with_model_options(s.agents, extra_model_options)})

@@ -149,7 +149,7 @@ def _no_channel(trace: Trace) -> str:
 
 def players(trace: Trace) -> str:
     """The team, seat order ignored: ``"a × b"`` (each seat's model, else its agent)."""
-    return " × ".join(sorted(s.model or s.agent for s in trace.seats))
+    return " × ".join(sorted(s.identity for s in trace.seats))
 
 
 def same_task(trace: Trace) -> str:
@@ -448,6 +448,9 @@ class GameInfo:
     `Lazy`), for the papers whose benchmark this game implements."""
     agent_check: AgentCheckGame | None = None
     """``accord agent check``: the game a remote agent is checked on; None: not checked."""
+    hidden_info: tuple[str, ...] = ()
+    """Keys of `Request.info` that are hints for reference agents only (an oracle's answer):
+    never sent to a remote agent in its structured observation (`accord.remote.observations`)."""
     blame: Blame | None = None
     """``accord blame``: the counterfactual seat, what recovered means, the outcome and how to
     withhold a message (`accord.core.blame`); None: the game cannot be blamed."""

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -111,18 +111,57 @@ def call_arguments(name: str, arguments: str, where: str) -> dict[str, Any]:
     return value
 
 
-def tools_from_schema(kind: str, schema: JSONSchema | None) -> ToolSet | None:
+def tools_from_schema(
+    kind: str, schema: JSONSchema | None, descriptions: Mapping[str, str] | None = None
+) -> ToolSet | None:
     """The tools of a request whose reply follows `schema` (see the module docstring), or
-    ``None`` when it has none (free text)."""
+    ``None`` when it has none (free text). `descriptions` (tool name -> what it does, from
+    the game's action spec) describe the tools; each argument without a description of its
+    own is described from its schema (type, allowed values, bounds)."""
     if not isinstance(schema, dict) or schema.get("type") != "object":
         return None
-    tagged = _tagged_list(schema)
+    tagged = _tagged_list(schema, descriptions or {})
     if tagged is not None:
         return tagged
-    return _single_tool(tool_name(kind), schema)
+    return _single_tool(tool_name(kind), schema, (descriptions or {}).get(tool_name(kind)))
 
 
-def _tagged_list(schema: JSONSchema) -> ToolSet | None:
+def argument_doc(schema: Any) -> str:
+    """One argument's schema in words: ``integer, one of 1, 2``, ``text of at most 400
+    characters``."""
+    if not isinstance(schema, dict):
+        return "any value"
+    if "const" in schema:
+        return f"always {json.dumps(schema['const'])}"
+    kind = schema.get("type")
+    words = {"integer": "integer", "number": "number", "string": "text", "boolean": "true or false"}
+    text = words.get(str(kind), str(kind or "any value"))
+    if "enum" in schema:
+        text += ", one of " + ", ".join(json.dumps(v) for v in schema["enum"])
+    if "minimum" in schema and "maximum" in schema:
+        text += f" from {schema['minimum']} to {schema['maximum']}"
+    elif "minimum" in schema:
+        text += f", at least {schema['minimum']}"
+    elif "maximum" in schema:
+        text += f", at most {schema['maximum']}"
+    if "maxLength" in schema:
+        text += f" of at most {schema['maxLength']} characters"
+    if schema.get("minLength"):
+        text += ", not empty"
+    return text
+
+
+def _documented(params: Mapping[str, Any]) -> dict[str, Any]:
+    """`params` with a description on each argument that has none (copies, never edits)."""
+    return {
+        k: v
+        if not isinstance(v, dict) or "description" in v
+        else {**v, "description": argument_doc(v)}
+        for k, v in params.items()
+    }
+
+
+def _tagged_list(schema: JSONSchema, descriptions: Mapping[str, str]) -> ToolSet | None:
     props: dict[str, Any] = schema.get("properties") or {}
     lists = [k for k, v in props.items() if isinstance(v, dict) and v.get("type") == "array"]
     if len(lists) != 1:
@@ -144,11 +183,13 @@ def _tagged_list(schema: JSONSchema) -> ToolSet | None:
         required = [k for k in branch.get("required", []) if k != "type"]
         parameters = {
             "type": "object",
-            "properties": params,
+            "properties": _documented(params),
             "required": required,
             "additionalProperties": False,
         }
-        tools.append(tool(tag["const"], f"Take the action {tag['const']}.", parameters))
+        name = tag["const"]
+        described = descriptions.get(name) or f"The {name} action."
+        tools.append(tool(name, described, parameters))
     text_fields = [
         k
         for k, v in props.items()
@@ -177,7 +218,7 @@ def _tagged_list(schema: JSONSchema) -> ToolSet | None:
     )
 
 
-def _single_tool(name: str, schema: JSONSchema) -> ToolSet:
+def _single_tool(name: str, schema: JSONSchema, description: str | None = None) -> ToolSet:
     def to_reply(text: str, calls: Sequence[CallPair]) -> str:
         if not calls:
             return text  # parsed as in json mode: a JSON reply in text is still read
@@ -189,7 +230,15 @@ def _single_tool(name: str, schema: JSONSchema) -> ToolSet:
         return json.dumps(call_arguments(called, arguments, "tool call 1"), ensure_ascii=False)
 
     return ToolSet(
-        tools=(tool(name, f"Give your {name} reply.", schema),),
+        tools=(
+            tool(
+                name,
+                description or f"Give your {name} reply: its fields are this tool's arguments.",
+                {**schema, "properties": _documented(schema["properties"])}
+                if isinstance(schema.get("properties"), dict)
+                else schema,
+            ),
+        ),
         to_reply=to_reply,
         instruction=f"Answer by calling the tool {name} once.",
     )

@@ -114,7 +114,7 @@ def model_events(trace: Trace) -> list[ModelEvent]:
     from inspect_ai.model import GenerateConfig, ModelOutput, ModelUsage
 
     names = {s.seat: s.name for s in trace.seats}
-    models = {s.seat: s.model or s.agent for s in trace.seats}
+    models = {s.seat: s.identity for s in trace.seats}
     when = _when(trace.started_at)
     out: list[ModelEvent] = []
     for event in trace.events:

@@ -60,8 +60,10 @@ def _sample(trace: Trace, keys: list[str]) -> EvalSample:
     by_model: dict[str, ModelUsage] = {}
     for seat in trace.seats:
         if seat.model is not None and seat.name in usage:
-            prior = by_model.get(seat.model)
-            by_model[seat.model] = usage[seat.name] if prior is None else prior + usage[seat.name]
+            prior = by_model.get(seat.identity)
+            by_model[seat.identity] = (
+                usage[seat.name] if prior is None else prior + usage[seat.name]
+            )
     return EvalSample(
         id=trace.trace_id,
         epoch=1,
@@ -122,7 +124,7 @@ def build_log(game_id: str, traces: Sequence[Trace]) -> EvalLog:
     from inspect_ai.log import EvalConfig, EvalDataset, EvalLog, EvalResults, EvalSpec, EvalStats
 
     keys = headline_keys(game_id, list(traces))
-    models = sorted({s.model or s.agent for t in traces for s in t.seats})
+    models = sorted({s.identity for t in traces for s in t.seats})
     digest = hashlib.sha256("\n".join(t.trace_id for t in traces).encode()).hexdigest()[:22]
     starts = sorted(t.started_at for t in traces if t.started_at)
     ends = sorted(t.ended_at for t in traces if t.ended_at)

@@ -106,7 +106,7 @@ class Leaderboard:
 
 def player(seat: SeatInfo) -> str:
     """A seat's stable identity (App. E: by model name)."""
-    return seat.model or seat.agent
+    return seat.identity
 
 
 def _signed(d: Dimension, v: float) -> float:

@@ -19,6 +19,7 @@ unexpected error is one line on the console and a JSON 500, never a traceback.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Annotated, Any, cast
@@ -26,6 +27,7 @@ from urllib.parse import urlsplit
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import CallToolResult, TextContent
 from pydantic import Field
 from starlette.requests import Request as HTTPRequest
 from starlette.responses import JSONResponse, Response
@@ -36,6 +38,7 @@ from accord.core.inputs import parse_json
 from accord.remote.protocol import (
     BODY_TIMEOUT_S,
     MAX_BODY_BYTES,
+    MAX_KEY_CHARS,
     MAX_WAIT_S,
     PROTOCOL,
     message_schemas,
@@ -62,7 +65,21 @@ def _host_name(host: str) -> str:
     return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
 
 
-def _refused(status: int, message: str) -> JSONResponse:
+INVALID_REQUEST = -32600
+"""JSON-RPC's error code for a request the server would not take."""
+
+
+def _refused(status: int, message: str, *, mcp: bool = False) -> JSONResponse:
+    """A refusal: ``{"error": message}``, or on the MCP endpoint a JSON-RPC error carrying
+    the message (the MCP client shows a JSON-RPC error's message; any other body at an error
+    status only as "Server returned an error response")."""
+    if mcp:
+        body: dict[str, Any] = {
+            "jsonrpc": "2.0",
+            "id": None,
+            "error": {"code": INVALID_REQUEST, "message": message},
+        }
+        return JSONResponse(body, status_code=status)
     return JSONResponse({"error": message}, status_code=status)
 
 
@@ -134,36 +151,42 @@ class _Gate:
                 "seat server: %s on %s: %s", type(exc).__name__, scope.get("path"), str(exc)[:200]
             )
             if not started:
-                await _refused(500, _INTERNAL)(scope, receive, send)
+                mcp = str(scope.get("path", "")).startswith("/mcp")
+                await _refused(500, _INTERNAL, mcp=mcp)(scope, receive, send)
 
     async def _gate(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        if self.hub.host in _LOOPBACK and _host_name(headers.get("host", "")) not in _LOOPBACK:
-            await _refused(421, "this server answers loopback names only (127.0.0.1, localhost)")(
-                scope, receive, send
-            )
-            return
         via = "mcp" if scope["path"].startswith("/mcp") else "http"
+        mcp = via == "mcp"
+        if self.hub.host in _LOOPBACK and _host_name(headers.get("host", "")) not in _LOOPBACK:
+            await _refused(
+                421, "this server answers loopback names only (127.0.0.1, localhost)", mcp=mcp
+            )(scope, receive, send)
+            return
         origin = headers.get("origin")
         if origin is not None and not _origin_ok(origin, headers.get("host", ""), self.hub.host):
             seat = self.hub.seat_for(headers.get("authorization"))
             if seat is not None:
                 seat.log_refusal(via, scope["path"], "cross-origin call refused")
             await _refused(
-                403, "cross-origin calls are refused: call from the agent, not from a web page"
+                403,
+                "cross-origin calls are refused: call from the agent, not from a web page",
+                mcp=mcp,
             )(scope, receive, send)
             return
         length = headers.get(
             "content-length", "0" if scope["method"] in ("GET", "HEAD", "DELETE", "OPTIONS") else ""
         )
         if not length.isdigit():
-            await _refused(411, "send the body with a Content-Length header")(scope, receive, send)
+            await _refused(411, "send the body with a Content-Length header", mcp=mcp)(
+                scope, receive, send
+            )
             return
         if int(length) > MAX_BODY_BYTES:
             seat = self.hub.seat_for(headers.get("authorization"))
             if seat is not None:
-                seat.log_refusal("http", scope["path"], "request body too large")
-            await _refused(413, f"the body is over {MAX_BODY_BYTES} bytes; send less")(
+                seat.log_refusal(via, scope["path"], "request body too large")
+            await _refused(413, f"the body is over {MAX_BODY_BYTES} bytes; send less", mcp=mcp)(
                 scope, receive, send
             )
             return
@@ -175,6 +198,7 @@ class _Gate:
                 401,
                 "missing or unknown seat token: send 'Authorization: Bearer <token>' with "
                 "the token printed for your seat",
+                mcp=mcp,
             )(scope, receive, send)
             return
         if scope["method"] not in ("POST", "PUT", "PATCH") or length == "0":
@@ -185,7 +209,9 @@ class _Gate:
         except TimeoutError:
             self._refuse_call(headers, via, scope["path"], "request body too slow")
             await _refused(
-                408, f"the body did not arrive within {BODY_TIMEOUT_S:g} s (BODY_TIMEOUT_S)"
+                408,
+                f"the body did not arrive within {BODY_TIMEOUT_S:g} s (BODY_TIMEOUT_S)",
+                mcp=mcp,
             )(scope, receive, send)
             return
         if body is None:
@@ -195,7 +221,7 @@ class _Gate:
         except InputLimitError as exc:
             recorded, told = _malformed(exc)
             self._refuse_call(headers, via, scope["path"], recorded)
-            await _refused(400, told)(scope, receive, send)
+            await _refused(400, told, mcp=mcp)(scope, receive, send)
             return
         sent = False
 
@@ -221,15 +247,27 @@ def _seat(hub: Hub, headers: Any) -> SeatSession:
     return session
 
 
-async def _tool(hub: Hub, ctx: Context, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+async def _tool(hub: Hub, ctx: Context, tool: str, args: dict[str, Any]) -> CallToolResult:
+    """One seat call as an MCP tool result: the answer as ``structured_content`` (and as JSON
+    text); a refused call is an ``is_error`` result whose text is the documented message and
+    whose ``structured_content`` is the HTTP/JSON answer (``{"error": ...}``, or the ``act``
+    answer with ``errors_left``)."""
     session = _seat(hub, ctx.headers)
     try:
-        return await session.call("mcp", tool, args)
+        result = await session.call("mcp", tool, args)
     except SeatCallError as exc:
         extra = ""
         if exc.body and exc.body.get("errors_left") is not None:
             extra = f" (bad calls left before a protocol violation: {exc.body['errors_left']})"
-        raise ToolError(exc.message + extra) from None
+        body = exc.body or {"error": exc.message}
+        return CallToolResult(
+            content=[TextContent(type="text", text=exc.message + extra)],
+            structured_content=body,
+            is_error=True,
+        )
+    return CallToolResult(
+        content=[TextContent(type="text", text=json.dumps(result))], structured_content=result
+    )
 
 
 class _UnknownTools:
@@ -276,6 +314,22 @@ _Usage = Annotated[
         json_schema_extra={"type": "object"},
     ),
 ]
+_Key = Annotated[
+    Any,
+    Field(
+        description="Optional idempotency key: an act repeated with it after it was accepted "
+        "gets the original answer again (a retry is not a bad call).",
+        json_schema_extra={"type": "string", "maxLength": MAX_KEY_CHARS},
+    ),
+]
+_Identity = Annotated[
+    Any,
+    Field(
+        description="Optional: who you are, {name, version, framework} (recorded as "
+        "self-reported).",
+        json_schema_extra={"type": "object"},
+    ),
+]
 
 
 def _mcp(hub: Hub) -> MCPServer[Any]:
@@ -288,31 +342,44 @@ def _mcp(hub: Hub) -> MCPServer[Any]:
     )
 
     @server.tool(description="Which game and seat your token holds, and its status.")
-    async def seat_info(ctx: Context) -> dict[str, Any]:
+    async def seat_info(ctx: Context) -> CallToolResult:
         return await _tool(hub, ctx, "seat_info", {})
 
     @server.tool(description="Your open request (status 'request'), or 'waiting' / 'ended'.")
-    async def observe(ctx: Context) -> dict[str, Any]:
+    async def observe(ctx: Context) -> CallToolResult:
         return await _tool(hub, ctx, "observe", {})
 
     @server.tool(
         description=f"Wait up to timeout_s seconds (at most {MAX_WAIT_S:g}) for your next "
         "request; returns it (status 'request'), or status 'waiting' or 'ended'."
     )
-    async def wait_for_request(ctx: Context, timeout_s: _Seconds = MAX_WAIT_S) -> dict[str, Any]:
-        return await _tool(hub, ctx, "wait_for_request", {"timeout_s": timeout_s})
+    async def wait_for_request(
+        ctx: Context, timeout_s: _Seconds = MAX_WAIT_S, agent: _Identity = None
+    ) -> CallToolResult:
+        args: dict[str, Any] = {"timeout_s": timeout_s}
+        if agent is not None:
+            args["agent"] = agent
+        return await _tool(hub, ctx, "wait_for_request", args)
 
     @server.tool(
         description="Answer your open request: request_id (integer) and reply (a JSON object "
         "valid against the request's reply_schema, or text when it has none); optional usage "
-        "{input_tokens, output_tokens, cost_usd} you want recorded as self-reported."
+        "{input_tokens, output_tokens, cost_usd} you want recorded as self-reported; optional "
+        "key (idempotency: a retry of an accepted act gets the original answer) and agent "
+        "{name, version, framework}."
     )
     async def act(
-        ctx: Context, request_id: _RequestId = None, reply: _Reply = None, usage: _Usage = None
-    ) -> dict[str, Any]:
+        ctx: Context,
+        request_id: _RequestId = None,
+        reply: _Reply = None,
+        usage: _Usage = None,
+        key: _Key = None,
+        agent: _Identity = None,
+    ) -> CallToolResult:
         args: dict[str, Any] = {"request_id": request_id, "reply": reply}
-        if usage is not None:
-            args["usage"] = usage
+        for name, value in (("usage", usage), ("key", key), ("agent", agent)):
+            if value is not None:
+                args[name] = value
         return await _tool(hub, ctx, "act", args)
 
     return server

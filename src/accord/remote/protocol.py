@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, Strict
+from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt
 
 from accord.core.spec import Request
 
@@ -37,6 +37,12 @@ cannot hold connections open)."""
 
 BODY_TIMEOUT_S = 10.0
 """Seconds a request has to send its body once its headers are in; then HTTP 408."""
+
+MAX_KEY_CHARS = 128
+"""Longest idempotency key ``act`` takes."""
+
+MAX_ERRORS_LIMIT = 100
+"""Largest ``max_errors`` a remote seat may set (`accord.remote.spec.RemoteSeatSpec`)."""
 
 TOKEN_BYTES = 24
 """Random bytes in a seat token (192 bits; the issue asks for at least 128)."""
@@ -63,6 +69,12 @@ class RequestPayload(BaseModel):
     system: str | None = Field(description="The seat's briefing (its system prompt).")
     reset_context: bool = Field(description="Forget the conversation so far before answering.")
     observation: str = Field(description="What the seat observes now (the next user message).")
+    facts: dict[str, Any] = Field(
+        default_factory=dict,
+        description="The same observation as JSON, for agents that do not read prose: its "
+        "schema per game and request kind is printed by 'accord agent schema GAME' "
+        "(docs/agents.md lists them).",
+    )
     reply_schema: dict[str, Any] | None = Field(
         description="JSON schema of a valid reply (null: free text, see format_hint)."
     )
@@ -78,6 +90,29 @@ class WaitReply(BaseModel):
     reason: str | None = Field(None, description="Why the seat ended, when it did.")
 
 
+class AgentIdentity(BaseModel):
+    """Who the agent says it is: recorded as self-reported, never checked."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=100, description="The agent's name.")
+    version: str | None = Field(None, max_length=50, description="Its version.")
+    framework: str | None = Field(
+        None, max_length=100, description="The framework it is built on, e.g. 'langgraph'."
+    )
+
+
+class WaitArgs(BaseModel):
+    """Arguments of ``wait`` / ``wait_for_request`` (all optional)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    timeout_s: float = Field(MAX_WAIT_S, ge=0, description="Seconds to wait, at most 30.")
+    agent: AgentIdentity | None = Field(
+        None, description="Who the agent is (self-reported; send it once, e.g. on the first call)."
+    )
+
+
 class ActArgs(BaseModel):
     """Arguments of ``act``."""
 
@@ -89,11 +124,19 @@ class ActArgs(BaseModel):
     reply: dict[str, Any] | str = Field(
         description="The reply: a JSON object valid against reply_schema, or text."
     )
-    usage: dict[str, Annotated[float, Strict()]] | None = Field(
+    usage: dict[str, StrictInt | StrictFloat] | None = Field(
         None,
         description="Optional usage the agent reports for this decision (input_tokens, "
         "output_tokens, cost_usd), each a finite number from 0 to 1e12; recorded as "
-        "self-reported, never added to Accord's own.",
+        "self-reported (integers stay integers), never added to Accord's own.",
+    )
+    key: Annotated[str, Field(min_length=1, max_length=MAX_KEY_CHARS)] | None = Field(
+        None,
+        description="Idempotency key: an act repeated with the key of an accepted one (a "
+        "client retry) gets the original answer again, and is not a bad call.",
+    )
+    agent: AgentIdentity | None = Field(
+        None, description="Who the agent is (self-reported; as in wait_for_request)."
     )
 
 
@@ -103,6 +146,11 @@ class ActReply(BaseModel):
     ok: bool = Field(description="True: the reply was accepted.")
     error: str | None = Field(None, description="What was wrong, word for word as for models.")
     errors_left: int | None = Field(None, description="Bad calls left before a violation.")
+    repeated: bool | None = Field(
+        None,
+        description="True: this act repeats one already accepted (the same key, or the same "
+        "request and reply); nothing was done again.",
+    )
 
 
 class ErrorReply(BaseModel):
@@ -114,8 +162,11 @@ class ErrorReply(BaseModel):
 USAGE_KEYS = ("input_tokens", "output_tokens", "cost_usd")
 
 
-def payload(request: Request, request_id: int, deadline_s: float) -> RequestPayload:
-    """What the agent is sent for `request` (the same text and schema a model seat gets)."""
+def payload(
+    request: Request, request_id: int, deadline_s: float, facts: dict[str, Any] | None = None
+) -> RequestPayload:
+    """What the agent is sent for `request` (the same text and schema a model seat gets, and
+    its structured `facts`: `accord.remote.observations.facts`)."""
     return RequestPayload(
         request_id=request_id,
         kind=request.spec.kind,
@@ -124,6 +175,7 @@ def payload(request: Request, request_id: int, deadline_s: float) -> RequestPayl
         system=request.system,
         reset_context=request.reset_context,
         observation=request.observation,
+        facts=facts or {},
         reply_schema=request.spec.schema,
         format_hint=request.spec.format_hint,
         deadline_s=round(max(0.0, deadline_s), 3),
@@ -134,7 +186,7 @@ def payload(request: Request, request_id: int, deadline_s: float) -> RequestPayl
 def message_schemas() -> dict[str, Any]:
     """JSON schemas of every protocol message, by name (computed once; do not modify)."""
     models: list[type[BaseModel]] = [
-        SeatInfoReply, WaitReply, ActArgs, ActReply, ErrorReply,
+        SeatInfoReply, WaitArgs, WaitReply, ActArgs, ActReply, ErrorReply, AgentIdentity,
     ]  # fmt: skip
     return {
         "protocol": PROTOCOL,

@@ -10,7 +10,12 @@ Rules (``docs/agents.md``, "Protocol"):
 * ``act`` is accepted only for the open request, before its deadline, with a reply the
   request's own parser accepts (the very parser and error texts a model's reply goes through);
 * each bad call (invalid reply, acting when not asked, malformed arguments, an oversize reply)
-  gets one clear error and counts; more than ``max_errors`` in a row is a protocol violation.
+  gets one clear error and counts; more than ``max_errors`` in a row is a protocol violation;
+* an ``act`` that repeats an accepted one (the same idempotency ``key``, or the same request
+  and reply: a client's retry) gets the original answer again, marked ``repeated``, and is
+  neither done again nor a bad call;
+* the agent may say who it is (``agent``: name, version, framework); it is kept as
+  self-reported.
 
 The log holds no token: a call is known by its tool, its outcome and the request it named.
 """
@@ -29,6 +34,7 @@ from pydantic import ValidationError
 from accord.core.errors import AccordError, ActionError, InputLimitError
 from accord.core.inputs import usage_number
 from accord.core.spec import Action, Request
+from accord.remote.observations import facts, hidden_keys
 from accord.remote.protocol import (
     MAX_REPLY_CHARS,
     MAX_WAIT_S,
@@ -36,6 +42,7 @@ from accord.remote.protocol import (
     USAGE_KEYS,
     ActArgs,
     ActReply,
+    AgentIdentity,
     SeatInfoReply,
     WaitReply,
     payload,
@@ -66,6 +73,15 @@ class _Open:
     request: Request
     deadline_at: float
     future: asyncio.Future[tuple[Action, dict[str, float]]]
+    facts: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class _Accepted:
+    """An accepted act, kept so that a retry of it gets the same answer."""
+
+    text: str
+    key: str | None
 
 
 class SeatSession:
@@ -92,6 +108,13 @@ class SeatSession:
         """Every authenticated call, token-free: tool, via, ok, error, request_id, at_s."""
         self.started = clock()
         self.joined = asyncio.Event()
+        self.joined_at: float | None = None
+        """When the agent's first call arrived (answer times start here at the latest)."""
+        self.identity: dict[str, str] | None = None
+        """What the agent said it is (``agent`` on wait or act), self-reported."""
+        self._accepted: dict[int, _Accepted] = {}
+        self._keys: dict[str, int] = {}
+        self._hidden = hidden_keys(game_id)
         self.saw_end = asyncio.Event()
         """Set once the agent has been told the seat ended."""
         self.open: _Open | None = None
@@ -110,7 +133,11 @@ class SeatSession:
         self._next_id += 1
         loop = asyncio.get_running_loop()
         self.open = _Open(
-            self._next_id, request, self.clock() + self.spec.deadline_s, loop.create_future()
+            self._next_id,
+            request,
+            self.clock() + self.spec.deadline_s,
+            loop.create_future(),
+            facts(request, self._hidden),
         )
         self._notify()
         return self._next_id
@@ -138,8 +165,10 @@ class SeatSession:
         """Run one authenticated call; its JSON answer, or `SeatCallError`."""
         first = not self.joined.is_set()
         self.joined.set()
-        if first and self.open is not None:
-            self.restart_deadline()
+        if first:
+            self.joined_at = self.clock()
+            if self.open is not None:
+                self.restart_deadline()
         entry: dict[str, Any] = {
             "tool": tool,
             "via": via,
@@ -201,10 +230,27 @@ class SeatSession:
         o = self.open
         left = o.deadline_at - self.clock()
         return WaitReply(
-            status="request", request=payload(o.request, o.request_id, left)
+            status="request", request=payload(o.request, o.request_id, left, o.facts)
         ).model_dump(mode="json")
 
+    def _note_identity(self, raw: Any) -> None:
+        """Keep what the agent says it is (a malformed one is a bad call)."""
+        if raw is None:
+            return
+        try:
+            said = AgentIdentity.model_validate(raw)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "agent"
+            raise self._strike(
+                400,
+                f"malformed agent identity (agent.{where}: {first['msg']}); send "
+                '{"name": ..., "version": ..., "framework": ...}',
+            ) from None
+        self.identity = said.model_dump(exclude_none=True)
+
     async def _wait(self, args: dict[str, Any]) -> dict[str, Any]:
+        self._note_identity(args.get("agent"))
         raw = args.get("timeout_s", MAX_WAIT_S)
         if isinstance(raw, bool) or not isinstance(raw, int | float) or not raw >= 0:
             raise self._strike(400, "timeout_s must be a number of seconds, 0 or more")
@@ -230,8 +276,15 @@ class SeatSession:
                 400, f"malformed act arguments ({where}: {first['msg']}); send request_id and reply"
             ) from None
         entry["request_id"] = parsed.request_id
+        if parsed.agent is not None:
+            self.identity = parsed.agent.model_dump(exclude_none=True)
         text = parsed.reply if isinstance(parsed.reply, str) else json.dumps(parsed.reply)
         entry["reply"] = text if len(text) <= MAX_REPLY_CHARS else text[:200] + "…"
+        repeated = self._repeat(parsed, text)
+        if repeated is not None:
+            entry["repeated"] = True
+            del entry["reply"]  # the transcript holds the accepted reply once
+            return repeated
         if self.ended is not None:
             raise SeatCallError(409, f"the game is over for this seat ({self.ended})")
         o = self.open
@@ -259,17 +312,40 @@ class SeatSession:
         if self.refuse_first_reply is not None:
             message, self.refuse_first_reply = self.refuse_first_reply, None
             body = ActReply(ok=False, error=message, errors_left=self.spec.max_errors)
-            raise SeatCallError(422, message, body.model_dump(mode="json"))
+            raise SeatCallError(422, message, body.model_dump(mode="json", exclude_none=True))
         if usage:
             entry["self_reported_usage"] = usage
         self.errors_in_row = 0
+        self._accepted[o.request_id] = _Accepted(text, parsed.key)
+        if parsed.key is not None:
+            self._keys[parsed.key] = o.request_id
         o.future.set_result((action, usage))
         return ActReply(ok=True).model_dump(mode="json", exclude_none=True)
+
+    def _repeat(self, parsed: ActArgs, text: str) -> dict[str, Any] | None:
+        """The original answer when `parsed` repeats an accepted act, else None; a key of an
+        accepted act sent again for another request is a bad call."""
+        done = self._accepted.get(parsed.request_id)
+        if done is not None and (
+            (parsed.key is not None and parsed.key == done.key)
+            or (parsed.key is None and text == done.text)
+        ):
+            return ActReply(ok=True, repeated=True).model_dump(mode="json", exclude_none=True)
+        used = self._keys.get(parsed.key) if parsed.key is not None else None
+        if used is not None and used != parsed.request_id:
+            raise self._strike(
+                409,
+                f"key {parsed.key!r:.60} was used for request {used}; send a new key with "
+                "each new act",
+            )
+        return None
 
     def _strike(self, status: int, message: str, *, reply: bool = False) -> SeatCallError:
         """Count a bad call; the error to raise (a violation fails the open request)."""
         left = self._count_error(message)
-        body = ActReply(ok=False, error=message, errors_left=left).model_dump(mode="json")
+        body = ActReply(ok=False, error=message, errors_left=left).model_dump(
+            mode="json", exclude_none=True
+        )
         return SeatCallError(status, message, body if reply or status != 404 else None)
 
     def _count_error(self, message: str) -> int:

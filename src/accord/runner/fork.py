@@ -142,6 +142,9 @@ class SwitchAgent(Agent):
         after = self.after.transcript_json() if self._switched else None
         return after if after is not None else self.before.transcript_json()
 
+    def played_mode(self) -> str | None:
+        return (self.after if self._switched else self.before).played_mode()
+
     def describe(self) -> dict[str, Any]:
         return {**self.after.describe(), "fork_of": self.before.describe()}
 
@@ -263,6 +266,9 @@ class ForkGate(Agent):
 
     def transcript_json(self) -> dict[str, Any] | None:
         return self.inner.transcript_json()
+
+    def played_mode(self) -> str | None:
+        return self.inner.played_mode()
 
     def describe(self) -> dict[str, Any]:
         return self.inner.describe()

@@ -176,7 +176,7 @@ class RunMonitor:
             Usage.of(total).add_to(self)
             self.cost_usd += total.cost_usd
             self.cost_known = self.cost_known and total.cost_known
-        models = {s.seat: s.model or s.agent for s in trace.seats}
+        models = {s.seat: s.identity for s in trace.seats}
         for event in trace.events:
             if isinstance(event, ModelErrorEvent):
                 self.errors += 1

@@ -19,7 +19,13 @@ from accord.core.errors import ConfigError
 from accord.core.ids import slug
 from accord.runner.config import Batch, Defaults, Experiment, expand, load_experiment
 from accord.runner.scan import RunScan, scan_run
-from accord.runner.specs import AgentSpec, GameSpec, parse_agent, parse_agent_list
+from accord.runner.specs import (
+    AgentSpec,
+    GameSpec,
+    parse_agent,
+    parse_agent_list,
+    with_action_mode,
+)
 from accord.store import check_location, is_location
 from accord.store.mirror import scratch_folder
 
@@ -111,6 +117,7 @@ def plan_run(
     max_tokens: int | None = None,
     prompts: str | Path | None = None,
     out: str | Path | None = None,
+    action_mode: str | None = None,
 ) -> RunPlan:
     """The plan of a run.
 
@@ -123,6 +130,8 @@ def plan_run(
         seed: the base seed (overrides an experiment's).
         prompts: a folder of prompt templates laid over the game's defaults.
         out: the run directory (default ``runs/<experiment name>`` or ``runs/<game>-quick``).
+        action_mode: ``json``, ``tools`` or ``auto`` for every model seat that sets none
+            itself (`accord.runner.specs.with_action_mode`).
 
     Raises:
         ConfigError: a missing file, quick-form settings given with an experiment, both
@@ -130,6 +139,47 @@ def plan_run(
     """
     if isinstance(target, RunPlan):
         return target
+    plan = _plan(
+        target,
+        game=game,
+        agents=agents,
+        model=model,
+        games=games,
+        seed=seed,
+        options=options,
+        suite=suite,
+        task=task,
+        swap_first_speaker=swap_first_speaker,
+        temperature=temperature,
+        max_tokens=max_tokens,
+        prompts=prompts,
+        out=out,
+    )
+    if action_mode is not None:
+        plan.specs = [
+            s.model_copy(update={"agents": with_action_mode(s.agents, action_mode)})
+            for s in plan.specs
+        ]
+    return plan
+
+
+def _plan(
+    target: str | Path | Experiment | None,
+    *,
+    game: str | None,
+    agents: AgentsArg | None,
+    model: str | None,
+    games: int,
+    seed: int | None,
+    options: Mapping[str, Any] | None,
+    suite: str | None,
+    task: str | None,
+    swap_first_speaker: bool,
+    temperature: float | None,
+    max_tokens: int | None,
+    prompts: str | Path | None,
+    out: str | Path | None,
+) -> RunPlan:
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise ConfigError(f"seed must be a whole number (got {seed!r:.40})")
     if isinstance(games, bool) or not isinstance(games, int):

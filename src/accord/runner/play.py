@@ -313,14 +313,27 @@ def _seat_infos(spec: GameSpec, game: Game, seats: list[Agent]) -> list[SeatInfo
     point = fork_point(spec)
     infos = []
     for i, a in enumerate(spec.agents):
-        agent, model = a.display, a.model
+        agent, model, mode = a.display, a.model, None
         if i < len(seats):
-            model = seats[i].model
+            model, mode = seats[i].model, seats[i].played_mode()
+            agent = seats[i].table_name(agent)
         if point is not None and point.seat == i:
             agent = f"{point.agent.display} (fork of {a.display} at {point.round}/{point.turn})"
             model = point.agent.model
-        infos.append(SeatInfo(seat=i, name=game.seat_label(i), agent=agent, model=model))
+        infos.append(
+            SeatInfo(
+                seat=i,
+                name=game.seat_label(i),
+                agent=agent,
+                model=model,
+                action_mode=None if model is None else _mode(mode),
+            )
+        )
     return infos
+
+
+def _mode(played: str | None) -> Literal["json", "tools"] | None:
+    return "tools" if played == "tools" else "json" if played == "json" else None
 
 
 def _safe(game: Game) -> bool:

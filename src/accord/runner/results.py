@@ -61,6 +61,8 @@ def seat_rows(trace: Trace) -> list[dict[str, Any]]:
                 "seat_name": seat.name,
                 "agent": seat.agent,
                 "model": seat.model,
+                **({"action_mode": seat.action_mode} if seat.action_mode is not None else {}),
+                "player": seat.identity,
                 **{k: v for k, v in base.items() if k not in {"seat", "name"}},
                 "input_tokens": usage.input_tokens if usage else 0,
                 "output_tokens": usage.output_tokens if usage else 0,

@@ -27,7 +27,7 @@ must not grow the summary without bound)."""
 def served_counts(trace: Trace) -> ServedCounts:
     """What one trace's model calls were served, counted."""
     counts: Counter[tuple[str, str, str]] = Counter()
-    models = {s.seat: s.model or s.agent for s in trace.seats}
+    models = {s.seat: s.identity for s in trace.seats}
     for event in trace.events:
         if event.get("type") != "model_call":
             continue

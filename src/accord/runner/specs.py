@@ -70,9 +70,17 @@ class AgentSpec(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _remote_agent(cls, data: Any) -> Any:
-        """``agent: {remote: mcp, ...}`` / ``agent: {command: ...}`` -> agent 'remote'."""
+        """``agent: {remote: mcp, ...}`` / ``agent: {command: ...}`` -> agent 'remote'. A
+        ``label`` inside the mapping names the seat, as one beside it does (docs/agents.md)."""
         if isinstance(data, dict) and isinstance(data.get("agent"), dict):
-            return {**data, "agent": "remote", "remote": data["agent"]}
+            remote = dict(data["agent"])
+            label = remote.pop("label", None)
+            if label is not None and data.get("label") not in (None, label):
+                raise ValueError("give the seat's label once: inside 'agent: {...}' or beside it")
+            out = {**data, "agent": "remote", "remote": remote}
+            if label is not None:
+                out["label"] = label
+            return out
         return data
 
     @model_validator(mode="after")
@@ -150,6 +158,26 @@ def _one_line(exc: ValidationError, value: object) -> str:
         parts.append(f"{loc}: {msg}" if loc else msg)
     name = value.display if isinstance(value, AgentSpec) else str(value)[:60]
     return f"agent {name!r}: " + "; ".join(parts)
+
+
+def with_action_mode(agents: list[AgentSpec], mode: str) -> list[AgentSpec]:
+    """`agents` with every model seat that sets no ``action_mode`` of its own playing in
+    `mode` (``json``, ``tools`` or ``auto``; `accord.agents.tools`); a seat's own mode wins,
+    as a seat's own ``batch`` does. Each changed seat is validated again (a bundled local
+    model refuses ``tools``)."""
+    from accord.agents.tools import ACTION_MODES
+
+    if mode not in ACTION_MODES:
+        raise ConfigError(
+            f"action mode must be one of {', '.join(ACTION_MODES)}, got {mode!r:.40}",
+            cli=f"--action-mode must be one of {', '.join(ACTION_MODES)}, got {mode!r:.40}",
+        )
+    return [
+        parse_agent(a.model_copy(update={"action_mode": mode}))
+        if a.model is not None and a.action_mode is None
+        else a
+        for a in agents
+    ]
 
 
 def parse_agent_list(text: str) -> list[AgentSpec]:

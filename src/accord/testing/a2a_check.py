@@ -25,7 +25,7 @@ from accord.core.registry import make, resolve
 from accord.remote.spec import RemoteSeatSpec
 from accord.runner.play import play_game
 from accord.runner.specs import GameSpec, parse_agent
-from accord.testing.agent_check import REFUSAL, GameCheck, check_games
+from accord.testing.agent_check import FAIL, PASS, REFUSAL, UNTESTED, GameCheck, check_games
 from accord.traces.schema import Trace
 
 POINTS = (
@@ -39,6 +39,13 @@ POINTS = (
 
 PROBE = "wrong-token probe"
 """The ``remote_call`` tool name of the kit's call with a wrong token."""
+
+
+def _point(ok: bool, why: str) -> tuple[str, str]:
+    """A point's verdict: never a pass when the games did not put it to the test."""
+    if why.startswith("not exercised"):
+        return UNTESTED, why
+    return (PASS if ok else FAIL), why
 
 
 def judge_a2a(game: str, trace: Trace) -> GameCheck:
@@ -59,25 +66,25 @@ def judge_a2a(game: str, trace: Trace) -> GameCheck:
     invalid = [c for c in sends if not c.get("ok") and c.get("error") != REFUSAL]
     check = GameCheck(game, error=trace.error)
     p = check.points
-    p["joins"] = (bool(card), "its agent card was read" if card else reason or "never joined")
+    p["joins"] = _point(bool(card), "its agent card was read" if card else reason or "never joined")
     if not probes:
-        p["refuses a wrong token"] = (False, "not exercised: the agent never joined")
+        p["refuses a wrong token"] = _point(False, "not exercised: the agent never joined")
     else:
         probe = probes[0]
-        p["refuses a wrong token"] = (
+        p["refuses a wrong token"] = _point(
             bool(probe.get("ok")),
             str(probe.get("error") or "refused the wrong token"),
         )
     missed = "missed deadline" in reason
-    p["respects deadlines"] = (
+    p["respects deadlines"] = _point(
         bool(answered) and not missed,
         reason if missed else "every answer in time" if answered else "not exercised: no answer",
     )
-    p["valid actions"] = (
+    p["valid actions"] = _point(
         bool(answered) and "protocol violation" not in reason,
         f"{len(answered)} of {len(requests)} requests answered, {len(invalid)} replies refused",
     )
-    p["handles an error reply"] = (
+    p["handles an error reply"] = _point(
         again,
         "answered again after the refusal"
         if again
@@ -85,7 +92,7 @@ def judge_a2a(game: str, trace: Trace) -> GameCheck:
         if refusal_at is None
         else "did not answer again after the refusal",
     )
-    p["game complete"] = (trace.status == "complete", trace.error or "complete")
+    p["game complete"] = _point(trace.status == "complete", trace.error or "complete")
     return check
 
 

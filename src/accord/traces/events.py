@@ -146,6 +146,7 @@ HARNESS_TYPES = (
     "remote_action",
     "remote_failed",
     "remote_unauthenticated",
+    "remote_identity",
 )
 """The ``type`` of every harness event; a game may not use them for its own events."""
 
@@ -371,6 +372,16 @@ class RemoteFailed(HarnessEvent):
     error: str = ""
 
 
+class RemoteIdentity(HarnessEvent):
+    """What a remote agent said it is (name, version, framework): its own word, unchecked."""
+
+    type: Literal["remote_identity"] = "remote_identity"
+    self_reported: bool = Field(True, description="Always true: the agent's own word.")
+    name: str = ""
+    version: str | None = None
+    framework: str | None = None
+
+
 class RemoteUnauthenticated(HarnessEvent):
     """Calls without a valid token reached the seat server while this seat was open."""
 
@@ -399,6 +410,7 @@ HARNESS_EVENTS: dict[str, type[HarnessEvent]] = {
         RemoteAction,
         RemoteFailed,
         RemoteUnauthenticated,
+        RemoteIdentity,
     )
 }
 """Every harness event model by its ``type``."""
@@ -470,6 +482,7 @@ Event = Annotated[
     | Annotated[RemoteAction, Tag("remote_action")]
     | Annotated[RemoteFailed, Tag("remote_failed")]
     | Annotated[RemoteUnauthenticated, Tag("remote_unauthenticated")]
+    | Annotated[RemoteIdentity, Tag("remote_identity")]
     | Annotated[GameEvent, Tag(_GAME)],
     Discriminator(_tagger(HARNESS_EVENTS)),
 ]

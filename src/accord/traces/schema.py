@@ -15,10 +15,12 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    SerializerFunctionWrapHandler,
     ValidatorFunctionWrapHandler,
     create_model,
     field_serializer,
     field_validator,
+    model_serializer,
     model_validator,
 )
 
@@ -91,6 +93,48 @@ class SeatInfo(BaseModel):
     name: str = Field(description="Seat label used in prompts and reports (e.g. 'A').")
     agent: str = Field(description="Agent spec: a model string or a reference agent name.")
     model: str | None = Field(None, description="provider/model for LLM seats, else null.")
+    action_mode: Literal["json", "tools"] | None = Field(
+        None,
+        description="How the model seat acted, resolved ('auto' records what it became): "
+        "'json' or 'tools'; absent for seats that call no model and in older traces.",
+    )
+
+    @model_serializer(mode="wrap")
+    def _without_unset_mode(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Seats without a mode serialize as before the field existed (traces of scripted
+        agents stay byte-identical)."""
+        data: dict[str, Any] = handler(self)
+        if self.action_mode is None:
+            data.pop("action_mode", None)
+        return data
+
+    @property
+    def identity(self) -> str:
+        """The seat's player identity in every table, board, comparison and export
+        (`player_identity`)."""
+        return player_identity(self.model, self.agent, self.action_mode)
+
+
+_LEGACY_MODES = (" [tools]", " [auto]")
+
+
+def player_identity(model: str | None, agent: str, action_mode: str | None = None) -> str:
+    """Who played a seat, as every table, board, report, comparison and export names it.
+
+    A model seat is its ``provider/model`` (App. E: players are named by model), with its
+    resolved action mode when that is not json (``openai/gpt-5 [tools]``): the same model in
+    json and tools mode is two players, never pooled. Any other seat is its agent name. A
+    trace written before the mode was recorded is read from its agent label's ``[tools]`` /
+    ``[auto]`` mark (an old ``auto`` seat stays ``[auto]``: what it resolved to is unknown).
+    """
+    if model is None:
+        return agent
+    if action_mode is None:
+        for mark in _LEGACY_MODES:
+            if agent.endswith(mark):
+                return f"{model}{mark}"
+        return model
+    return model if action_mode == "json" else f"{model} [{action_mode}]"
 
 
 class Trace(BaseModel):

@@ -78,7 +78,7 @@ def side_summary(run_id: str, trace_id: str, trace: Trace) -> dict[str, Any]:
         "game_id": trace.game_id,
         "seed": trace.seed,
         "status": trace.status,
-        "players": " vs ".join(s.model or s.agent for s in trace.seats),
+        "players": " vs ".join(s.identity for s in trace.seats),
         "events": [e.get("type") for e in trace.events],
     }
 

@@ -142,7 +142,7 @@ def game_row(trace_id: str, trace: Trace) -> dict[str, Any]:
         # What `accord compare` pairs games on (accord.analysis.paired).
         "scenario": scenario_digest(trace),
         "seating": seating(trace),
-        "players": " vs ".join(s.model or s.agent for s in trace.seats),
+        "players": " vs ".join(s.identity for s in trace.seats),
         "events": len(trace.events),
         "input_tokens": total.input_tokens if total else None,
         "output_tokens": total.output_tokens if total else None,

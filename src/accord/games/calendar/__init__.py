@@ -155,6 +155,7 @@ INFO = GameInfo(
         "costs": "cost_setting",
     },
     agent_check=AgentCheckGame(others="oracle-follower"),
+    hidden_info=("oracle_slots",),
     blame=BLAME,
 )
 

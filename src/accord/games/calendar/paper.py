@@ -151,7 +151,7 @@ class CalBenchKit(Kit):
             seat = seats.get(int(row.get("seat", -1)))
             if seat is None:
                 continue
-            kind, name = ("model", seat.model) if seat.model else ("agent", seat.agent)
+            kind, name = ("model", seat.identity) if seat.model else ("agent", seat.agent)
             by_agent.setdefault((kind, str(name)), []).append(row)
         out = []
         for (kind, name), rows in by_agent.items():

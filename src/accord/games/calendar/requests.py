@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from accord.core.game import Game
 from accord.core.spec import ActionSpec, Request
+from accord.core.tools import tools_from_schema
 from accord.games.calendar import actions, rules
 from accord.games.calendar.actions import ParseContext, Phase
 from accord.games.calendar.record import MessageRecord
@@ -50,13 +51,31 @@ def parse_context(
 def action_spec(ctx: ParseContext, calendar: Calendar) -> ActionSpec:
     """Parser, schema and fallback for one request; the schema names the seat's movable ids."""
     movable = [item.id for item in calendar if item is not None and not item.blocked]
+    schema = actions.envelope_schema(ctx, movable)
+    kind = SPEC_KINDS[ctx.phase]
     return ActionSpec(
-        kind=SPEC_KINDS[ctx.phase],
+        kind=kind,
         parse=lambda text: actions.parse_reply(text, ctx),
-        schema=actions.envelope_schema(ctx, movable),
+        schema=schema,
         fallback=actions.pass_turn,
         format_hint=actions.FORMAT_HINT,
+        tools=tools_from_schema(kind, schema, TOOL_DESCRIPTIONS),
     )
+
+
+TOOL_DESCRIPTIONS = {
+    "dm": "Send a private message to one agent (cheap talk only).",
+    "participant_groupchat": "Send a message to every participant of the current meeting "
+    "(cheap talk only).",
+    "all_groupchat": "Send a message to every agent (cheap talk only).",
+    "schedule": "Write the current meeting into one slot of your calendar (decision phase "
+    "only; exactly one per decision).",
+    "reschedule": "Move one of your calendar entries (an errand or an earlier meeting) from "
+    "from_slot to to_slot, with a short justification of why your user's entry has to move "
+    "(CalBench §3); to_slot must be free or emptied by another reschedule of the same batch.",
+}
+"""What each calendar action does, as its tool's description in tools mode (the wording of the
+system prompt's tool list, CalBench App. A.2); json mode is unchanged."""
 
 
 def seat_info(

@@ -122,7 +122,7 @@ def table12(traces: Sequence[Trace]) -> list[dict[str, Any]]:
             use = t.usage.get(seat.name)
             if seat.model is None or use is None or use.calls == 0 or rounds == 0:
                 continue
-            a = acc[seat.model]
+            a = acc[seat.identity]
             a[0] += rounds
             a[1] += use.input_tokens
             a[2] += use.output_tokens

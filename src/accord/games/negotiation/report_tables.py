@@ -93,7 +93,7 @@ def load(traces: Iterable[Trace]) -> list[Game]:
         out.append(
             Game(
                 trace_id=t.trace_id,
-                seats=tuple(s.model or s.agent for s in t.seats),
+                seats=tuple(s.identity for s in t.seats),
                 ratio=float(t.final_state.get("ratio") or t.config.get("ratio") or 0.0),
                 partner=str(t.config.get("partner", "stable")),
                 projects=str(t.config.get("projects", "fixed")),

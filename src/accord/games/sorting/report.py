@@ -63,11 +63,12 @@ METRICS: tuple[tuple[str, str, bool, int], ...] = (
 
 
 def team(trace: Trace) -> str:
-    """The team's name: the distinct agent specs of its seats, in seat order."""
+    """The team's name: the distinct players of its seats (`SeatInfo.identity`: a model
+    with its action mode), in seat order."""
     names: list[str] = []
     for seat in trace.seats:
-        if seat.agent not in names:
-            names.append(seat.agent)
+        if seat.identity not in names:
+            names.append(seat.identity)
     return " + ".join(names) or "?"
 
 

@@ -185,7 +185,7 @@ def primary_vps(trace: Trace) -> float:
 
 def dataset_label(trace: Trace) -> str:
     """The team that played: its distinct seat labels (model, else agent spec) joined."""
-    names = sorted({s.model or s.agent for s in trace.seats})
+    names = sorted({s.identity for s in trace.seats})
     return "+".join(names)
 
 

@@ -1,0 +1,160 @@
+"""A run at scale: many mock games through one driver, into a local folder and into an S3
+server, then read back (printed, never asserted).
+
+Each play is a fresh child process that plays N negotiation games (one round, one talk turn,
+``mock/schema`` in both seats: no latency, the cheapest game with model seats) through
+`run_specs` at ``--concurrency``, into a local run folder or ``s3://bench/run-N`` on moto's
+S3 server (started here on 127.0.0.1, as the store tests do). Its wall time gives games per
+second, and its peak resident set size comes from the kernel (``wait4``). Peak memory of the
+largest size against the smallest is the figure to watch (target: within 1.2x).
+
+Each local run is then read back, in a fresh child each: ``accord.load`` (every trace into
+records), ``accord query`` (``SELECT count(*) ... FROM games`` with the per-run cache built,
+then warm) and ``accord report``; each is printed as seconds per 1,000 traces.
+
+On a machine of two shared cores 100,000 games take most of an hour per target: pass
+``--sizes 10000,30000`` and extrapolate (the output says which sizes ran).
+
+Run:  python bench/bench_scale.py [--sizes 10000,100000] [--targets local,s3] [--read]
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+PLAY = """
+import asyncio, sys, time
+from pathlib import Path
+from accord.runner.config import Batch, Defaults, Experiment, expand
+from accord.runner.run import run_specs
+
+games, concurrency, out, store = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
+exp = Experiment(
+    name="bench-scale",
+    max_games=games,
+    defaults=Defaults(game="negotiation", games=games, agents=["mock/schema", "mock/schema"]),
+    batches=[Batch(name="m", options={"rounds": 1, "talk_turns": 1})],
+)
+specs = expand(exp)
+options = {"store": store} if store != "-" else {}
+t0 = time.perf_counter()
+report = asyncio.run(run_specs(specs, Path(out), concurrency=concurrency, **options))
+elapsed = time.perf_counter() - t0
+assert report.played == games and not report.failed, (report.played, report.failed[:3])
+print(elapsed, report.summary["games"])
+"""
+
+READ = """
+import sys, tempfile, time
+from pathlib import Path
+import accord
+from accord.analysis.query import run_query
+from accord.analysis.report import build_report
+
+run, what = Path(sys.argv[1]), sys.argv[2]
+t0 = time.perf_counter()
+if what == "load":
+    n = len(accord.load(run).games)
+elif what == "query":
+    (n,), = run_query([run], "SELECT count(*) FROM games")[2]
+    cold = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    run_query([run], "SELECT game, avg(efficiency) FROM games GROUP BY game")
+    print(cold, n)
+elif what == "report":
+    build_report([run], Path(tempfile.mkdtemp()) / "report")
+    n = -1
+print(time.perf_counter() - t0, n)
+"""
+
+
+def _run(code: str, *args: str) -> tuple[list[str], float, float]:
+    """Run `code` in a fresh interpreter: (its output lines, its own peak RSS in MB, wall
+    seconds); its errors go to a file, so a full pipe never blocks it."""
+    t0 = time.perf_counter()
+    with tempfile.TemporaryFile("w+") as errors:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", code, *args], stdout=subprocess.PIPE, stderr=errors,
+            text=True,
+        )  # fmt: skip
+        assert proc.stdout is not None
+        out = proc.stdout.read()
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode != 0:
+            errors.seek(0)
+            raise SystemExit(f"{args} failed ({proc.returncode}):\n{errors.read()[-3000:]}")
+    return out.strip().splitlines(), usage.ru_maxrss / 1024, time.perf_counter() - t0
+
+
+def _s3() -> object:
+    from moto.server import ThreadedMotoServer
+
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    os.environ.update(
+        AWS_ACCESS_KEY_ID="bench", AWS_SECRET_ACCESS_KEY="bench-secret-value",
+        AWS_REGION="us-east-1", AWS_ENDPOINT_URL=f"http://{host}:{port}", AWS_ALLOW_HTTP="true",
+    )  # fmt: skip
+    request = urllib.request.Request(f"http://{host}:{port}/bench", method="PUT")
+    urllib.request.urlopen(request).close()
+    return server
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="10000,100000", help="Comma-separated game counts.")
+    parser.add_argument("--targets", default="local,s3", help="local, s3 or both.")
+    parser.add_argument("--concurrency", type=int, default=64)
+    parser.add_argument("--read", action="store_true", help="Also read the local runs back.")
+    parser.add_argument("--keep", type=Path, default=None, help="Keep the runs in this folder.")
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    targets = args.targets.split(",")
+    server = _s3() if "s3" in targets else None
+    root = args.keep or Path(tempfile.mkdtemp(prefix="accord-scale-"))
+    root.mkdir(parents=True, exist_ok=True)
+    print(f"negotiation, 1 round x 1 turn, mock/schema seats, concurrency {args.concurrency}")
+    print(f"{'target':<7}{'games':>8}{'play s':>10}{'games/s':>9}{'peak MB':>9}{'x first':>8}")
+    local_runs: list[tuple[int, Path]] = []
+    for target in targets:
+        first = None
+        for n in sizes:
+            out = root / f"{target}-{n}"
+            store = f"s3://bench/run-{n}" if target == "s3" else "-"
+            lines, peak, _ = _run(PLAY, str(n), str(args.concurrency), str(out), store)
+            elapsed = float(lines[-1].split()[0])
+            first = first or peak
+            print(f"{target:<7}{n:>8}{elapsed:>10.1f}{n / elapsed:>9.1f}{peak:>9.1f}"
+                  f"{peak / first:>7.2f}x", flush=True)  # fmt: skip
+            if target == "local":
+                local_runs.append((n, out))
+    if args.read:
+        print(f"{'read':<7}{'traces':>8}{'what':>14}{'s':>9}{'s/1000':>9}{'peak MB':>9}")
+        for n, out in local_runs:
+            for what in ("load", "query", "report"):
+                lines, peak, _ = _run(READ, str(out), what)
+                took = float(lines[-1].split()[0])
+                label = "query (warm)" if what == "query" else what
+                if what == "query":
+                    cold = float(lines[0].split()[0])
+                    print(f"{'':<7}{n:>8}{'query (cold)':>14}{cold:>9.1f}"
+                          f"{cold / n * 1000:>9.3f}{peak:>9.1f}")  # fmt: skip
+                print(f"{'':<7}{n:>8}{label:>14}{took:>9.1f}{took / n * 1000:>9.3f}{peak:>9.1f}",
+                      flush=True)  # fmt: skip
+    if server is not None:
+        server.stop()  # type: ignore[attr-defined]
+
+
+if __name__ == "__main__":
+    main()

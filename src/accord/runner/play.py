@@ -337,6 +337,8 @@ async def _answer_all(
     seats: list[Agent], requests: list[Request], buffers: list[_Buffered]
 ) -> list[Action]:
     """Answer every pending request concurrently; if one fails, cancel the others first."""
+    if len(requests) == 1:  # nothing to run beside it: no task, no gather
+        return [await _ask(seats[requests[0].seat], requests[0], buffers[0])]
     tasks = [
         asyncio.ensure_future(_ask(seats[r.seat], r, b))
         for r, b in zip(requests, buffers, strict=True)

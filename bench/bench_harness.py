@@ -6,15 +6,24 @@
 2. Concurrency: 100 games against the mock provider with a fixed 100 ms latency, all in
    flight together, against one such game. Target: within 1.2x the time of one game.
 
-Run:  python bench/bench_harness.py
+With ``--baseline-src OLD/src`` (a checkout of an earlier commit), each measurement is made
+in fresh child processes, this tree's and the old one's taking turns (``--repeats`` each), and
+the medians are printed side by side: before and after from the same run on the same machine.
+
+Run:  python bench/bench_harness.py [--baseline-src OLD/src] [--repeats 3]
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
+import os
 import statistics
+import subprocess
+import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from accord.agents.base import Agent, Recorder
@@ -50,7 +59,7 @@ def spec(i: int, agents: str = "scripted") -> GameSpec:
     )
 
 
-async def overhead(n: int = 50) -> None:
+async def overhead(n: int = 50) -> dict[str, float]:
     times = []
     steps = 0
     for i in range(n):
@@ -68,9 +77,10 @@ async def overhead(n: int = 50) -> None:
         f"  per agent step: {med / steps * 1e6:.0f} us; bare event-loop baseline: "
         f"{noop / steps * 1e6:.1f} us/step; ratio {med / noop:.0f}x"
     )
+    return {"step_us": med / steps * 1e6, "await_us": noop / steps * 1e6, "step_x": med / noop}
 
 
-async def concurrency(n: int = 100, latency: float = 0.1) -> None:
+async def concurrency(n: int = 100, latency: float = 0.1) -> dict[str, float]:
     opts = ModelOptions(latency_s=latency, max_concurrency=10_000)
 
     def reply(messages: list[Any]) -> str:
@@ -111,11 +121,40 @@ async def concurrency(n: int = 100, latency: float = 0.1) -> None:
     assert all(t.status == "complete" for t in traces)
     print(f"one game against mock ({latency * 1e3:.0f} ms latency, {calls} calls): {t_one:.2f} s")
     print(f"{n} games at once: {t_many:.2f} s  ->  ratio {t_many / t_one:.2f} (target <= 1.2)")
+    return {"one_s": t_one, "many_s": t_many, "many_x": t_many / t_one}
+
+
+def _child(src: Path) -> dict[str, float]:
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    done = subprocess.run(
+        [sys.executable, __file__, "--child"], env=env, capture_output=True, text=True, check=True
+    )
+    result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
 
 
 def main() -> None:
-    asyncio.run(overhead())
-    asyncio.run(concurrency())
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--baseline-src", type=Path, default=None)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.baseline_src is None or args.child:
+        result = asyncio.run(overhead()) | asyncio.run(concurrency())
+        if args.child:
+            print(json.dumps(result))
+        return
+    here = Path(__file__).resolve().parents[1] / "src"
+    runs: dict[str, list[dict[str, float]]] = {"before": [], "after": []}
+    for _ in range(args.repeats):
+        runs["before"].append(_child(args.baseline_src.resolve()))
+        runs["after"].append(_child(here))
+    print(f"medians of {args.repeats} runs each, taking turns")
+    print(f"{'':<8}{'step us':>9}{'await us':>10}{'step/await':>12}{'100 games/1':>13}")
+    for way, results in runs.items():
+        med = {k: statistics.median(r[k] for r in results) for k in results[0]}
+        print(f"{way:<8}{med['step_us']:>9.0f}{med['await_us']:>10.1f}{med['step_x']:>11.0f}x"
+              f"{med['many_x']:>12.2f}x")  # fmt: skip
 
 
 if __name__ == "__main__":

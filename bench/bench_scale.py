@@ -6,7 +6,10 @@ Each play is a fresh child process that plays N negotiation games (one round, on
 `run_specs` at ``--concurrency``, into a local run folder or ``s3://bench/run-N`` on moto's
 S3 server (started here on 127.0.0.1, as the store tests do). Its wall time gives games per
 second, and its peak resident set size comes from the kernel (``wait4``). Peak memory of the
-largest size against the smallest is the figure to watch (target: within 1.2x).
+largest size against the smallest is the figure to watch (target: within 1.2x). The planned
+games themselves (the list of `GameSpec` a run is given, about 2 KB each) are measured apart
+(``planned MB``: the resident size once they are built, before the run starts), so what the
+runner adds over them (``peak-plan``) shows on its own.
 
 Each local run is then read back, in a fresh child each: ``accord.load`` (every trace into
 records), ``accord query`` (``SELECT count(*) ... FROM games`` with the per-run cache built,
@@ -44,12 +47,13 @@ exp = Experiment(
     batches=[Batch(name="m", options={"rounds": 1, "talk_turns": 1})],
 )
 specs = expand(exp)
+plan_mb = int(open("/proc/self/statm").read().split()[1]) * 4096 / 2**20
 options = {"store": store} if store != "-" else {}
 t0 = time.perf_counter()
 report = asyncio.run(run_specs(specs, Path(out), concurrency=concurrency, **options))
 elapsed = time.perf_counter() - t0
 assert report.played == games and not report.failed, (report.played, report.failed[:3])
-print(elapsed, report.summary["games"])
+print(elapsed, report.summary["games"], plan_mb)
 """
 
 READ = """
@@ -125,7 +129,8 @@ def main() -> None:
     root = args.keep or Path(tempfile.mkdtemp(prefix="accord-scale-"))
     root.mkdir(parents=True, exist_ok=True)
     print(f"negotiation, 1 round x 1 turn, mock/schema seats, concurrency {args.concurrency}")
-    print(f"{'target':<7}{'games':>8}{'play s':>10}{'games/s':>9}{'peak MB':>9}{'x first':>8}")
+    print(f"{'target':<7}{'games':>8}{'play s':>10}{'games/s':>9}{'peak MB':>9}{'x first':>8}"
+          f"{'planned MB':>11}{'peak-plan':>10}{'x first':>8}")  # fmt: skip
     local_runs: list[tuple[int, Path]] = []
     for target in targets:
         first = None
@@ -133,10 +138,11 @@ def main() -> None:
             out = root / f"{target}-{n}"
             store = f"s3://bench/run-{n}" if target == "s3" else "-"
             lines, peak, _ = _run(PLAY, str(n), str(args.concurrency), str(out), store)
-            elapsed = float(lines[-1].split()[0])
-            first = first or peak
+            elapsed, plan = float(lines[-1].split()[0]), float(lines[-1].split()[2])
+            first = first or (peak, peak - plan)
             print(f"{target:<7}{n:>8}{elapsed:>10.1f}{n / elapsed:>9.1f}{peak:>9.1f}"
-                  f"{peak / first:>7.2f}x", flush=True)  # fmt: skip
+                  f"{peak / first[0]:>7.2f}x{plan:>11.1f}{peak - plan:>10.1f}"
+                  f"{(peak - plan) / first[1]:>7.2f}x", flush=True)  # fmt: skip
             if target == "local":
                 local_runs.append((n, out))
     if args.read:

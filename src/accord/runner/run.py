@@ -78,6 +78,8 @@ from accord.traces.schema import SeatUsage, Trace
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import TracerProvider
 
+    from accord.remote.spec import RemoteSeatSpec
+
 ProgressFn = Callable[[GameSpec, Trace], None]
 
 
@@ -486,6 +488,7 @@ async def run_specs(
             if live_run is not None:
                 live_pulse = asyncio.ensure_future(_pulse(live_run.every_s, live_run.pulse))
             steering = asyncio.ensure_future(control.run(stop_now))
+            remote = [a.remote for s in todo for a in s.agents if a.remote is not None]
             try:
                 await runner.start(todo)
                 # `concurrency` workers share one iterator: no task object per game, so memory
@@ -499,7 +502,8 @@ async def run_specs(
                 # Workers beyond the concurrency wait in the limiter, so `accord ctl` can raise
                 # it while the run plays (up to MAX_WORKERS, or the starting concurrency).
                 workers = min(max(concurrency, MAX_WORKERS), len(todo))
-                await asyncio.gather(*(worker() for _ in range(workers)))
+                async with _seat_servers(remote):
+                    await asyncio.gather(*(worker() for _ in range(workers)))
             except asyncio.CancelledError:
                 # Ctrl-C (asyncio cancels the main task) or SIGTERM (`_stop_on_sigterm`).
                 report.interrupted = report.interrupted or "SIGINT"
@@ -548,6 +552,16 @@ async def run_specs(
             "Run again with --resume and a higher --max-cost to finish."
         )
     return report
+
+
+def _seat_servers(remote: list[RemoteSeatSpec]) -> contextlib.AbstractAsyncContextManager[None]:
+    """The run's remote seat servers, held from its first game to its last (one start per
+    run, not per game: `accord.remote.hub.hold`); nothing without remote seats."""
+    if not remote:
+        return contextlib.nullcontext()
+    from accord.remote.hub import hold
+
+    return hold(remote)
 
 
 def _run_id(store: str | None, out: Path) -> str:

@@ -12,7 +12,8 @@ model in both seats (``mock/schema``, no latency: the harness is all there is to
 - ``on``: this tree, ``otel=`` a `TracerProvider` with the SDK's batch processor feeding an
   exporter that drops the spans (the SDK's own cost, not a network's).
 
-Prints ms per game and each way's ratio to ``before`` (or to ``off``). Target: off
+Prints ms per game (wall, and CPU time of the child alone, which other load on the machine
+does not inflate) and each way's ratio to ``before`` (or to ``off``). Target: off
 indistinguishable from before (within the noise of the repeats, which is printed too).
 
 Run:  python bench/bench_otel.py [--games 200] [--repeats 5] [--baseline-src OLD/src]
@@ -58,18 +59,18 @@ if way == "on":
     provider = TracerProvider()
     provider.add_span_processor(BatchSpanProcessor(Drop()))
     options["otel"] = provider
-t0 = time.perf_counter()
+t0, c0 = time.perf_counter(), time.process_time()
 report = asyncio.run(run_specs(specs, out, concurrency=8, live=False, **options))
-elapsed = time.perf_counter() - t0
+elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
 assert report.played == games and not report.failed, report.failed
 if way == "on":
     provider.shutdown()
     assert Drop.spans > games * 3, Drop.spans
-print(elapsed)
+print(elapsed, cpu)
 """
 
 
-def _child(src: Path, games: int, out: Path, way: str) -> float:
+def _child(src: Path, games: int, out: Path, way: str) -> tuple[float, float]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
     env["PYTHONPATH"] = str(src)
     env.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -82,7 +83,8 @@ def _child(src: Path, games: int, out: Path, way: str) -> float:
     )
     if done.returncode != 0:
         raise SystemExit(f"{way}: the child failed:\n{done.stderr[-2000:]}")
-    return float(done.stdout.strip().splitlines()[-1])
+    wall, cpu = done.stdout.strip().splitlines()[-1].split()
+    return float(wall), float(cpu)
 
 
 def main() -> None:
@@ -98,21 +100,27 @@ def main() -> None:
         ways.append(("before", args.baseline_src.resolve()))
     ways += [("off", SRC), ("on", SRC)]
     times: dict[str, list[float]] = {w: [] for w, _ in ways}
+    cpus: dict[str, list[float]] = {w: [] for w, _ in ways}
     with tempfile.TemporaryDirectory() as tmp:
         for r in range(args.repeats):
             for way, src in ways:
                 out = Path(tmp) / f"{way}-{r}"
-                times[way].append(_child(src, args.games, out, way))
+                wall, cpu = _child(src, args.games, out, way)
+                times[way].append(wall)
+                cpus[way].append(cpu)
     base_way = ways[0][0]
     base = statistics.median(times[base_way])
+    base_cpu = statistics.median(cpus[base_way])
     print(f"{args.games} mock games per run, concurrency 8, {args.repeats} runs per way (medians)")
-    print(f"{'way':<8} {'ms/game':>9} {'ratio':>7} {'spread (min-max ms/game)':>26}")
+    print(f"{'way':<8} {'ms/game':>9} {'ratio':>7} {'spread (min-max ms/game)':>26}"
+          f"{'CPU ms/game':>13} {'ratio':>7}")  # fmt: skip
     for way, _ in ways:
-        med = statistics.median(times[way])
+        med, cpu = statistics.median(times[way]), statistics.median(cpus[way])
         lo, hi = min(times[way]), max(times[way])
         per = 1000 / args.games
         spread = f"{lo * per:.2f}-{hi * per:.2f}"
-        print(f"{way:<8} {med * per:9.2f} {med / base:6.3f}x {spread:>26}")
+        print(f"{way:<8} {med * per:9.2f} {med / base:6.3f}x {spread:>26}"
+              f"{cpu * per:13.2f} {cpu / base_cpu:6.3f}x")  # fmt: skip
     print(f"(ratios to '{base_way}')")
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import http.server
 import json
+import os
+import subprocess
 import sys
 import threading
 from collections.abc import Iterator
@@ -252,3 +254,17 @@ def test_missing_sdk_is_one_line(tmp_path: Path, monkeypatch: Any) -> None:
     assert ran.exit_code == 2, ran.output
     assert "accord[otel]" in ran.output
     assert not (out / "traces").exists() or not list((out / "traces").glob("*.json"))
+
+
+def test_off_imports_no_sdk(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    code = (
+        "import sys, accord\n"
+        f"accord.run('negotiation', agents='cooperative,greedy', out={str(tmp_path / 'r')!r},"
+        " options={'rounds': 1, 'talk_turns': 1}, live=False)\n"
+        "print(sorted(m for m in sys.modules if m.startswith('opentelemetry')))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip().splitlines()[-1] == "[]"

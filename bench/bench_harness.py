@@ -169,12 +169,16 @@ def main() -> None:
         runs["after"].append(_child(here))
     print(f"medians of {args.repeats} runs each, taking turns")
     print(f"{'':<8}{'step us':>9}{'await us':>10}{'step/await':>12}{'100 games/1':>13}"
-          f"{'step CPU us':>13}{'CPU/await':>11}{'100 games CPU s':>17}")  # fmt: skip
+          f"{'step CPU us':>13}{'CPU/await':>11}{'1 game s':>10}{'100 games CPU s':>17}"
+          f"{'idle est.':>11}")  # fmt: skip
     for way, results in runs.items():
         med = {k: statistics.median(r[k] for r in results) for k in results[0]}
         print(f"{way:<8}{med['step_us']:>9.0f}{med['await_us']:>10.1f}{med['step_x']:>11.0f}x"
               f"{med['many_x']:>12.2f}x{med['step_cpu_us']:>13.0f}{med['step_cpu_x']:>10.0f}x"
-              f"{med['cpu_many_s']:>17.2f}")  # fmt: skip
+              f"{med['one_s']:>10.2f}{med['cpu_many_s']:>17.2f}"
+              f"{max(1.0, share := med['cpu_many_share']):>7.2f}-{1 + share:.2f}x")  # fmt: skip
+    print("idle est.: 100 games at once on an idle core, from their CPU time against one game's "
+          "wall time (between max(1, CPU/one) and 1 + CPU/one)")  # fmt: skip
 
 
 if __name__ == "__main__":

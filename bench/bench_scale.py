@@ -99,6 +99,14 @@ def _run(code: str, *args: str) -> tuple[list[str], float, float]:
     return out.strip().splitlines(), usage.ru_maxrss / 1024, time.perf_counter() - t0
 
 
+def _numbers(line: str) -> bool:
+    try:
+        [float(x) for x in line.split()]
+    except ValueError:
+        return False
+    return len(line.split()) == 2
+
+
 def _s3() -> object:
     from moto.server import ThreadedMotoServer
 
@@ -122,16 +130,23 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--read", action="store_true", help="Also read the local runs back.")
     parser.add_argument("--keep", type=Path, default=None, help="Keep the runs in this folder.")
+    parser.add_argument(
+        "--read-only", type=Path, nargs="*", default=None, help="Only read these runs back."
+    )
     args = parser.parse_args()
+    if args.read_only is not None:
+        args.read, args.targets = True, ""
     sizes = [int(s) for s in args.sizes.split(",")]
-    targets = args.targets.split(",")
+    targets = [t for t in args.targets.split(",") if t]
     server = _s3() if "s3" in targets else None
     root = args.keep or Path(tempfile.mkdtemp(prefix="accord-scale-"))
     root.mkdir(parents=True, exist_ok=True)
     print(f"negotiation, 1 round x 1 turn, mock/schema seats, concurrency {args.concurrency}")
     print(f"{'target':<7}{'games':>8}{'play s':>10}{'games/s':>9}{'peak MB':>9}{'x first':>8}"
           f"{'planned MB':>11}{'peak-plan':>10}{'x first':>8}")  # fmt: skip
-    local_runs: list[tuple[int, Path]] = []
+    local_runs: list[tuple[int, Path]] = [
+        (len(list((run / "traces").glob("*.json"))), run) for run in args.read_only or []
+    ]
     for target in targets:
         first = None
         for n in sizes:
@@ -150,6 +165,7 @@ def main() -> None:
         for n, out in local_runs:
             for what in ("load", "query", "report"):
                 lines, peak, _ = _run(READ, str(out), what)
+                lines = [ln for ln in lines if _numbers(ln)]  # progress lines left out
                 took = float(lines[-1].split()[0])
                 label = "query (warm)" if what == "query" else what
                 if what == "query":

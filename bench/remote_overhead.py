@@ -22,7 +22,20 @@ the seat server once per game (about 40 ms and 190 ms), which games played concu
 Next to the seconds a hosted model takes per decision, this is small; before the server set
 TCP_NODELAY, every call paid about 40 ms more (Nagle's algorithm and delayed ACKs).
 
-Run:  python bench/remote_overhead.py [--games 3]
+Then the steady state (``steady``): the seat server started once and held for every game, as
+a run now does (`accord.remote.hub.hold`), and the agent keeping one HTTP client: per decision,
+the remote game's time less the in-process game's, the agent's calls per decision, and a
+loopback HTTP round trip to the same server measured in the same run; the server's start and
+stop are timed apart. The agent runs in this process, so its own HTTP client's work counts too.
+
+Measured (two cores shared with other heavy work, 3 games each after a warm-up; HTTP/JSON):
+negotiation 34.2 ms over in-process per decision (2.2 calls), sorting 27.7 (2.0), calendar
+33.5 (2.0), against a loopback round trip of 0.85 ms: 33-40x, well over the 5 ms / 5x target.
+Server start and stop apart: 272 ms, now paid once per run. A profile shows the time spread
+over the HTTP client (httpx: building and parsing requests), uvicorn/Starlette routing and the
+seat's JSON, not waiting: the per-call cost is CPU, and is what is left to cut.
+
+Run:  python bench/remote_overhead.py [--games 3] [--steady-only]
 """
 
 from __future__ import annotations

@@ -80,14 +80,16 @@ print(time.perf_counter() - t0, n)
 """
 
 
-def _run(code: str, *args: str) -> tuple[list[str], float, float]:
+def _run(
+    code: str, *args: str, env: dict[str, str] | None = None
+) -> tuple[list[str], float, float]:
     """Run `code` in a fresh interpreter: (its output lines, its own peak RSS in MB, wall
     seconds); its errors go to a file, so a full pipe never blocks it."""
     t0 = time.perf_counter()
     with tempfile.TemporaryFile("w+") as errors:
         proc = subprocess.Popen(
             [sys.executable, "-c", code, *args], stdout=subprocess.PIPE, stderr=errors,
-            text=True,
+            text=True, env={**os.environ, **(env or {})},
         )  # fmt: skip
         assert proc.stdout is not None
         out = proc.stdout.read()
@@ -130,6 +132,7 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--read", action="store_true", help="Also read the local runs back.")
     parser.add_argument("--keep", type=Path, default=None, help="Keep the runs in this folder.")
+    parser.add_argument("--what", default="load,query,report", help="What to read back.")
     parser.add_argument(
         "--read-only", type=Path, nargs="*", default=None, help="Only read these runs back."
     )
@@ -163,8 +166,10 @@ def main() -> None:
     if args.read:
         print(f"{'read':<7}{'traces':>8}{'what':>14}{'s':>9}{'s/1000':>9}{'peak MB':>9}")
         for n, out in local_runs:
-            for what in ("load", "query", "report"):
-                lines, peak, _ = _run(READ, str(out), what)
+            for what in args.what.split(","):
+                # A query cache of its own, so "cold" is cold (`accord.analysis.query`).
+                caches = {"ACCORD_CACHE_DIR": tempfile.mkdtemp(prefix="accord-scale-cache-")}
+                lines, peak, _ = _run(READ, str(out), what, env=caches)
                 lines = [ln for ln in lines if _numbers(ln)]  # progress lines left out
                 took = float(lines[-1].split()[0])
                 label = "query (warm)" if what == "query" else what

@@ -268,3 +268,14 @@ def test_off_imports_no_sdk(tmp_path: Path) -> None:
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
     )
     assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_a_huge_seed_is_sent_as_text(exported: tuple[TracerProvider, InMemorySpanExporter]) -> None:
+    provider, exporter = exported
+    tracing = otel.start("r", provider)
+    assert tracing is not None
+    big = SPEC.model_copy(update={"seed": 2**70})
+    with tracing.run(1), tracing.game(big):
+        pass
+    (game,) = [s for s in exporter.get_finished_spans() if s.name == "accord.game"]
+    assert game.attributes is not None and game.attributes["accord.game.seed"] == str(2**70)

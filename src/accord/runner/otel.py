@@ -195,7 +195,7 @@ class Tracing:
             "accord.run.id": self.run_id,
             "accord.game.id": spec.trace_id,
             "accord.game.name": spec.game,
-            "accord.game.seed": spec.seed,
+            "accord.game.seed": _int(spec.seed),
             "accord.game.seats": [a.display for a in spec.agents],
         }
         token = _GAME.set((self.run_id, spec.trace_id))
@@ -258,7 +258,7 @@ class Tracing:
             ("gen_ai.request.seed", seed),
         ):
             if value is not None:
-                attributes[key] = value
+                attributes[key] = _int(value) if isinstance(value, int) else value
         game = _GAME.get()
         if game is not None:
             attributes["accord.run.id"], attributes["accord.game.id"] = game
@@ -344,6 +344,12 @@ def _set_error(span: Span, error: BaseException) -> None:
     text = str(error)
     why = scrub_secrets(text.splitlines()[0] if text else kind)[:300]
     span.set_status(Status(StatusCode.ERROR, why))
+
+
+def _int(value: int) -> int | str:
+    """`value` as an attribute: OTLP carries 64-bit integers, so a larger one (a seed given by
+    hand can be any size) is sent as its decimal text rather than break the export."""
+    return value if -(2**63) <= value < 2**63 else str(value)
 
 
 def _content(messages: list[Any]) -> str:

@@ -18,7 +18,17 @@ then warm) and ``accord report``; each is printed as seconds per 1,000 traces.
 On a machine of two shared cores 100,000 games take most of an hour per target: pass
 ``--sizes 10000,30000`` and extrapolate (the output says which sizes ran).
 
+Measured on two cores shared with other heavy work (2,000 and 10,000 games):
+
+    local   2,000: 15.6 games/s, peak 108.1 MB (plan 64.1, runner 44.0)
+    local  10,000: 12.8 games/s, peak 113.5 MB (plan 69.6, runner 43.9)  1.05x, runner flat
+    s3      2,000: 11.0 games/s, peak 104.3 MB (plan 63.9, runner 40.4)
+    s3     10,000: 18.2 games/s, peak 150.1 MB (plan 69.3, runner 80.9)  1.44x
+    read 10,000 local traces, per 1,000: load 7.4 s, query 7.4 s cold / 0.1 s warm,
+    report 23 s (peak 1.2 GB)
+
 Run:  python bench/bench_scale.py [--sizes 10000,100000] [--targets local,s3] [--read]
+      python bench/bench_scale.py --read-only RUN_DIR... [--what load,query,report]
 """
 
 from __future__ import annotations

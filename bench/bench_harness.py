@@ -10,6 +10,12 @@ With ``--baseline-src OLD/src`` (a checkout of an earlier commit), each measurem
 in fresh child processes, this tree's and the old one's taking turns (``--repeats`` each), and
 the medians are printed side by side: before and after from the same run on the same machine.
 
+Measured with ``--baseline-src`` (3 runs each, two cores shared with other heavy work, so
+the CPU columns are the ones to read): a scripted step 157 -> 112 us of CPU (64x -> 46x a bare
+await's CPU; target 20x); the 100 concurrent games' CPU 2.15 -> 1.88 s against a 4.8 s game
+(on an idle core: 1.0-1.4x one game). What is left of a step is mostly the game's own work
+(negotiation renders its prompts through the bounded template renderer).
+
 Run:  python bench/bench_harness.py [--baseline-src OLD/src] [--repeats 3]
 """
 

@@ -74,6 +74,8 @@ class RunOptions(TypedDict, total=False):
     shard: bool
     batch: bool
     batch_poll_s: float
+    otel: bool | None
+    otel_content: bool
 
 
 async def run_async(
@@ -109,6 +111,8 @@ async def run_async(
     shard: bool = False,
     batch: bool = False,
     batch_poll_s: float = 5.0,
+    otel: bool | None = None,
+    otel_content: bool = False,
 ) -> RunReport:
     """Play a run and write its directory; return what happened.
 
@@ -139,6 +143,10 @@ async def run_async(
         batch: answer every model seat through its provider's batch API (half price; the
             games step together, `accord.runner.steps`); a seat's own ``batch`` wins.
         batch_poll_s: the first wait between two polls of a batch.
+        otel: OpenTelemetry spans of the run, each game, step and model call
+            (`accord.runner.otel`, the ``otel`` extra): ``None`` as the ``OTEL_*``
+            environment says, ``True`` on, ``False`` off.
+        otel_content: put the messages sent and returned on the model-call spans.
 
     Returns:
         `RunReport`: the games planned, played, skipped and failed, each game's status, the
@@ -192,6 +200,8 @@ async def run_async(
         store=the_plan.store,
         shard=shard,
         batch_poll_s=batch_poll_s,
+        otel=otel,
+        otel_content=otel_content,
     )
 
 

@@ -169,6 +169,23 @@ def run(
         bool,
         typer.Option("--report", help="After the run, write its tables and figures to DIR/report."),
     ] = False,
+    otel: Annotated[
+        bool,
+        typer.Option(
+            "--otel",
+            help="Export OpenTelemetry spans (run, games, steps, model calls) to the OTLP "
+            "endpoint of OTEL_EXPORTER_OTLP_ENDPOINT (the OTEL_* variables alone also turn it "
+            "on). Needs the otel extra.",
+        ),
+    ] = False,
+    otel_content: Annotated[
+        bool,
+        typer.Option(
+            "--otel-content",
+            help="With --otel: also put the messages sent and returned on model-call spans "
+            "(secrets scrubbed).",
+        ),
+    ] = False,
     until_decided: Annotated[
         str | None,
         typer.Option(
@@ -213,6 +230,8 @@ def run(
       accord run experiments/demo.yaml --out s3://my-bucket/runs/demo --shard auto
 
       accord run experiments/demo.yaml --estimate-from runs/pilot --max-cost 20 --dry-run
+
+      OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 accord run experiments/demo.yaml --otel
 
       accord run experiments/grid.yaml --batch --out runs/grid   (half price; --resume after
       a crash picks up the batches in flight)
@@ -288,6 +307,8 @@ def run(
                 "cpus_per_game": cpus_per_game,
                 "skip_failed": skip_failed,
                 "shard": shard is not None,
+                **({"otel": True} if otel or otel_content else {}),
+                **({"otel_content": True} if otel_content else {}),
                 **({"batch_poll_s": batch_poll} if batch_poll != 5.0 else {}),
             },
             verbose=verbose,

@@ -58,7 +58,7 @@ from accord.models.retry import (
     current_budget,
     retry_after_seconds,
 )
-from accord.models.telemetry import current_observer
+from accord.models.telemetry import current_observer, current_tracer
 
 __all__ = [
     "Call",
@@ -195,6 +195,14 @@ class ModelClient(ABC):
         observer = current_observer()
         if observer is not None:
             observer.call_started(self.spec)
+        tracer = current_tracer()
+        span = (
+            tracer.model_call(
+                self.spec, messages, temperature=temperature, max_tokens=max_tokens, seed=seed
+            )
+            if tracer is not None
+            else None
+        )
         try:
             completion = await self.layers().complete(
                 messages,
@@ -209,12 +217,20 @@ class ModelClient(ABC):
         except ModelError as err:
             if observer is not None:
                 observer.call_failed(self.spec, err)
+            if span is not None:
+                span.failed(err)
+            raise
+        except BaseException as err:  # cancelled with its game: the span still ends
+            if span is not None:
+                span.failed(err)
             raise
         completion.model = self.spec
         if self.options.prices is not None:
             completion.cost_usd = cost_usd(completion.usage, self.options.prices)
         if observer is not None:
             observer.call_finished(self.spec, completion)
+        if span is not None:
+            span.finished(completion)
         return completion
 
     def layers(self) -> ChatModel:

@@ -1,7 +1,8 @@
 """The seat server of this process: one per event loop and address, shared by every game.
 
 The first remote seat starts it (uvicorn serving `accord.remote.app` on 127.0.0.1 and a free
-port unless the experiment names others); it stops when its last seat is released. Seats are
+port unless the experiment names others); it stops when its last seat is released, or, in a
+run (`hold`), when the run ends, so the games of a run share one server. Seats are
 found by the SHA-256 of their token, so the token itself is only kept by its `SeatSession`.
 """
 
@@ -14,7 +15,7 @@ import hmac
 import secrets
 import socket
 import weakref
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterable, Iterator
 from typing import Any
 
 from accord.core.errors import ConfigError
@@ -37,6 +38,8 @@ class Hub:
     def __init__(self, host: str, port: int) -> None:
         self.host = host
         self.port = port
+        self.key_port = port
+        """The port asked for (0: any free one), under which the hub is found."""
         self._seats: dict[bytes, SeatSession] = {}
         self._server: Any = None
         self._task: asyncio.Task[None] | None = None
@@ -220,12 +223,45 @@ async def acquire(spec: RemoteSeatSpec, session_of: Any) -> tuple[Hub, SeatSessi
 
 
 async def release(hub: Hub, session: SeatSession) -> None:
-    """Unregister a seat; the server stops with its last seat."""
+    """Unregister a seat; the server stops with its last seat (unless it is held)."""
     async with _lock():
         hub.remove(session)
-        if hub.empty:
+        held = _HELD.get(asyncio.get_running_loop(), {})
+        if hub.empty and not held.get((hub.host, hub.key_port), 0):
             hubs = _HUBS.get(asyncio.get_running_loop(), {})
             for key, h in list(hubs.items()):
                 if h is hub:
                     del hubs[key]
             await hub.stop()
+
+
+_HELD: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[str, int], int]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+@contextlib.asynccontextmanager
+async def hold(specs: Iterable[RemoteSeatSpec]) -> AsyncIterator[None]:
+    """Keep the seat servers of `specs`' addresses running through the block (a whole run):
+    each starts with its first seat as ever, but no longer stops and starts again between
+    one game and the next; it stops when the block ends, if no seat is left on it."""
+    keys = {(s.host, s.port) for s in specs}
+    loop = asyncio.get_running_loop()
+    async with _lock():
+        held = _HELD.setdefault(loop, {})
+        for key in keys:
+            held[key] = held.get(key, 0) + 1
+    try:
+        yield
+    finally:
+        async with _lock():
+            held = _HELD.get(loop, {})
+            hubs = _HUBS.get(loop, {})
+            for key in keys:
+                held[key] -= 1
+                if held[key] <= 0:
+                    del held[key]
+                    hub = hubs.get(key)
+                    if hub is not None and hub.empty:
+                        del hubs[key]
+                        await hub.stop()

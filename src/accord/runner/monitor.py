@@ -119,11 +119,12 @@ class RunMonitor:
     planned: Counter[str] = field(default_factory=Counter)
     """Games this run will play, per kind (`expect`); empty: every game is alike."""
     kind_ended: Counter[str] = field(default_factory=Counter)
-    kind_times: dict[str, list[float]] = field(default_factory=dict)
-    kind_failed_times: dict[str, list[float]] = field(default_factory=dict)
-    """How long the failed games of each kind took: a kind none of whose games completes is
-    timed by them (failed work is work done), so its ETA is not unknown for the whole run."""
-    """Seconds each complete game of a kind took."""
+    kind_times: dict[str, tuple[float, int]] = field(default_factory=dict)
+    """Seconds the complete games of each kind took, summed, and how many: a running total,
+    so the monitor of a 100,000-game run stays as small as one of ten games."""
+    kind_failed_times: dict[str, tuple[float, int]] = field(default_factory=dict)
+    """The same for failed games: a kind none of whose games completes is timed by them
+    (failed work is work done), so its ETA is not unknown for the whole run."""
     began: dict[str, tuple[str, float]] = field(default_factory=dict)
     """Games in flight: trace id -> (kind, clock time it started)."""
 
@@ -153,10 +154,9 @@ class RunMonitor:
             kind, at = began
             self.kind_ended[kind] += 1
             took = self.clock() - at
-            if trace.status == "complete":
-                self.kind_times.setdefault(kind, []).append(took)
-            else:
-                self.kind_failed_times.setdefault(kind, []).append(took)
+            times = self.kind_times if trace.status == "complete" else self.kind_failed_times
+            total, count = times.get(kind, (0.0, 0))
+            times[kind] = (total + took, count + 1)
         if trace.status == "complete":
             self.done += 1
             self.last_done = self.clock()
@@ -277,10 +277,10 @@ class RunMonitor:
                 continue
             # A kind's complete games time it; one that has only failed so far is timed by
             # its failures (the next ones will likely fail alike), never left unknown.
-            times = self.kind_times.get(kind) or self.kind_failed_times.get(kind)
-            if not times:
+            total, count = self.kind_times.get(kind) or self.kind_failed_times.get(kind) or (0, 0)
+            if not count:
                 return None
-            means[kind] = sum(times) / len(times)
+            means[kind] = total / count
             work += left * means[kind]
         now = self.clock()
         work -= sum(min(now - at, means.get(kind, 0.0)) for kind, at in self.began.values())

@@ -33,6 +33,8 @@ from accord.core.spec import Action, Request
 from accord.models.cache import ModelCache
 from accord.runner.fork import ForkCounts, SwitchAgent, fork_point, fork_seats
 from accord.runner.live import EventSink
+from accord.runner.otel import UNTRACED
+from accord.runner.otel import current as current_tracing
 from accord.runner.reply_budget import with_reply_budget
 from accord.runner.specs import AgentSpec, GameSpec
 from accord.traces.schema import SeatInfo, SeatUsage, Trace
@@ -220,13 +222,17 @@ async def play_game(
             sink.begin(game.game_id, [game.seat_label(i) for i in range(game.num_seats)])
         for i, a in enumerate(seats):
             await a.start(i, _seat_recorder(game, i, events))
+        tracing = current_tracing()
+        steps = 0
         while not game.done():
             requests = game.pending()
             if not requests:
                 raise AccordError(f"{spec.game} is not done but has no pending request")
             buffers: list[_Buffered] = [[] for _ in requests]
+            steps += 1
             try:
-                answers = await _answer_all(seats, requests, buffers)
+                with tracing.step(steps, requests) if tracing is not None else UNTRACED:
+                    answers = await _answer_all(seats, requests, buffers)
             finally:
                 _flush(game, requests, buffers, events)
             for req, action, buffer in zip(requests, answers, buffers, strict=True):
@@ -348,6 +354,8 @@ async def _answer_all(
     seats: list[Agent], requests: list[Request], buffers: list[_Buffered]
 ) -> list[Action]:
     """Answer every pending request concurrently; if one fails, cancel the others first."""
+    if len(requests) == 1:  # nothing to run beside it: no task, no gather
+        return [await _ask(seats[requests[0].seat], requests[0], buffers[0])]
     tasks = [
         asyncio.ensure_future(_ask(seats[r.seat], r, b))
         for r, b in zip(requests, buffers, strict=True)

@@ -41,7 +41,7 @@ import threading
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import nullcontext
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from accord.core.errors import ConfigError
 from accord.core.ids import check_id
@@ -59,6 +59,8 @@ from accord.runner.executors import Executor
 from accord.runner.live import LiveRun, playing_into
 from accord.runner.lock import RunLock
 from accord.runner.monitor import RunMonitor
+from accord.runner.otel import UNTRACED
+from accord.runner.otel import start as start_tracing
 from accord.runner.plan_file import check_plan, write_plan
 from accord.runner.play import failed_trace
 from accord.runner.results import write_outputs
@@ -72,6 +74,11 @@ from accord.traces.events import GameFailed
 from accord.traces.io import atomic_write_text, read_trace
 from accord.traces.limits import cap_trace
 from accord.traces.schema import SeatUsage, Trace
+
+if TYPE_CHECKING:
+    from opentelemetry.sdk.trace import TracerProvider
+
+    from accord.remote.spec import RemoteSeatSpec
 
 ProgressFn = Callable[[GameSpec, Trace], None]
 
@@ -299,6 +306,8 @@ async def run_specs(
     shard: bool = False,
     batch_poll_s: float = 5.0,
     only: Collection[str] | None = None,
+    otel: bool | TracerProvider | None = None,
+    otel_content: bool = False,
 ) -> RunReport:
     """Play every spec (at most `concurrency` at once) and write all outputs.
 
@@ -322,6 +331,10 @@ async def run_specs(
             half each poll, up to a minute).
         only: play just these trace ids now (the plan file still holds every spec): a
             sequential comparison plays its plan block by block.
+        otel / otel_content: OpenTelemetry spans of the run, its games, steps and model
+            calls (`accord.runner.otel`): on, off, or ``None`` as the ``OTEL_*`` environment
+            says (or a `TracerProvider` to send them to); message content only with
+            `otel_content`.
     """
     if concurrency < 1:
         raise ConfigError("concurrency must be at least 1", cli="--concurrency must be at least 1")
@@ -347,7 +360,13 @@ async def run_specs(
             cli="--shard needs --out to be a store location all drivers reach (s3://BUCKET/RUN, "
             "gs://, az://, or file:///ABSOLUTE/PATH on one machine).",
         )
-    lock = RunLock.acquire(out)  # released in the finally below, or when this process ends
+    tracing = start_tracing(_run_id(store, out), otel, content=otel_content)
+    try:
+        lock = RunLock.acquire(out)  # released in the finally below, or when this process ends
+    except BaseException:
+        if tracing is not None:
+            tracing.shutdown()
+        raise
     stored: StoredRun | None = None
     try:
         if store is not None:
@@ -363,6 +382,8 @@ async def run_specs(
         lock.release()
         if stored is not None:
             stored.release()
+        if tracing is not None:
+            tracing.shutdown()
         raise
     todo = [s for s in specs if s.trace_id not in skip and (only is None or s.trace_id in only)]
     if stored is not None:
@@ -414,8 +435,13 @@ async def run_specs(
             log = live_run.game(spec, _seats(spec)) if live_run is not None else None
             REMOTE_RUN_DIR.set(out)  # agent processes keep their stderr here (this task only)
             try:
-                with playing_into(log), steps.game(spec.trace_id) if steps else nullcontext():
+                with (
+                    playing_into(log),
+                    steps.game(spec.trace_id) if steps else nullcontext(),
+                    tracing.game(spec) if tracing is not None else UNTRACED as span,
+                ):
                     trace = await runner.play(spec)
+                    span.result(trace)
             except Exception as exc:
                 # An executor bug must not take the other games down with it.
                 trace = failed_trace(spec, f"{type(exc).__name__}: {exc}")
@@ -452,12 +478,17 @@ async def run_specs(
 
     queue_token = BATCH_QUEUE.set(steps) if steps is not None else None
     try:
-        with _stop_on_sigterm(report), observe(monitor):
+        with (
+            _stop_on_sigterm(report),
+            observe(monitor),
+            tracing.run(len(specs)) if tracing is not None else nullcontext(),
+        ):
             if heartbeat is not None:
                 pulse = asyncio.ensure_future(_pulse(*heartbeat))
             if live_run is not None:
                 live_pulse = asyncio.ensure_future(_pulse(live_run.every_s, live_run.pulse))
             steering = asyncio.ensure_future(control.run(stop_now))
+            remote = [a.remote for s in todo for a in s.agents if a.remote is not None]
             try:
                 await runner.start(todo)
                 # `concurrency` workers share one iterator: no task object per game, so memory
@@ -471,7 +502,8 @@ async def run_specs(
                 # Workers beyond the concurrency wait in the limiter, so `accord ctl` can raise
                 # it while the run plays (up to MAX_WORKERS, or the starting concurrency).
                 workers = min(max(concurrency, MAX_WORKERS), len(todo))
-                await asyncio.gather(*(worker() for _ in range(workers)))
+                async with _seat_servers(remote):
+                    await asyncio.gather(*(worker() for _ in range(workers)))
             except asyncio.CancelledError:
                 # Ctrl-C (asyncio cancels the main task) or SIGTERM (`_stop_on_sigterm`).
                 report.interrupted = report.interrupted or "SIGINT"
@@ -504,6 +536,8 @@ async def run_specs(
             finally:
                 stored.release()
         lock.release()
+        if tracing is not None:
+            tracing.shutdown()
     if cache is not None:
         report.cache = runner.cache_stats
     if held_back and report.stopped is None:
@@ -518,6 +552,21 @@ async def run_specs(
             "Run again with --resume and a higher --max-cost to finish."
         )
     return report
+
+
+def _seat_servers(remote: list[RemoteSeatSpec]) -> contextlib.AbstractAsyncContextManager[None]:
+    """The run's remote seat servers, held from its first game to its last (one start per
+    run, not per game: `accord.remote.hub.hold`); nothing without remote seats."""
+    if not remote:
+        return contextlib.nullcontext()
+    from accord.remote.hub import hold
+
+    return hold(remote)
+
+
+def _run_id(store: str | None, out: Path) -> str:
+    """The run's name in its spans: the last part of its store location or folder."""
+    return (store.rstrip("/").rsplit("/", 1)[-1] if store else "") or out.resolve().name
 
 
 def _driver_name() -> str:

@@ -79,7 +79,8 @@ class StoredRun:
             if resume or shard or traces:
                 _share_plan(store, work, specs, shard)
             else:  # a fresh run: its plan replaces one left without any game played
-                store.put("experiment.json", "".join(plan_chunks(specs)).encode())
+                # Streamed a chunk at a time: the plan of 100,000 games is ~60 MB.
+                store.put("experiment.json", (chunk.encode() for chunk in plan_chunks(specs)))
             claims = None
             if shard:
                 entry = store.head(f"leases/{lease.name}/{lease.gen:012d}.json")
@@ -154,7 +155,7 @@ class StoredRun:
         for name in ("results.jsonl", "summary.json"):
             path = self.work / name
             if path.is_file():
-                self.store.put(name, path.read_bytes())
+                self.store.put(name, path)  # streamed from the file, not read whole
 
     def release(self) -> None:
         """Let go of the lease (the record is marked released)."""

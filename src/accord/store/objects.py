@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import builtins
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from accord.core.errors import ConfigError
@@ -168,8 +170,10 @@ class RunStore:
             raise self._fail(f"write {name} to", exc) from exc
         return True
 
-    def put(self, name: str, data: bytes) -> None:
-        """Write `name`, replacing it: for derived files only (results, summary, leases)."""
+    def put(self, name: str, data: bytes | Path | Iterable[bytes]) -> None:
+        """Write `name`, replacing it: for derived files only (results, summary, leases, the
+        plan). A local file or an iterable of chunks is streamed, never held whole (the
+        results of 100,000 games are about 100 MB)."""
         import obstore
 
         try:

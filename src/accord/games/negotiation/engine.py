@@ -120,6 +120,7 @@ class NegotiationGame(NegotiationRequests, Game):
         self._round_scenarios = draw_scenarios(cfg, self._ratio, seed)
         self._round_names = draw_names(cfg, seed)
         self._records: list[RoundRecord] = []
+        self._specs = {}
         self._totals = [0, 0]
         self._reflections: list[str | None] = [None, None]
         self._inbox: list[list[str]] = [[], []]
@@ -139,8 +140,18 @@ class NegotiationGame(NegotiationRequests, Game):
             return [self._reflect_request(s) for s in (0, 1) if self._reflections[s] is None]
         return []
 
+    def _pending_seats(self) -> list[int]:
+        """The seats `pending` asks, without rendering their requests (`submit`'s check)."""
+        if self._phase == "talk":
+            return [self._speaker]
+        if self._phase == "decide":
+            return [s for s in (0, 1) if self._decisions[s] is None]
+        if self._phase == "reflect":
+            return [s for s in (0, 1) if self._reflections[s] is None]
+        return []
+
     def submit(self, seat: int, action: Action) -> None:
-        if seat not in [r.seat for r in self.pending()]:
+        if seat not in self._pending_seats():
             raise ActionError(f"seat {seat} has no pending request", kind="out_of_turn")
         if self._phase == "reflect":
             self._reflections[seat] = str(action.get("reflection", ""))
@@ -215,6 +226,7 @@ class NegotiationGame(NegotiationRequests, Game):
     def _start_round(self, round_no: int) -> None:
         cfg = self.config
         self._round = round_no
+        self._specs = {}  # a round's specs (`NegotiationRequests._spec`)
         sc = self._round_scenarios[round_no - 1]
         self._names = self._round_names[round_no - 1]
         self._oracle_max = solve(cfg.market, sc).m

@@ -81,6 +81,16 @@ class NegotiationRequests(NegotiationState):
         }
 
     def _spec(self, seat: int, *, must_decide: bool) -> ActionSpec:
+        # Every argument is fixed for a round (names, projects) or the game: a seat asked
+        # several times in a round gets the same spec, built once (its schema is the costly
+        # part of a request).
+        key = (self._round, seat, must_decide)
+        cached = self._specs.get(key)
+        if cached is None:
+            cached = self._specs[key] = self._build_spec(seat, must_decide=must_decide)
+        return cached
+
+    def _build_spec(self, seat: int, *, must_decide: bool) -> ActionSpec:
         return actions.turn_spec(
             dict(self._names),
             self._projects(seat),

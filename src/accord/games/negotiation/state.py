@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from accord.core.prompts import PromptSet
+from accord.core.spec import ActionSpec
 from accord.games.negotiation.config import NegotiationConfig
 from accord.games.negotiation.record import RoundRecord, Utterance
 from accord.games.negotiation.scenario import Project, Scenario
@@ -54,6 +55,8 @@ class NegotiationState:
     _fallback: list[bool]
     _messages: list[Utterance]
     _speaker: int
+    _specs: dict[tuple[int, int, bool], ActionSpec]
+    """The action specs built this round, by round, seat and whether a decision is due."""
 
     def _projects(self, seat: int, round_no: int | None = None) -> tuple[Project, ...]:
         r = self._round if round_no is None else round_no

@@ -38,7 +38,7 @@ from pathlib import Path
 
 import accord
 from accord.analysis.drift import metric_drift
-from accord.analysis.paired import GameRecord, load_side
+from accord.analysis.paired import GameRecord, headline_metrics, load_side
 from accord.analysis.power import games_needed, mdd
 from accord.testing.policy_server import policy_server
 
@@ -115,9 +115,14 @@ def main() -> None:
     print(f"  false alarms, unchanged model: {rate(verdicts['unchanged'], args.pool)}")
     print(f"  detections, swapped model:     {rate(verdicts['swapped'], args.pool)}")
 
-    # The effect of the swap, per metric, from every game played.
-    names = sorted({m for pool in pools.values() for run in pool for r in run.values()
-                    for m in r.metrics})  # fmt: skip
+    # The effect of the swap, per headline metric (the family the sentinel tests), from every
+    # game played: per scenario, the mean of its repeats in a swapped run minus the mean in an
+    # unchanged run.
+    first = pools["unchanged"][0]
+    cells: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for tid in ids:
+        cells[(first[tid].scenario, first[tid].seating)].append(tid)
+    names = headline_metrics({r.game_id for r in first.values()}) or []
     rng = random.Random(0)
     effects = []
     for name in names:
@@ -128,22 +133,26 @@ def main() -> None:
         if not a or not b or len(set(a) | set(b)) == 1:
             continue
         diffs = []
-        for _ in range(400):  # per-scenario differences, one unchanged run against a swapped one
-            ra, rb = rng.choice(pools["unchanged"]), rng.choice(pools["swapped"])
-            tid = rng.choice(ids)
-            if name in ra[tid].metrics and name in rb[tid].metrics:
-                diffs.append(rb[tid].metrics[name] - ra[tid].metrics[name])
+        for _ in range(400):
+            cell = rng.choice(list(cells.values()))
+            xa = [rng.choice(pools["unchanged"])[t].metrics.get(name) for t in cell]
+            xb = [rng.choice(pools["swapped"])[t].metrics.get(name) for t in cell]
+            if None not in xa and None not in xb:
+                diffs.append(sum(xb) / len(xb) - sum(xa) / len(xa))  # type: ignore[arg-type]
         delta = sum(b) / len(b) - sum(a) / len(a)
         mean_d = sum(diffs) / len(diffs)
         sd = math.sqrt(sum((d - mean_d) ** 2 for d in diffs) / (len(diffs) - 1))
         effects.append((name, delta, sd))
     family = max(1, len(effects))
-    print(f"effect of the swap (metrics compared: {family}; MDD at alpha/{family}, 80% power):")
-    print("  metric                       shift     sd_d    d_z   MDD(plan)  planned scenarios")
+    print(
+        f"effect of the swap per headline metric that varies ({family}; a scenario is "
+        f"{args.repeats} games a side; MDD and plan at alpha/{family}, 80% power):"
+    )
+    print("  metric                        shift    sd_d     d_z  MDD(plan)  planned scenarios")
     for name, delta, sd in effects:
         dz = abs(delta) / sd if sd else math.inf
-        plan_mdd = mdd(sd / math.sqrt(args.repeats), args.scenarios, alpha=args.alpha / family)
-        need = games_needed(abs(delta), sd / math.sqrt(args.repeats), alpha=args.alpha / family)
+        plan_mdd = mdd(sd, len(cells), alpha=args.alpha / family)
+        need = games_needed(abs(delta), sd, alpha=args.alpha / family) if delta else "-"
         print(f"  {name:<28} {delta:+.3f}  {sd:7.3f}  {dz:5.2f}  {plan_mdd:9.3f}  {need}")
 
     def draw(kind: str, avoid: list[dict[str, GameRecord]] | None) -> list[GameRecord]:

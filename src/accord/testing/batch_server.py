@@ -53,6 +53,7 @@ class FakeBatchServer:
             the model behind a name mid-run.
         uploads / creates / cancels / live_calls: requests of each kind received.
         probes: live calls with ``max_tokens: 1`` (the runner's context-size check).
+        live_bodies: the body of every live call (chat completions and Anthropic messages).
         paid: how often each request id was answered (billed) by a batch.
         batches: every batch object, by id.
     """
@@ -71,6 +72,7 @@ class FakeBatchServer:
     live_calls: int = 0
     probes: int = 0
     paid: Counter[str] = field(default_factory=Counter)
+    live_bodies: list[dict[str, Any]] = field(default_factory=list)
     batches: dict[str, dict[str, Any]] = field(default_factory=dict)
     files: dict[str, bytes] = field(default_factory=dict)
     _polls: Counter[str] = field(default_factory=Counter)
@@ -293,6 +295,15 @@ def _error_line(cid: str, code: str, message: str, status: int | None = None) ->
     )
 
 
+def _route(target: str) -> str:
+    """The endpoint of a request path without its ``/v1`` prefix: clients that add ``/v1``
+    to a base URL already ending in it (LiteLLM's Anthropic client) reach the same one."""
+    path = target.split("?", 1)[0]
+    while path.startswith("/v1/"):
+        path = path[3:]
+    return path
+
+
 def _iso(stamp: float) -> str:
     return dt.datetime.fromtimestamp(stamp, dt.UTC).isoformat()
 
@@ -343,7 +354,7 @@ def batch_server(
 
         def do_POST(self) -> None:
             raw = self._body()
-            path = self.path.split("?", 1)[0].removeprefix("/v1")
+            path = _route(self.path)
             with state.lock:
                 if path == "/messages/batches":
                     status, body = state._create_anthropic(json.loads(raw or b"{}"))
@@ -358,7 +369,9 @@ def batch_server(
                         status, body = 200, _public(batch)
                 elif path == "/messages":
                     state.live_calls += 1
-                    status, body = 200, mock_anthropic_reply(json.loads(raw or b"{}"))
+                    asked = json.loads(raw or b"{}")
+                    state.live_bodies.append(asked)
+                    status, body = 200, mock_anthropic_reply(asked)
                 elif path == "/files":
                     fields = _multipart(self.headers.get("Content-Type", ""), raw)
                     name, data = fields.get("file", ("", b""))
@@ -383,13 +396,14 @@ def batch_server(
                         status, body = 200, mock_reply(asked)
                     else:
                         state.live_calls += 1
+                        state.live_bodies.append(asked)
                         status, body = 200, state._reply(asked)
                 else:
                     status, body = 404, {"error": {"message": f"no endpoint {path}"}}
             send_json(self, status, {}, body)
 
         def do_GET(self) -> None:
-            path = self.path.split("?", 1)[0].removeprefix("/v1")
+            path = _route(self.path)
             with state.lock:
                 if path == "/messages/batches":
                     data = [_public(b) for b in reversed(state.batches.values()) if "_kind" in b]

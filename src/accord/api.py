@@ -255,7 +255,7 @@ def drift(
     baseline's noise floor, and compares what the providers said they served
     (`accord.analysis.drift`). The result is also written to ``OUT/drift.json``.
 
-    Example: ``accord.drift("runs/gpt-march", games=40).drifted``.
+    Example: ``accord.drift("runs/demo", games=40).drifted``.
 
     Raises:
         ConfigError: `baseline` is not a run, has fewer than 2 complete games, `out` holds

@@ -76,7 +76,7 @@ class DriftMetric(BaseModel):
         "alpha over the number of metrics); None when it cannot be estimated."
     )
     mdd_from: str = Field(description="Where the spread behind `mdd` comes from.")
-    beyond_mdd: bool = Field(description="Whether |diff| is at least `mdd`.")
+    beyond_mdd: bool = Field(description="Whether |diff| is at least `mdd` (and not 0).")
     drifted: bool = Field(description="Whether `p_holm` is at most alpha.")
 
 
@@ -309,7 +309,9 @@ def metric_drift(
                 p_holm=row.p_holm,
                 mdd=_finite(floor_mdd),
                 mdd_from=source,
-                beyond_mdd=math.isfinite(floor_mdd) and abs(row.diff) >= floor_mdd,
+                beyond_mdd=math.isfinite(floor_mdd)
+                and abs(row.diff) >= floor_mdd
+                and row.diff != 0,
                 drifted=row.p_holm <= alpha,
             )
         )

@@ -45,7 +45,7 @@ def drift_cmd(
 
     Exit code: 0 no drift, 1 drift detected, 2 bad input.
 
-    Example: accord drift runs/gpt-march --games 40
+    Example: accord drift runs/demo --games 40
     """
     from accord import drift
 

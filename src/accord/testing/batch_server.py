@@ -49,7 +49,8 @@ class FakeBatchServer:
         malformed_first: the first this many answered lines of output files are not JSON.
         expire: numbers (1-based, in creation order) of the batches that expire half done.
         swap_after: when above 0, OpenAI-style replies after this many name another model
-            (``<model>-swapped``) and fingerprint (``fp_swapped``): a provider that changed
+            (``<model>-swapped``) and fingerprint (``fp_swapped``), and live ones the version
+            header ``x-model-version: fake-2`` instead of ``fake-1``: a provider that changed
             the model behind a name mid-run.
         uploads / creates / cancels / live_calls: requests of each kind received.
         probes: live calls with ``max_tokens: 1`` (the runner's context-size check).
@@ -355,6 +356,7 @@ def batch_server(
         def do_POST(self) -> None:
             raw = self._body()
             path = _route(self.path)
+            headers: dict[str, str] = {}
             with state.lock:
                 if path == "/messages/batches":
                     status, body = state._create_anthropic(json.loads(raw or b"{}"))
@@ -398,9 +400,14 @@ def batch_server(
                         state.live_calls += 1
                         state.live_bodies.append(asked)
                         status, body = 200, state._reply(asked)
+                        swapped = 0 < state.swap_after < state._replies
+                        headers = {
+                            "x-model-version": "fake-2" if swapped else "fake-1",
+                            "x-request-id": f"req_{state._replies}",  # not a version
+                        }
                 else:
                     status, body = 404, {"error": {"message": f"no endpoint {path}"}}
-            send_json(self, status, {}, body)
+            send_json(self, status, headers, body)
 
         def do_GET(self) -> None:
             path = _route(self.path)

@@ -9,6 +9,8 @@ session):
 - `load`: a run directory's games, seats and events as records or data frames;
 - `blame`: fork every decision point of a run's lost games to find where each was lost and
   what each message was worth (a `BlameReport`);
+- `drift`: replay a baseline run's games now and say whether the models behind its seats
+  changed (a `DriftReport`, also written to ``CANARY/drift.json``);
 - `verify`: re-play every game of a run from its stored replies and check what it claims
   (a `Verification`, also written to ``RUN/verification.json``);
 - `Experiment`, `read_trace`, `get_model`: an experiment file as an object, one trace file,
@@ -29,9 +31,10 @@ if TYPE_CHECKING:
 
     from accord.analysis.blame_models import BlameReport
     from accord.analysis.blame_run import blame
+    from accord.analysis.drift import DriftReport
     from accord.analysis.verify import verify
     from accord.analysis.verify_record import Verification
-    from accord.api import RunPlan, RunReport, load, plan, play, run, run_async
+    from accord.api import RunPlan, RunReport, drift, load, plan, play, run, run_async
     from accord.models import get_model
     from accord.runner.config import Experiment
     from accord.traces.io import read_trace
@@ -42,6 +45,8 @@ _LAZY = {
     "run_async": "accord.api",
     "play": "accord.api",
     "load": "accord.api",
+    "drift": "accord.api",
+    "DriftReport": "accord.analysis.drift",
     "plan": "accord.api",
     "RunPlan": "accord.api",
     "RunReport": "accord.api",
@@ -57,6 +62,7 @@ _LAZY = {
 
 __all__ = [
     "BlameReport",
+    "DriftReport",
     "Experiment",
     "RunPlan",
     "RunReport",
@@ -64,6 +70,7 @@ __all__ = [
     "Verification",
     "__version__",
     "blame",
+    "drift",
     "get_model",
     "load",
     "plan",

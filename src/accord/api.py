@@ -28,12 +28,13 @@ from accord.runner.run import ProgressFn, run_specs
 from accord.runner.run_report import RunReport
 
 if TYPE_CHECKING:
+    from accord.analysis.drift import DriftReport
     from accord.analysis.records import RunData
     from accord.runner.config import Experiment
     from accord.runner.monitor import RunMonitor
     from accord.traces.schema import Trace
 
-__all__ = ["RunPlan", "RunReport", "load", "plan", "play", "run", "run_async"]
+__all__ = ["RunPlan", "RunReport", "drift", "load", "plan", "play", "run", "run_async"]
 
 T = TypeVar("T")
 
@@ -245,6 +246,59 @@ def play(
     # Exactly the seed given (a run derives each game's seed from its base seed).
     spec = planned.model_copy(update={"trace_id": f"{resolve(game)}-s{seed}", "seed": seed})
     return _complete(play_game(spec))
+
+
+def drift(
+    baseline: str | Path,
+    *,
+    games: int | None = None,
+    out: str | Path | None = None,
+    alpha: float = 0.05,
+    metrics: list[str] | None = None,
+    concurrency: int = 8,
+    batch: bool = False,
+    batch_poll_s: float = 5.0,
+    on_game: ProgressFn | None = None,
+    live: bool = False,
+) -> DriftReport:
+    """Replay a baseline run's games now (a canary) and say whether the models changed.
+
+    The canary plays the baseline's planned games whose traces are complete (the first
+    `games` of them), with the same scenarios, seeds and seats, into `out` (default: beside
+    the baseline, ``<name>-drift-<UTC time>``), then pairs its games with the baseline's and
+    tests each headline metric at `alpha`, with the minimum detectable difference of the
+    baseline's noise floor, and compares what the providers said they served
+    (`accord.analysis.drift`). The result is also written to ``OUT/drift.json``.
+
+    Example: ``accord.drift("runs/demo", games=40).drifted``.
+
+    Raises:
+        ConfigError: `baseline` is not a run, has fewer than 2 complete games, `out` holds
+            files, or the seats cannot run now (before anything is written).
+        ModelError: fewer than 2 canary games completed.
+    """
+    from accord.analysis.drift import canary_plan, check_alpha, drift_report, write_drift
+
+    check_alpha(alpha)
+    base = Path(baseline)
+    the_plan = canary_plan(base, games=games, out=Path(out) if out is not None else None)
+    if batch:
+        from accord.runner.batch_plan import with_batch
+
+        the_plan.specs = with_batch(the_plan.specs)
+    the_plan.check()
+    _complete(
+        run_async(
+            the_plan,
+            concurrency=concurrency,
+            on_game=on_game,
+            live=live,
+            batch_poll_s=batch_poll_s,
+        )
+    )
+    result = drift_report(base, the_plan.out, alpha=alpha, metrics=metrics)
+    write_drift(result, the_plan.out)
+    return result
 
 
 def load(run_dir: str | Path) -> RunData:

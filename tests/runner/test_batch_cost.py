@@ -134,3 +134,30 @@ def test_progress_line_shows_steps_batches_and_a_batch_eta(tmp_path: Path) -> No
         "batch ETA" in line and "batch ETA unknown" not in line for line in batch_lines
     )  # measured from the first game's steps and the batches' turnaround
     assert any("requests" in line and "mean queue" in line for line in batch_lines)
+
+
+def test_the_batch_block_survives_every_rebuild_of_the_summary(tmp_path: Path) -> None:
+    from accord.runner.results import summarize, write_outputs
+
+    out = tmp_path / "run"
+    with batch_server() as server:
+        plan = with_batch(specs(server.url, games=3))
+        play(plan, out)
+        block = json.loads((out / "summary.json").read_text())["batch"]
+        assert block["calls"] > 0 and block["cost_usd"] == pytest.approx(block["live_cost_usd"] / 2)
+        # A resume with nothing left to play rebuilds the summary: the block stays.
+        play(plan, out, resume=True)
+        assert json.loads((out / "summary.json").read_text())["batch"] == block
+        # A resume that plays a lost game again: the block is the traces' again.
+        lost = sorted((out / "traces").glob("*.json"))[0]
+        lost.unlink()
+        play(plan, out, resume=True)
+    again = json.loads((out / "summary.json").read_text())["batch"]
+    assert again["calls"] == block["calls"] and again["cost_usd"] == pytest.approx(
+        block["cost_usd"]
+    )
+    # Any other rebuild (the web's play page, a stored run) and the summary verify expects.
+    write_outputs(out)
+    assert json.loads((out / "summary.json").read_text())["batch"] == again
+    traces = readable_traces(out / "traces", [])
+    assert json.loads(json.dumps(summarize(traces)))["batch"] == again

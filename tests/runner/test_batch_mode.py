@@ -54,7 +54,8 @@ def specs_for(
 
 def normalised(trace_file: Path) -> dict[str, Any]:
     """A trace without what differs between a live and a batch run: wall-clock times, the
-    batch that answered each call, and the seats' batch flag."""
+    batch that answered each call, the version headers of live replies, and the seats'
+    batch flag."""
     data = json.loads(trace_file.read_text())
     for key in ("started_at", "ended_at"):
         data.pop(key, None)
@@ -62,6 +63,7 @@ def normalised(trace_file: Path) -> dict[str, Any]:
         if event["type"] == "model_call":
             event.pop("latency_s", None)
             event.pop("batch", None)
+            event.pop("versions", None)  # HTTP headers of a live reply: a batch line has none
     for usage in data["usage"].values():
         usage.pop("latency_s", None)
     for agent in data["agents_config"]:

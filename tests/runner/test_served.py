@@ -38,9 +38,12 @@ def test_served_model_and_fingerprint_are_recorded_and_summarised(tmp_path: Path
     assert served == {
         "models": {"fake": len(calls)},
         "fingerprints": {"fp_fake": len(calls)},
+        "versions": {"x-model-version: fake-1": len(calls)},
         "changed": False,
     }
     assert "served more than one model" not in output
+    # Version headers per call; a request id is not a version and is never kept.
+    assert all(e["versions"] == {"x-model-version": "fake-1"} for e in calls)
 
 
 def test_a_model_swapped_mid_run_is_flagged(tmp_path: Path) -> None:
@@ -50,6 +53,19 @@ def test_a_model_swapped_mid_run_is_flagged(tmp_path: Path) -> None:
     assert set(served["models"]) == {"fake", "fake-swapped"}
     assert served["fingerprints"]["fp_fake"] == 5
     assert "served more than one model" in output and "fake-swapped" in output
+    assert served["versions"] == {
+        "x-model-version: fake-1": 5,
+        "x-model-version: fake-2": sum(served["models"].values()) - 5,
+    }
+
+
+def test_accord_report_names_a_change_of_what_was_served(tmp_path: Path) -> None:
+    run(tmp_path, swap_after=5)
+    result = CliRunner(env={"COLUMNS": "200"}).invoke(app, ["report", str(tmp_path / "run")])
+    assert result.exit_code == 0, result.output
+    assert "changed what it served" in result.output
+    table = (tmp_path / "run" / "report" / "served.md").read_text()
+    assert "fake-swapped" in table and "model, fingerprint, version x-model-version" in table
 
 
 def test_old_traces_without_served_fields_stay_readable(tmp_path: Path) -> None:
@@ -60,6 +76,7 @@ def test_old_traces_without_served_fields_stay_readable(tmp_path: Path) -> None:
     for event in data["events"]:
         event.pop("served_model", None)
         event.pop("fingerprint", None)
+        event.pop("versions", None)
     trace = Trace.model_validate(data)  # a trace written before the fields existed
     assert any(e["type"] == "model_call" for e in trace.events)
     assert served_counts(trace) == ()

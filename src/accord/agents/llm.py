@@ -270,6 +270,9 @@ class LLMAgent(Agent):
             value = completion.raw.get(key)
             if isinstance(value, str) and value:
                 extra[key] = value[:_SERVED_KEEP]
+        versions = completion.raw.get("versions")
+        if isinstance(versions, dict) and versions:  # the provider's version headers
+            extra["versions"] = {str(k): str(v) for k, v in list(versions.items())[:8]}
         if toolset is not None:
             extra["tools"] = toolset.names
             extra["tool_calls"] = [

@@ -96,10 +96,18 @@ def load_traces(dirs: Iterable[Path]) -> TraceList:
     return run_traces(dirs)
 
 
-def build_report(dirs: Sequence[Path], out: Path, skipped: list[str] | None = None) -> list[Path]:
+def build_report(
+    dirs: Sequence[Path],
+    out: Path,
+    skipped: list[str] | None = None,
+    notes: list[str] | None = None,
+) -> list[Path]:
     """Write every game's report for the traces in `dirs` into `out`; return the files.
 
-    Files passed over (`load_traces`) are appended to `skipped` when it is given.
+    Files passed over (`load_traces`) are appended to `skipped` when it is given. What the
+    providers said they served is written to ``served.md``/``.csv`` when they said anything;
+    a seat model served more than one model id, fingerprint or version within the runs is
+    named in `notes` (`accord.runner.served`).
     """
     by_game: dict[str, list[Trace]] = defaultdict(list)
     loaded = load_traces(dirs)
@@ -128,14 +136,44 @@ def build_report(dirs: Sequence[Path], out: Path, skipped: list[str] | None = No
         target.mkdir(parents=True, exist_ok=True)
         written += build(traces, target)
         for stem, title, rows in paired_tables(traces, primary):
-            notes = COMPARISON_NOTES if stem == "comparisons" else ()
-            written += write_table(rows, target / stem, title=title, notes=notes)
+            table_notes = COMPARISON_NOTES if stem == "comparisons" else ()
+            written += write_table(rows, target / stem, title=title, notes=table_notes)
+    written += _served_table(by_game.values(), out, notes)
     for d in dirs:  # a sequential run: its sequence and stopping point
         found = sequence_rows(d)
         if found is not None:
             stem = "sequential" if len(dirs) == 1 else f"sequential-{check_id(d.name)}"
             written += write_table(found[1], out / stem, title=found[0])
     return written
+
+
+def _served_table(groups: Iterable[list[Trace]], out: Path, notes: list[str] | None) -> list[Path]:
+    """``served``: per seat model, what the providers said they served, and what changed."""
+    from accord.runner.served import changes, served_summary
+
+    served = served_summary(t for traces in groups for t in traces)
+    if not served:
+        return []
+    rows = []
+    for seat, entry in served.items():
+        changed = changes(entry)
+        rows.append(
+            {
+                "seat model": seat,
+                "served model ids": ", ".join(f"{k} ({n})" for k, n in entry["models"].items()),
+                "fingerprints": ", ".join(f"{k} ({n})" for k, n in entry["fingerprints"].items()),
+                "version headers": ", ".join(
+                    f"{k} ({n})" for k, n in (entry.get("versions") or {}).items()
+                ),
+                "changed": ", ".join(changed) or "no",
+            }
+        )
+        if changed and notes is not None:
+            notes.append(
+                f"{seat}: the provider changed what it served within these runs "
+                f"({', '.join(changed)}); its games may not be comparable (report/served.md)."
+            )
+    return write_table(rows, out / "served", title="What the providers said they served")
 
 
 def _installed(game_id: str) -> bool:

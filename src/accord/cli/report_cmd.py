@@ -34,10 +34,11 @@ def report(
 
     target = out or dirs[0] / "report"
     skipped: list[str] = []
+    notes: list[str] = []
     try:
         check_output_dir(target, "--out")
         try:
-            written = build_report(dirs, target, skipped)
+            written = build_report(dirs, target, skipped, notes)
         except OSError as exc:
             raise write_error(target, "--out", exc) from exc
     except AccordError as exc:
@@ -46,6 +47,8 @@ def report(
     print_skipped(skipped)
     for path in written:
         console.print(f"wrote {escape(str(path))}")
+    for note in notes:  # a provider that changed the model behind a name
+        console.print(f"[yellow]{escape(note)}[/]")
     for path in written:
         if path.name == "skipped.txt":  # a game's list of tables and figures it could not make
             for line in path.read_text(encoding="utf-8").splitlines():

@@ -320,12 +320,13 @@ def run(
 
 
 def _print_served(served: object) -> None:
-    """Flag a seat model whose provider served more than one model id or fingerprint."""
+    """Flag a seat model whose provider served more than one model id, fingerprint or version."""
     if not isinstance(served, dict):
         return
     for seat, info in served.items():
         if isinstance(info, dict) and info.get("changed"):
             ids = [*info.get("models", {}), *info.get("fingerprints", {})]
+            ids += [*info.get("versions", {})]
             console.print(
                 f"[yellow]{safe(str(seat))}: the provider served more than one model during "
                 f"this run ({safe(', '.join(map(str, ids[:6])))}); its games may not be "

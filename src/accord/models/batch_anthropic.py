@@ -9,8 +9,10 @@ A request's ``params`` is a Messages API body: the system prompt apart, the conv
 turns (tool calls as ``tool_use`` blocks, their answers as ``tool_result`` blocks), and Accord's
 prompt-cache breakpoints on the system prompt and the newest message, as in live calls
 (`accord.models.litellm_provider.with_cache_breakpoints`; batches read and write the cache the
-same way). A response schema is asked for as a forced tool named ``reply`` whose input is the
-reply, Anthropic's way to constrain output; its input comes back as the reply text.
+same way). A response schema is not sent: live Anthropic calls ask for JSON by the prompt
+alone (LiteLLM's JSON mode sends Anthropic no schema), and a batch asks exactly what a live
+call asks, so a batch run measures the same thing as a live one. A forced tool named
+``reply`` (how batches of an earlier version asked) is still read back as the reply text.
 
 Results are read from the batch's own results endpoint at ``base_url`` (never from a URL the
 server names), one line per request: ``succeeded`` (the message), ``errored`` (an error type:
@@ -43,9 +45,12 @@ from accord.models.tool_calls import bound_calls
 ANTHROPIC_URL = "https://api.anthropic.com"
 API_VERSION = "2023-06-01"
 REPLY_TOOL = "reply"
+"""The forced tool earlier versions asked a response schema with: its input is the reply."""
 DEFAULT_MAX_TOKENS = 4096
 """Anthropic requires ``max_tokens``; LiteLLM's default for live calls."""
 _EPHEMERAL = {"type": "ephemeral"}
+EMPTY_TEXT = "[System: Empty message content sanitised to satisfy protocol]"
+"""What LiteLLM puts in place of an empty text block of a live Anthropic call."""
 _PASSING = frozenset({"overloaded_error", "rate_limit_error", "api_error", "timeout_error"})
 _LINE_LIMIT = 4 * 1024 * 1024
 
@@ -87,6 +92,9 @@ class AnthropicBatchAPI(BatchAPI):
             if isinstance(last["content"], str):
                 block = {"type": "text", "text": last["content"], "cache_control": _EPHEMERAL}
                 turns[-1] = {**last, "content": [block]}
+            elif last["content"] and last["content"][-1].get("type") == "text":
+                marked = {**last["content"][-1], "cache_control": _EPHEMERAL}
+                turns[-1] = {**last, "content": [*last["content"][:-1], marked]}
         params: dict[str, Any] = {
             "model": self.model_name,
             "max_tokens": call.max_tokens or DEFAULT_MAX_TOKENS,
@@ -101,15 +109,9 @@ class AnthropicBatchAPI(BatchAPI):
         if call.tools:
             params["tools"] = [_tool(t) for t in call.tools]
             params["tool_choice"] = {"type": "auto"}
-        elif call.response_schema is not None:
-            params["tools"] = [
-                {
-                    "name": REPLY_TOOL,
-                    "description": "Give your reply.",
-                    "input_schema": call.response_schema,
-                }
-            ]
-            params["tool_choice"] = {"type": "tool", "name": REPLY_TOOL}
+        # A response schema is asked for by the prompt alone, as a live Anthropic call asks
+        # for it (LiteLLM's JSON mode sends Anthropic no schema): batch mode changes where a
+        # call goes, never what the model is asked.
         return {**params, **dict(self.options.extra_params)}
 
     def parse(self, outcome: BatchOutcome) -> Completion:
@@ -198,8 +200,11 @@ def messages_of(messages: Sequence[Any]) -> list[dict[str, Any]]:
             continue
         if role == "assistant" and m.get("tool_calls"):
             blocks: list[dict[str, Any]] = []
-            if m["content"]:
-                blocks.append({"type": "text", "text": m["content"]})
+            if isinstance(m["content"], str):
+                # Live, LiteLLM sends an empty text beside the calls as a placeholder sentence
+                # (Anthropic refuses empty text): the model sees the same here.
+                text = m["content"] if m["content"].strip() else EMPTY_TEXT
+                blocks.append({"type": "text", "text": text})
             for entry in m["tool_calls"]:
                 call = ToolCall.from_message(entry)
                 try:
@@ -210,6 +215,26 @@ def messages_of(messages: Sequence[Any]) -> list[dict[str, Any]]:
             out.append({"role": "assistant", "content": blocks})
             continue
         out.append({"role": role, "content": m["content"]})
+    return _merged(out)
+
+
+def _blocks(content: Any) -> list[dict[str, Any]]:
+    return [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+
+
+def _merged(turns: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Consecutive turns of one role as one turn of their blocks (a tool's answer and the
+    next user message), as live calls send them through LiteLLM (and as Anthropic reads
+    consecutive turns anyway)."""
+    out: list[dict[str, Any]] = []
+    for turn in turns:
+        if out and out[-1]["role"] == turn["role"]:
+            out[-1] = {
+                "role": turn["role"],
+                "content": _blocks(out[-1]["content"]) + _blocks(turn["content"]),
+            }
+        else:
+            out.append(turn)
     return out
 
 

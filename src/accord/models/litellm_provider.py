@@ -28,6 +28,7 @@ from accord.models.limits import rate_info
 from accord.models.options import ModelOptions
 from accord.models.server import context_error, context_fix
 from accord.models.tool_calls import read_tool_calls
+from accord.models.versions import version_headers
 
 _TRANSIENT_NAMES = frozenset(
     {
@@ -155,6 +156,11 @@ class LiteLLMModel(ModelClient):
                 "served_model": getattr(response, "model", None),
                 **({"input_limit": problem} if problem else {}),
                 "fingerprint": getattr(response, "system_fingerprint", None),
+                **(
+                    {"versions": versions}
+                    if (versions := version_headers(_headers(response)))
+                    else {}
+                ),
             },
             reasoning=reasoning if isinstance(reasoning, str) and reasoning else None,
             rate=rate_info(_headers(response)),

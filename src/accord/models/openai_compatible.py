@@ -43,6 +43,7 @@ from accord.models.limits import rate_info
 from accord.models.options import ModelOptions
 from accord.models.server import context_error, context_fix
 from accord.models.tool_calls import read_tool_calls
+from accord.models.versions import version_headers
 
 _TRANSIENT_STATUS = frozenset({408, 409, 425, 429})
 _SCHEMA_HINTS = ("response_format", "json_schema", "json schema", "schema", "guided", "grammar")
@@ -155,6 +156,9 @@ class OpenAICompatibleModel(ModelClient):
                 continue
             completion = self._parse(status, text, data)
             completion.rate = rate_info(headers)
+            versions = version_headers(headers)
+            if versions:
+                completion.raw["versions"] = versions
             if call.response_schema is not None:
                 completion.raw["response_format"] = mode
             if switches:

@@ -2,8 +2,10 @@
 and how long their batches took (for ``summary.json`` and the estimate of a batch run).
 
 Each batched ``model_call`` event carries ``batch: {id, queue_s, live_cost_usd}``
-(`accord.models.batched`); everything here is derived from those, so it can be rebuilt from
-the traces like every other summary number.
+(`accord.models.batched`); everything here is derived from those, so it is rebuilt from the
+traces like every other summary number: every rebuild of ``summary.json`` (a resumed run, a
+run played live afterwards into the same folder, `accord verify`) carries the same ``batch``
+block (`accord.runner.results.SummaryBuilder`).
 """
 
 from __future__ import annotations
@@ -13,6 +15,48 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from accord.traces.schema import Trace
+
+
+@dataclass(frozen=True, slots=True)
+class BatchCounts:
+    """The batched calls of one trace (what the run summary keeps of it, `batch_counts`)."""
+
+    calls: int
+    cost_usd: float
+    live_cost_usd: float
+    cost_known: bool
+    queue_s: tuple[tuple[str, float], ...]
+    """Seconds at the provider of each batch that answered a call, by batch id."""
+    batches: int
+    """Batches that answered the game's calls (its steps in batch mode)."""
+
+
+def batch_counts(trace: Trace) -> BatchCounts | None:
+    """The batched calls of `trace` (None when it has none)."""
+    calls, cost, live_cost, known = 0, 0.0, 0.0, True
+    queue: dict[str, float] = {}
+    seen: set[str] = set()
+    for event in trace.events:
+        record = event.get("batch") if event.get("type") == "model_call" else None
+        if not isinstance(record, dict):
+            continue
+        calls += 1
+        spent, live = event.get("cost_usd"), record.get("live_cost_usd")
+        if isinstance(spent, int | float) and isinstance(live, int | float):
+            cost += float(spent)
+            live_cost += float(live)
+        else:
+            known = False
+        batch_id = str(record.get("id", ""))
+        if batch_id == "live":  # answered live after its batch failed it: no batch time
+            continue
+        seen.add(batch_id)
+        waited = record.get("queue_s")
+        if isinstance(waited, int | float):
+            queue[batch_id] = float(waited)
+    if not calls:
+        return None
+    return BatchCounts(calls, cost, live_cost, known, tuple(sorted(queue.items())), len(seen))
 
 
 @dataclass
@@ -38,28 +82,20 @@ class BatchTally:
 
     def add(self, trace: Trace) -> None:
         """Count the batched calls of one trace."""
-        seen: set[str] = set()
-        for event in trace.events:
-            record = event.get("batch") if event.get("type") == "model_call" else None
-            if not isinstance(record, dict):
-                continue
-            self.calls += 1
-            cost, live = event.get("cost_usd"), record.get("live_cost_usd")
-            if isinstance(cost, int | float) and isinstance(live, int | float):
-                self.cost_usd += float(cost)
-                self.live_cost_usd += float(live)
-            else:
-                self.cost_known = False
-            batch_id = str(record.get("id", ""))
-            if batch_id == "live":  # answered live after its batch failed it: no batch time
-                continue
-            seen.add(batch_id)
-            queue = record.get("queue_s")
-            if isinstance(queue, int | float):
-                self.queue_s[batch_id] = float(queue)
-        if seen:
+        self.add_counts(batch_counts(trace))
+
+    def add_counts(self, counts: BatchCounts | None) -> None:
+        """Count what `batch_counts` kept of one trace (the same as `add`)."""
+        if counts is None:
+            return
+        self.calls += counts.calls
+        self.cost_usd += counts.cost_usd
+        self.live_cost_usd += counts.live_cost_usd
+        self.cost_known = self.cost_known and counts.cost_known
+        self.queue_s.update(counts.queue_s)
+        if counts.batches:
             self.games += 1
-            self.steps += len(seen)
+            self.steps += counts.batches
 
     @property
     def turnaround_s(self) -> float | None:

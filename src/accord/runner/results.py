@@ -29,6 +29,7 @@ from typing import Any
 from accord.analysis.stats import bootstrap_mean
 from accord.core.errors import ConfigError
 from accord.core.registry import game_class
+from accord.runner.batch_cost import BatchCounts, BatchTally, batch_counts
 from accord.runner.served import ServedCounts, ServedTally, served_counts
 from accord.traces.io import (
     atomic_write_json,
@@ -92,7 +93,10 @@ class SummaryEntry:
     trace: Trace | None = None
     """The trace itself, only for a complete game whose detail pool takes whole traces."""
     served: ServedCounts = ()
-    """Model ids and fingerprints the providers said they served (`accord.runner.served`)."""
+    """Model ids, fingerprints and versions the providers said they served
+    (`accord.runner.served`)."""
+    batched: BatchCounts | None = None
+    """The game's batched calls and their cost beside the live cost (`accord.runner.batch_cost`)."""
 
 
 def summary_entry(t: Trace, *, keep_trace: bool = True) -> SummaryEntry:
@@ -131,6 +135,7 @@ def summary_entry(t: Trace, *, keep_trace: bool = True) -> SummaryEntry:
         cells=cells,
         trace=kept,
         served=served_counts(t),
+        batched=batch_counts(t),
     )
 
 
@@ -152,6 +157,7 @@ class SummaryBuilder:
         self.complete = 0
         self._reasons: Counter[str] = Counter()
         self._served = ServedTally()
+        self._batch = BatchTally()
 
     def add(self, t: Trace) -> None:
         """Count one trace (`UnknownGameError`, before counting anything, for a game this
@@ -176,6 +182,7 @@ class SummaryBuilder:
         g["games"] += 1
         self.games += 1
         self._served.add(e.served)
+        self._batch.add_counts(e.batched)
         if e.cost is not None:
             g["cost_usd"] += e.cost[0]
             g["cost_known"] = g["cost_known"] and e.cost[1]
@@ -233,6 +240,8 @@ class SummaryBuilder:
         served = self._served.result()
         if served:  # only runs whose providers said what they served carry the block
             out["served"] = served
+        if self._batch.calls:  # batch mode: the cost beside the live cost, the turnaround
+            out["batch"] = self._batch.as_dict()
         return out
 
 

@@ -526,8 +526,6 @@ async def run_specs(
             statuses=report.statuses,
             known=scan.records if scan is not None else None,  # kept traces: not read again
         )
-        if steps is not None:
-            report.summary = _with_batch_block(out, report.summary)
         if live_run is not None:
             live_run.progress(finished=True, interrupted=report.interrupted)
         if stored is not None:
@@ -573,17 +571,6 @@ def _driver_name() -> str:
     """This process, as a safe name for the acknowledgements in a control log."""
     host = re.sub(r"[^A-Za-z0-9_.-]", "-", socket.gethostname())[:60] or "host"
     return f"{host.lstrip('.-') or 'host'}-{os.getpid()}"
-
-
-def _with_batch_block(out: Path, summary: dict[str, Any]) -> dict[str, Any]:
-    """``summary.json`` with a ``batch`` block: the batched calls' cost beside what they would
-    have cost live, and the batches' turnaround (`accord.runner.batch_cost`)."""
-    from accord.runner.batch_cost import tally
-    from accord.traces.io import atomic_write_json, readable_traces
-
-    summary = {**summary, "batch": tally(readable_traces(out / "traces", [])).as_dict()}
-    atomic_write_json(out / "summary.json", summary)
-    return summary
 
 
 def _seats(spec: GameSpec) -> list[dict[str, Any]]:

@@ -80,7 +80,12 @@ def mock_anthropic_reply(params: dict[str, Any]) -> dict[str, Any]:
     input, offered tools one call of one of them, else a sentence."""
     system = _text(params.get("system"))
     turns = [(m.get("role"), _text(m.get("content"))) for m in params.get("messages") or []]
-    tools = params.get("tools") or []
+    # A tool's ``type: custom`` is Anthropic's default (LiteLLM spells it out): the same tool.
+    tools = [
+        {k: v for k, v in t.items() if not (k == "type" and v == "custom")}
+        for t in params.get("tools") or []
+        if isinstance(t, dict)
+    ]
     choice = params.get("tool_choice") or {}
     key = json.dumps([system, turns, tools, choice], sort_keys=True)
     digest = hashlib.sha256(key.encode()).hexdigest()

@@ -49,10 +49,12 @@ class FakeBatchServer:
         malformed_first: the first this many answered lines of output files are not JSON.
         expire: numbers (1-based, in creation order) of the batches that expire half done.
         swap_after: when above 0, OpenAI-style replies after this many name another model
-            (``<model>-swapped``) and fingerprint (``fp_swapped``): a provider that changed
+            (``<model>-swapped``) and fingerprint (``fp_swapped``), and live ones the version
+            header ``x-model-version: fake-2`` instead of ``fake-1``: a provider that changed
             the model behind a name mid-run.
         uploads / creates / cancels / live_calls: requests of each kind received.
         probes: live calls with ``max_tokens: 1`` (the runner's context-size check).
+        live_bodies: the body of every live call (chat completions and Anthropic messages).
         paid: how often each request id was answered (billed) by a batch.
         batches: every batch object, by id.
     """
@@ -71,6 +73,7 @@ class FakeBatchServer:
     live_calls: int = 0
     probes: int = 0
     paid: Counter[str] = field(default_factory=Counter)
+    live_bodies: list[dict[str, Any]] = field(default_factory=list)
     batches: dict[str, dict[str, Any]] = field(default_factory=dict)
     files: dict[str, bytes] = field(default_factory=dict)
     _polls: Counter[str] = field(default_factory=Counter)
@@ -293,6 +296,15 @@ def _error_line(cid: str, code: str, message: str, status: int | None = None) ->
     )
 
 
+def _route(target: str) -> str:
+    """The endpoint of a request path without its ``/v1`` prefix: clients that add ``/v1``
+    to a base URL already ending in it (LiteLLM's Anthropic client) reach the same one."""
+    path = target.split("?", 1)[0]
+    while path.startswith("/v1/"):
+        path = path[3:]
+    return path
+
+
 def _iso(stamp: float) -> str:
     return dt.datetime.fromtimestamp(stamp, dt.UTC).isoformat()
 
@@ -343,7 +355,8 @@ def batch_server(
 
         def do_POST(self) -> None:
             raw = self._body()
-            path = self.path.split("?", 1)[0].removeprefix("/v1")
+            path = _route(self.path)
+            headers: dict[str, str] = {}
             with state.lock:
                 if path == "/messages/batches":
                     status, body = state._create_anthropic(json.loads(raw or b"{}"))
@@ -358,7 +371,9 @@ def batch_server(
                         status, body = 200, _public(batch)
                 elif path == "/messages":
                     state.live_calls += 1
-                    status, body = 200, mock_anthropic_reply(json.loads(raw or b"{}"))
+                    asked = json.loads(raw or b"{}")
+                    state.live_bodies.append(asked)
+                    status, body = 200, mock_anthropic_reply(asked)
                 elif path == "/files":
                     fields = _multipart(self.headers.get("Content-Type", ""), raw)
                     name, data = fields.get("file", ("", b""))
@@ -383,13 +398,19 @@ def batch_server(
                         status, body = 200, mock_reply(asked)
                     else:
                         state.live_calls += 1
+                        state.live_bodies.append(asked)
                         status, body = 200, state._reply(asked)
+                        swapped = 0 < state.swap_after < state._replies
+                        headers = {
+                            "x-model-version": "fake-2" if swapped else "fake-1",
+                            "x-request-id": f"req_{state._replies}",  # not a version
+                        }
                 else:
                     status, body = 404, {"error": {"message": f"no endpoint {path}"}}
-            send_json(self, status, {}, body)
+            send_json(self, status, headers, body)
 
         def do_GET(self) -> None:
-            path = self.path.split("?", 1)[0].removeprefix("/v1")
+            path = _route(self.path)
             with state.lock:
                 if path == "/messages/batches":
                     data = [_public(b) for b in reversed(state.batches.values()) if "_kind" in b]

@@ -209,6 +209,11 @@ class ModelCall(HarnessEvent):
     fingerprint: str | None = Field(
         None, description="The provider's system_fingerprint of the reply, where it sends one."
     )
+    versions: dict[str, str] | None = Field(
+        None,
+        description="The version headers of the provider's reply (openai-version, "
+        "x-model-version, ...: accord.models.versions), where it sends any.",
+    )
 
 
 class ModelErrorEvent(HarnessEvent):

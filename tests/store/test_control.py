@@ -53,6 +53,10 @@ def test_pause_retune_resume(tmp_path: Path, accord: Run, start_accord: Start) -
         wait_for(lambda: acked(out, 0) is not None, "the pause to be applied", 60)
         # The game in flight finishes; then a game would start at once, were one allowed to.
         wait_for(lambda: not list(out.glob("live/*.jsonl")), "the game in flight to end", 120)
+        # A game admitted a moment before the pause was applied may still be starting: let
+        # it show, and end, before counting what starts while paused.
+        time.sleep(1.0)
+        wait_for(lambda: not list(out.glob("live/*.jsonl")), "the games in flight to end", 120)
         assert send(out, "concurrency", 3).seq == 1
         wait_for(lambda: acked(out, 1) is not None, "the new concurrency", 60)
         assert proc.poll() is None, "the paused run waits"

@@ -103,12 +103,11 @@ def test_workers_write_traces_and_a_killed_node_loses_no_game(
     doomed = cluster.worker_nodes_list[0]
 
     def kill_when_playing() -> None:
-        # The node is killed while a game plays on it (a mock call takes 0.15 s; a game,
-        # several): its games in flight are lost with it.
+        # The node is killed as soon as a game starts on it (a mock call takes 0.15 s; a
+        # game, several): its games in flight are lost with it.
         end = time.monotonic() + 120
         while time.monotonic() < end and not list(marks.glob(f"{doomed.node_id}-*")):
             time.sleep(0.05)
-        time.sleep(0.3)
         cluster.remove_node(doomed, allow_graceful=False)
 
     killer = threading.Thread(target=kill_when_playing)

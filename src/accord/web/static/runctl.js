@@ -1,11 +1,13 @@
 "use strict";
 // The run page's control buttons (accord ctl from the browser): pause, resume, concurrency N,
-// stop, stop --drain. Shown while the run has a control token; each change is sent with it, and
-// a refused token (a new start of the run made a new one) is fetched again once.
+// stop, stop --drain. Shown while the run has a control token and is not known to have ended
+// (a run in a store has no live files here: its buttons stay); each change is sent with the
+// token, and a refused token (a new start of the run made a new one) is fetched again once.
 
-function runControlSection(runId) {
+function runControlSection(runId, run) {
   const holder = el("div", { id: "run-control" });
   if (window.ACCORD_BUNDLE) return holder; // a static copy controls nothing
+  if (run && run.progress && run.progress.state !== "running") return holder; // it has ended
   const path = `/api/runs/${encodeURIComponent(runId)}/control`;
   const status = el("span", { class: "muted", id: "run-control-status" });
   let token = null;

@@ -304,17 +304,22 @@ def drift(
 def load(run_dir: str | Path) -> RunData:
     """The games, seats and events of a run directory as records (`RunData`), with
     ``.to_pandas()`` and ``.to_polars()`` when those are installed. `run_dir` may be a store
-    location (``s3://bucket/runs/demo``): its files are read into a temporary copy.
+    location (``s3://bucket/runs/demo``): its traces are read in place, one at a time, with
+    no copy on disk.
 
     Raises:
         ConfigError: `run_dir` is not a run directory (a damaged trace is listed in
             ``RunData.skipped`` instead).
     """
     from accord.analysis.records import load_run
-    from accord.store import is_location, local_view
+    from accord.core.errors import ConfigError
+    from accord.store import StoredTraces, is_location, open_store
 
     if is_location(run_dir):
-        return load_run(local_view(str(run_dir)))
+        store = open_store(str(run_dir))
+        if not store.list("traces") and not store.exists("experiment.json"):
+            raise ConfigError(f"{store.location} holds no run (no traces/ in it); check it.")
+        return load_run(StoredTraces(store))
     return load_run(Path(run_dir))
 
 

@@ -186,3 +186,32 @@ async def test_a_cluster_slot_pool_adapts_to_the_outcomes_workers_report() -> No
     await fixed.acquire("u:0")
     await fixed.release("u:0", Outcome(ok=False, rate_limited=True).as_dict())
     assert (await fixed.stats())["window"] == 3.0
+
+
+def test_workers_write_a_stored_runs_traces_themselves(local_ray, tmp_path: Path) -> None:
+    from accord.store import RunStore
+    from accord.traces.reader import parse_trace, validate_trace
+
+    specs = _specs(3, ["cooperative", "greedy"], talk_turns=2)
+    location = (tmp_path / "store").as_uri()
+    heads: list[Any] = []
+    report = run_sync(
+        specs,
+        tmp_path / "work",
+        executor="ray",
+        store=location,
+        on_done=lambda s, t: heads.append(t),
+    )
+    assert report.played == 3 and not report.failed
+    assert len(heads) == 3 and all(t.events == [] and t.transcripts == {} for t in heads), (
+        "the driver gets headers; the traces stay where the workers wrote them"
+    )
+    run_sync(specs, tmp_path / "local")
+    local = {t.trace_id: comparable(t) for t in iter_traces(tmp_path / "local" / "traces")}
+    store = RunStore(location)
+    for spec in specs:
+        name = f"traces/{spec.trace_id}.json"
+        stored = validate_trace(parse_trace(store.read(name) or b"", name), name)
+        assert comparable(stored) == local[spec.trace_id]
+    summary = json.loads(store.read("summary.json") or b"{}")
+    assert (summary["complete"], summary["failed"]) == (3, 0)

@@ -31,6 +31,16 @@ def wait_for(check: Callable[[], bool], what: str, timeout: float = 180) -> None
     raise AssertionError(f"timed out waiting for {what}")
 
 
+def idle_for(out: Path, seconds: float) -> bool:
+    """Whether no game of the run in `out` was in flight during the next `seconds`."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if list(out.glob("live/*.jsonl")):
+            return False
+        time.sleep(0.05)
+    return True
+
+
 def acked(out: Path, seq: int) -> dt.datetime | None:
     """When a driver applied control record `seq`, if it did."""
     for path in (out / "control").glob(f"{seq:08d}.applied-*.json"):
@@ -52,7 +62,9 @@ def test_pause_retune_resume(tmp_path: Path, accord: Run, start_accord: Start) -
         send(out, "pause")  # from Python: `accord ctl` is the same call
         wait_for(lambda: acked(out, 0) is not None, "the pause to be applied", 60)
         # The game in flight finishes; then a game would start at once, were one allowed to.
-        wait_for(lambda: not list(out.glob("live/*.jsonl")), "the game in flight to end", 120)
+        # A game admitted a moment before the pause was applied may still be starting: wait
+        # until no game has been in flight for a second before counting what starts.
+        wait_for(lambda: idle_for(out, 1.0), "the games in flight to end", 120)
         assert send(out, "concurrency", 3).seq == 1
         wait_for(lambda: acked(out, 1) is not None, "the new concurrency", 60)
         assert proc.poll() is None, "the paused run waits"

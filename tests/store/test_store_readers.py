@@ -61,9 +61,15 @@ def test_report_writes_back_into_the_store(stored: str) -> None:
     assert any(n.endswith("headline.md") for n in names(stored, "report"))
 
 
-def test_query(stored: str) -> None:
+def test_query(stored: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(prefix: str) -> Path:
+        raise AssertionError("query made a local copy of the run")
+
+    monkeypatch.setattr("accord.store.mirror.scratch_folder", refuse)  # read in place
     out = invoke("query", stored, "SELECT count(*) AS n FROM games", "-f", "json")
     assert json.loads(out) == [{"n": 2}]
+    out = invoke("query", stored, "SELECT DISTINCT run_dir FROM seats", "-f", "json")
+    assert json.loads(out) == [{"run_dir": stored}]
 
 
 def test_compare(stored: str) -> None:

@@ -20,10 +20,11 @@ document per extraction). Each run directory's tables are cached in a DuckDB fil
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -118,15 +119,49 @@ def build_tables(con: duckdb.DuckDBPyConnection, files: Sequence[Path], schema: 
     cols = Columns()
     skipped: list[str] = []
     for path in files:
-        mark = cols.mark()
-        try:
-            cols.add(parse(path), path.name)
-        except ConfigError as exc:
-            cols.rollback(mark)
-            skipped.append(reader.skip_reason(path, exc))
-        except (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError) as e:
-            cols.rollback(mark)
-            skipped.append(f"Trace {path} is not a readable Accord trace ({type(e).__name__}).")
+        _add(cols, skipped, path.name, str(path), functools.partial(parse, path))
+    return _create(con, cols, schema, skipped)
+
+
+def build_source_tables(
+    con: duckdb.DuckDBPyConnection, source: reader.TraceSource, schema: str
+) -> list[str]:
+    """`build_tables` over the traces of a `TraceSource` (a run in an object store), read in
+    place one at a time through the one reader, each refused by size before it is read."""
+    cols = Columns()
+    skipped = [f"Trace {source.where}/{n[:200]!r}: not a safe name; never read." for n in
+               source.unsafe()]  # fmt: skip
+    for name, size in source.trace_entries():
+        label = f"{source.where}/traces/{name}"
+
+        def load(name: str = name, size: int = size, label: str = label) -> dict[str, Any]:
+            data = reader.parse_trace(reader.source_trace_bytes(source, name, size), label)
+            reader.validate_trace(data, label)
+            return data
+
+        _add(cols, skipped, name, label, load)
+    return _create(con, cols, schema, skipped)
+
+
+def _add(
+    cols: Columns, skipped: list[str], name: str, label: str, load: Callable[[], dict[str, Any]]
+) -> None:
+    """Add one trace's rows, or leave it out (and whatever it half-added) with its reason."""
+    mark = cols.mark()
+    try:
+        cols.add(load(), name)
+    except ConfigError as exc:
+        cols.rollback(mark)
+        text = " ".join(str(exc).split())
+        skipped.append(text if label in text else f"Trace {label}: {text}")
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError) as e:
+        cols.rollback(mark)
+        skipped.append(f"Trace {label} is not a readable Accord trace ({type(e).__name__}).")
+
+
+def _create(
+    con: duckdb.DuckDBPyConnection, cols: Columns, schema: str, skipped: list[str]
+) -> list[str]:
     for table, data in (
         ("games", cols.games),
         ("seats", cols.seats),
@@ -211,13 +246,14 @@ def _cached(directory: Path, files: Sequence[Path], skipped: list[str]) -> Path 
 
 
 def connect(
-    dirs: Sequence[Path],
+    dirs: Sequence[Path | reader.TraceSource],
     *,
     cache: bool = True,
     lock: bool = True,
     skipped: list[str] | None = None,
 ) -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB connection with the views `VIEWS` over the traces of `dirs`,
+    """An in-memory DuckDB connection with the views `VIEWS` over the traces of `dirs` (run
+    directories, or `TraceSource`s: runs in a store, read in place),
     locked down (`lock_down`) unless `lock` is False (for Accord's own export statements).
     Files that are not readable traces are left out and, when `skipped` is given, listed
     there."""
@@ -232,8 +268,15 @@ def connect(
     con.execute("SET TimeZone = 'UTC'")
     parts: dict[str, list[str]] = {v: [] for v in VIEWS}
     for i, directory in enumerate(dirs):
-        files = trace_files(directory)
         schema = f"run{i}"
+        if not isinstance(directory, Path):  # a run in a store: read in place, no cache
+            con.execute(f"ATTACH ':memory:' AS {schema}")
+            left_out += build_source_tables(con, directory, schema)
+            label = _quote(directory.where)
+            for v in VIEWS:
+                parts[v].append(f"SELECT '{label}' AS run_dir, * FROM {schema}.\"{v}\"")
+            continue
+        files = trace_files(directory)
         path = _cached(directory, files, left_out) if cache else None
         if path is not None:
             con.execute(f"ATTACH '{_quote(str(path))}' AS {schema} (READ_ONLY)")
@@ -255,7 +298,11 @@ def _quote(text: str) -> str:
 
 
 def run_query(
-    dirs: Sequence[Path], sql: str, *, cache: bool = True, skipped: list[str] | None = None
+    dirs: Sequence[Path | reader.TraceSource],
+    sql: str,
+    *,
+    cache: bool = True,
+    skipped: list[str] | None = None,
 ) -> tuple[list[str], list[str], list[tuple[Any, ...]]]:
     """Run one read-only statement; return column names, column types and rows (files that
     are not readable traces are left out and listed in `skipped`)."""
@@ -276,7 +323,11 @@ def run_query(
 
 
 def export_parquet(
-    dirs: Sequence[Path], out: Path, *, cache: bool = True, skipped: list[str] | None = None
+    dirs: Sequence[Path | reader.TraceSource],
+    out: Path,
+    *,
+    cache: bool = True,
+    skipped: list[str] | None = None,
 ) -> list[Path]:
     """Write the four views as ``out/<view>.parquet``; return the paths (files that are not
     readable traces are left out and listed in `skipped`)."""

@@ -24,7 +24,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 from accord.core.errors import ConfigError
-from accord.traces.reader import readable_traces, run_traces_folder, trace_files
+from accord.traces.reader import (
+    TraceSource,
+    readable_traces,
+    run_traces_folder,
+    source_traces,
+    trace_files,
+)
 from accord.traces.schema import Trace
 
 Table = Literal["games", "seats", "events"]
@@ -54,7 +60,8 @@ _EXTRA = "frames"
 class RunData:
     """The games, seats and events of one run directory."""
 
-    path: Path
+    path: Path | str
+    """The run directory, or the location of a run in a store (``s3://bucket/run``)."""
     games: list[dict[str, Any]] = field(default_factory=list)
     seats: list[dict[str, Any]] = field(default_factory=list)
     events: list[dict[str, Any]] = field(default_factory=list)
@@ -99,8 +106,11 @@ def _columns(rows: list[dict[str, Any]]) -> list[str]:
     return list(seen)
 
 
-def load_run(path: Path) -> RunData:
-    """`RunData` of the run directory `path` (or of a folder of traces)."""
+def load_run(path: Path | TraceSource) -> RunData:
+    """`RunData` of the run directory `path` (or of a folder of traces), or of the traces of
+    a `TraceSource` (a run in an object store, read in place)."""
+    if not isinstance(path, Path):
+        return _load_source(path)
     traces = run_traces_folder(path) if path.is_dir() else path
     if not traces.is_dir() or not (traces == path / "traces" or trace_files(traces)):
         raise ConfigError(
@@ -111,6 +121,17 @@ def load_run(path: Path) -> RunData:
 
     data = RunData(path=path)
     for trace in readable_traces(traces, data.skipped):
+        data.games.append(game_record(trace))
+        data.seats.extend(seat_rows(trace))
+        data.events.extend(event_records(trace))
+    return data
+
+
+def _load_source(source: TraceSource) -> RunData:
+    from accord.runner.results import seat_rows
+
+    data = RunData(path=source.where)
+    for trace in source_traces(source, data.skipped):
         data.games.append(game_record(trace))
         data.seats.extend(seat_rows(trace))
         data.events.extend(event_records(trace))

@@ -8,6 +8,7 @@ import decimal
 import enum
 import json
 import sys
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -15,9 +16,8 @@ from rich.table import Table
 from rich.text import Text
 
 from accord.cli.main import _fail, app, console, print_skipped
-from accord.cli.options import run_location
 from accord.core.errors import AccordError, ConfigError
-from accord.store import is_location
+from accord.store import StoredTraces, is_location, open_store
 
 
 class Format(enum.StrEnum):
@@ -51,11 +51,13 @@ def query(
                               'accord query runs/demo "SELECT count(*) FROM games"')  # fmt: skip
         *dirs, sql = args
         skipped: list[str] = []
-        # A run in a store is read from a fresh temporary copy: a table cache keyed by that
-        # copy's path would never be hit again, only pile up.
-        cache = cache and not any(is_location(d) for d in dirs)
+        # A run in a store is read in place, one trace at a time (no copy on disk and no
+        # table cache: its objects have no local name and time to key one by).
         names, types, rows = run_query(
-            [run_location(d) for d in dirs], sql, cache=cache, skipped=skipped
+            [_source(d) if is_location(d) else Path(d) for d in dirs],
+            sql,
+            cache=cache,
+            skipped=skipped,
         )
     except AccordError as exc:
         raise _fail(exc) from exc
@@ -107,3 +109,11 @@ def _cell(v: Any) -> str:
     if isinstance(v, float):
         return f"{v:.4g}"
     return str(_plain(v))
+
+
+def _source(location: str) -> StoredTraces:
+    """The traces of the run at `location`, read in place."""
+    store = open_store(location)
+    if not store.list("traces") and not store.exists("experiment.json"):
+        raise ConfigError(f"{store.location} holds no run (no traces/ in it); check it.")
+    return StoredTraces(store)

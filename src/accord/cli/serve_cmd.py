@@ -114,16 +114,23 @@ def serve(
                 f"[yellow]--host {escape(host)}: anyone who can reach this machine and holds "
                 "a seat link can play that seat.[/yellow]"
             )
+    from accord.store.mirror import keep_fresh
+
+    fresh = keep_fresh()  # runs in stores: their new traces come every few seconds
     # The socket is bound before anything is announced: a busy port is one clear error.
     with sock, lock or contextlib.nullcontext():
-        uvicorn.run(
-            web_app,
-            host=host,
-            port=port,
-            fd=sock.fileno(),
-            log_level="warning",
-            timeout_graceful_shutdown=3,
-        )
+        try:
+            uvicorn.run(
+                web_app,
+                host=host,
+                port=port,
+                fd=sock.fileno(),
+                log_level="warning",
+                timeout_graceful_shutdown=3,
+            )
+        finally:
+            if fresh is not None:
+                fresh.set()
 
 
 def _bind(host: str, port: int) -> socket.socket:

@@ -15,15 +15,25 @@ with its time): the log and the acknowledgements are the run's history of change
 
 A run directory on this machine keeps its log in ``DIR/control/``; a run in a store, in the
 store.
+
+The web run page of `accord serve` sends the same records, and needs the run's **control
+token** to do so: a random value each run start writes to ``control/token`` (`issue_token`;
+never into a trace, the plan or the summary, and never copied for readers), which the page
+asks its own server for and sends back with each change. A page from another site can send
+a request to the server but cannot read the token (the browser keeps other sites' answers
+from it), and the server's Host check keeps another site's name from pointing at it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import datetime as dt
+import hmac
 import json
 import os
+import secrets
 import socket
 from pathlib import Path
 from typing import Any, Literal
@@ -59,6 +69,62 @@ def control_store(run: str | Path) -> RunStore:
         return RunStore(run)
     path = Path(run).resolve()
     return RunStore(path.as_uri())
+
+
+TOKEN_NAME = "control/token"
+"""Where a run keeps its control token (`issue_token`)."""
+
+
+def issue_token(store: RunStore) -> str:
+    """A new control token for the run at `store`, written to `TOKEN_NAME` (readable by its
+    owner only, for a run directory on this machine); the one of an earlier start is
+    replaced."""
+    token = secrets.token_urlsafe(24)
+    store.put(TOKEN_NAME, token.encode())
+    local = _local_path(store)
+    if local is not None:
+        # A file system without modes: the folder's own permissions hold.
+        with contextlib.suppress(OSError):
+            (local / TOKEN_NAME).chmod(0o600)
+    return token
+
+
+def read_token(run: str | Path) -> str | None:
+    """The control token of `run` (a location, a run directory, or a local copy of a run in a
+    store), or None when no run has started there with one."""
+    try:
+        data = control_store(origin(run)).read(TOKEN_NAME)
+    except ConfigError:
+        return None
+    text = (data or b"").decode("ascii", "replace").strip()
+    return text or None
+
+
+def token_matches(run: str | Path, given: str | None) -> bool:
+    """Whether `given` is `run`'s control token (compared in constant time)."""
+    token = read_token(run)
+    if not token or not given:
+        return False
+    return hmac.compare_digest(token.encode(), given.encode("utf-8", "replace"))
+
+
+def origin(run: str | Path) -> str | Path:
+    """Where `run` lives: for a local copy of a run in a store (`accord.store.local_view`)
+    its location, otherwise `run` itself."""
+    from accord.store.mirror import origin_of
+
+    if isinstance(run, Path):
+        return origin_of(run) or run
+    return run
+
+
+def _local_path(store: RunStore) -> Path | None:
+    if not store.location.startswith("file://"):
+        return None
+    from accord.store.location import split_location
+
+    _, root, prefix = split_location(store.location)
+    return Path(root) / prefix if prefix else Path(root)
 
 
 def _log(store: RunStore) -> list[int]:
@@ -109,6 +175,8 @@ def history(run: str | Path) -> list[dict[str, Any]]:
     store = control_store(run)
     out = []
     for entry in store.list("control"):
+        if entry.name == TOKEN_NAME:
+            continue  # the token is no record, and not shown
         data = store.read(entry.name)
         try:
             record = json.loads(data) if data else None

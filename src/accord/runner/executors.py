@@ -8,7 +8,7 @@ resume and the progress bar are the same whichever executor played.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from accord.models.cache import CacheStats, ModelCache
@@ -18,6 +18,8 @@ from accord.runner.specs import GameSpec
 from accord.traces.schema import Trace
 
 EXECUTORS = ("local", "ray")
+TraceWriter = Callable[..., tuple[Path, Trace]]
+"""`accord.runner.run.write_checked_trace`: ``(folder, trace, spec=spec) -> (path, trace)``."""
 
 
 class Executor(ABC):
@@ -47,6 +49,20 @@ class Executor(ABC):
         An executor with `live_events` tells `accord.runner.live.current_sink()` the game's
         events as they happen.
         """
+
+    writes_store: bool = False
+    """True when `play_stored` has the game's trace written into a run's store where the
+    game is played (a Ray worker), so the driver does not carry it."""
+
+    async def play_stored(
+        self, spec: GameSpec, location: str, replay: bool, write: TraceWriter
+    ) -> tuple[Trace, bool]:
+        """Play one game and have its trace written with `write` (the driver's writer) and
+        sent to the store at `location` (with `replay`, over a failed trace there, kept under
+        ``attempts/``). Returns the trace (its header at least) and whether it was written; a
+        game that failed before writing comes back unwritten, for the driver to write. Only
+        for executors with `writes_store`."""
+        raise NotImplementedError(f"the {self.name} executor does not write into stores")
 
     async def close(self) -> None:  # noqa: B027  (optional hook)
         """Release what `start` acquired."""

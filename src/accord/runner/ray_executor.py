@@ -1,8 +1,14 @@
 """The Ray executor: each game is a Ray task on an existing cluster or a local instance.
 
-The driver submits a task per game and awaits its trace (JSON); writing, resume and progress
-stay in the driver. A task that dies with its worker comes back as a failed trace with the
-reason, so ``--resume`` plays it again.
+The driver submits a task per game. For a run in a local folder the task returns the trace
+(JSON) and the driver writes it. For a run kept in a store (``--out s3://...``, or
+``file://`` on storage every node mounts) each worker writes its game's trace into the store
+itself, created only if absent, checked to read back exactly as the driver would check it
+(the driver's `accord.runner.run.write_checked_trace`, handed to the task), and returns only
+the trace's header (everything but its events and transcripts, a few kilobytes): the
+driver's network and memory no longer carry every trace. Resume, claims and progress stay in
+the driver. A task that dies with its worker or its node comes back as a failed trace with
+the reason (unless the worker had already written its trace), so ``--resume`` plays it again.
 
 Model concurrency limits hold across the cluster: for every provider pool (the key and size a
 `ModelClient` reports) the driver creates a named async actor holding the pool's limit (an
@@ -14,8 +20,13 @@ dies holding some has them given back by the driver.
 Cooldowns stay per client and per process, and the bundled local model is limited per process
 (each worker runs its own copy).
 
+The slot actors are placed on the driver's node (they need no CPU, so it always has room):
+losing a worker node does not lose the run's limits, and losing the driver's ends the run
+anyway.
+
 Workers need Accord installed (same version) and, for hosted models, the API key variables in
-their environment; the model cache directory must be on storage every node can reach.
+their environment; for a run in a store, the store's credentials too (``AWS_*`` and the like,
+`accord.store.location`); the model cache directory must be on storage every node can reach.
 """
 
 from __future__ import annotations
@@ -26,6 +37,7 @@ import itertools
 import json
 import logging
 import os
+import tempfile
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
@@ -36,9 +48,10 @@ from accord.core.errors import ConfigError
 from accord.models.cache import CacheStats, ModelCache
 from accord.models.client import SlotReport
 from accord.models.limits import AdaptiveLimit, FixedLimit, Limit, Outcome
-from accord.runner.executors import Executor
+from accord.runner.executors import Executor, TraceWriter
 from accord.runner.play import failed_trace, play_game
 from accord.runner.specs import GameSpec
+from accord.store import RunStore
 from accord.traces.schema import Trace
 
 _SLOT_CALLS = 100_000
@@ -157,10 +170,11 @@ class SharedLimiter:
 
 
 _limiter: SharedLimiter | None = None
+_stores: dict[str, RunStore] = {}
+"""The stores this worker process writes to, opened once each."""
 
 
-def play_in_worker(spec_data: dict[str, Any], cache_dir: str | None, prefix: str) -> str:
-    """The Ray task: play one game in a worker and return ``{trace, hits, misses}`` as JSON."""
+def _play(spec_data: dict[str, Any], cache_dir: str | None, prefix: str) -> tuple[Trace, str]:
     global _limiter
     from accord.models.client import set_shared_limiter
 
@@ -171,7 +185,48 @@ def play_in_worker(spec_data: dict[str, Any], cache_dir: str | None, prefix: str
     cache = ModelCache(Path(cache_dir)) if cache_dir else None
     trace = asyncio.run(play_game(spec, cache=cache))
     stats = cache.stats if cache is not None else CacheStats()
-    return f'{{"hits":{stats.hits},"misses":{stats.misses},"trace":{trace.model_dump_json()}}}'
+    return trace, f'"hits":{stats.hits},"misses":{stats.misses}'
+
+
+def play_in_worker(spec_data: dict[str, Any], cache_dir: str | None, prefix: str) -> str:
+    """The Ray task: play one game in a worker and return ``{trace, hits, misses}`` as JSON."""
+    trace, counts = _play(spec_data, cache_dir, prefix)
+    return f'{{{counts},"trace":{trace.model_dump_json()}}}'
+
+
+def play_into_store(
+    spec_data: dict[str, Any],
+    cache_dir: str | None,
+    prefix: str,
+    location: str,
+    replay: bool,
+    write: TraceWriter,
+) -> str:
+    """The Ray task for a run in a store: play one game, write its trace with `write` (the
+    driver's own writer, shipped by reference, so the trace is checked and laid out exactly as
+    the driver would) into a scratch folder, send it to the store at `location`
+    (`accord.runner.stored.put_trace`: created only if absent; with `replay` the failed trace
+    there is kept under ``attempts/`` first), and return ``{head, hits, misses, kept}`` as
+    JSON: the trace's header, and whether a trace already there was kept instead."""
+    from accord.runner.stored import put_trace
+    from accord.store import open_store
+
+    trace, counts = _play(spec_data, cache_dir, prefix)
+    spec = GameSpec.model_validate(spec_data)
+    store = _stores.get(location)
+    if store is None:
+        store = _stores[location] = open_store(location)
+    with tempfile.TemporaryDirectory(prefix="accord-worker-") as tmp:
+        path, trace = write(Path(tmp), trace, spec=spec)
+        data = path.read_bytes()
+    kept = not put_trace(store, trace.trace_id, data, replay=replay)
+    head = trace.model_dump_json(exclude={"events", "transcripts"})
+    return f'{{{counts},"kept":{json.dumps(kept)},"head":{head}}}'
+
+
+def trace_of_head(head: dict[str, Any]) -> Trace:
+    """A `Trace` from a worker's header: its events and transcripts are in the store only."""
+    return Trace.model_validate({**head, "events": [], "transcripts": {}})
 
 
 class RayExecutor(Executor):
@@ -206,6 +261,7 @@ class RayExecutor(Executor):
         self.slots: dict[str, Any] = {}
         self._owns_ray = False
         self._remote: Any = None
+        self._remote_store: Any = None
         self._in_flight: set[Any] = set()
 
     async def start(self, specs: Sequence[GameSpec]) -> None:
@@ -217,7 +273,9 @@ class RayExecutor(Executor):
             else:
                 ray.init(num_cpus=self.num_cpus or os.cpu_count() or 1, **common)
             self._owns_ray = True
-        self._remote = ray.remote(num_cpus=self.cpus_per_game, max_retries=0)(play_in_worker)
+        task = ray.remote(num_cpus=self.cpus_per_game, max_retries=0)
+        self._remote = task(play_in_worker)
+        self._remote_store = task(play_into_store)
         self._create_slots(ray, specs)
 
     def _create_slots(self, ray: Any, specs: Sequence[GameSpec]) -> None:
@@ -237,7 +295,11 @@ class RayExecutor(Executor):
                 adaptive = client.adaptive_concurrency
                 name = slot_actor_name(self.prefix, key, limit, adaptive)
                 if name not in self.slots:
-                    self.slots[name] = _slots_class(ray).options(name=name).remote(limit, adaptive)
+                    self.slots[name] = (
+                        _slots_class(ray)
+                        .options(name=name, scheduling_strategy=_here(ray))
+                        .remote(limit, adaptive)
+                    )
 
     async def play(self, spec: GameSpec) -> Trace:
         # Games play in other processes: the live view shows them in flight, without events.
@@ -256,6 +318,42 @@ class RayExecutor(Executor):
         self.cache_stats.add(CacheStats(hits=data["hits"], misses=data["misses"]))
         return Trace.model_validate(data["trace"])
 
+    writes_store = True
+
+    async def play_stored(
+        self, spec: GameSpec, location: str, replay: bool, write: TraceWriter
+    ) -> tuple[Trace, bool]:
+        """Play `spec` in a worker that writes its trace into the store at `location`.
+
+        Returns the trace (its header: events and transcripts stay in the store) and True,
+        or, when the task died before writing (its worker or node lost), a failed trace for
+        the driver to write and False."""
+        cache_dir = str(self.cache_dir) if self.cache_dir is not None else None
+        ref = self._remote_store.remote(
+            spec.model_dump(mode="json"), cache_dir, self.prefix, location, replay, write
+        )
+        self._in_flight.add(ref)
+        try:
+            data = json.loads(await ref)
+        except Exception as exc:
+            for handle in self.slots.values():
+                handle.release_task.remote(ref.task_id().hex())
+            if not replay:
+                # The worker may have written its trace and died before answering.
+                written = await asyncio.to_thread(_stored_head, location, spec.trace_id)
+                if written is not None:
+                    return written, True
+            reason = " ".join(str(exc).split())[:400]
+            return failed_trace(spec, f"Ray task failed: {type(exc).__name__}: {reason}"), False
+        finally:
+            self._in_flight.discard(ref)
+        self.cache_stats.add(CacheStats(hits=data["hits"], misses=data["misses"]))
+        if data.get("kept"):
+            written = await asyncio.to_thread(_stored_head, location, spec.trace_id)
+            if written is not None:
+                return written, True
+        return trace_of_head(data["head"]), True
+
     async def slot_stats(self) -> dict[str, dict[str, float]]:
         """Per pool actor: its limit, slots held now and the most ever held at once."""
         return {name: await handle.stats.remote() for name, handle in self.slots.items()}
@@ -271,3 +369,29 @@ class RayExecutor(Executor):
         self.slots.clear()
         if self._owns_ray:
             ray.shutdown()
+
+
+def _here(ray: Any) -> Any:
+    """Place an actor on this (the driver's) node. A soft affinity was tried and put the slot
+    actors on worker nodes all the same, where a lost node took the run's limits with it."""
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    node = ray.get_runtime_context().get_node_id()
+    return NodeAffinitySchedulingStrategy(node_id=node, soft=False)
+
+
+def _stored_head(location: str, trace_id: str) -> Trace | None:
+    """The trace of `trace_id` in the store as a header-only `Trace`, or None when absent
+    (or unreadable: the game is then counted failed and played again on resume)."""
+    from accord.core.errors import ConfigError as Refused
+    from accord.traces.reader import parse_trace, validate_trace
+
+    store = _stores.get(location) or RunStore(location)
+    data = store.read(f"traces/{trace_id}.json")
+    if data is None:
+        return None
+    try:
+        trace = validate_trace(parse_trace(data, f"{location}/traces/{trace_id}.json"), trace_id)
+    except Refused:
+        return None
+    return trace.model_copy(update={"events": [], "transcripts": {}})

@@ -54,7 +54,7 @@ from accord.runner.batch_plan import check_batch, uses_batch
 from accord.runner.batch_progress import snapshot
 from accord.runner.batch_store import batches_dir
 from accord.runner.choose_executor import make_executor
-from accord.runner.control import MAX_WORKERS, Control, Limiter, control_store
+from accord.runner.control import MAX_WORKERS, Control, Limiter, control_store, issue_token
 from accord.runner.executors import Executor
 from accord.runner.live import LiveRun, playing_into
 from accord.runner.lock import RunLock
@@ -335,6 +335,10 @@ async def run_specs(
             calls (`accord.runner.otel`): on, off, or ``None`` as the ``OTEL_*`` environment
             says (or a `TracerProvider` to send them to); message content only with
             `otel_content`.
+
+    With `store` and the Ray executor, each worker writes its game's trace into the store
+    and `on_done` gets the trace's header (no events or transcripts: read them from the
+    store); the driver copies the traces once, at the end, to rebuild the results.
     """
     if concurrency < 1:
         raise ConfigError("concurrency must be at least 1", cli="--concurrency must be at least 1")
@@ -400,6 +404,7 @@ async def run_specs(
         stored.lease.name if stored is not None else _driver_name(),
     )
     control.skip_existing()  # records left by earlier runs of this directory are history
+    issue_token(control.store)  # for the web page's buttons; kept apart from the run's files
     held_back: list[str] = []
     traces_dir = out / "traces"
     # Batch seats' calls wait in the step scheduler, which sends each step's calls as one
@@ -434,13 +439,21 @@ async def run_specs(
                 monitor.game_started(spec.trace_id, _kind(spec))
             log = live_run.game(spec, _seats(spec)) if live_run is not None else None
             REMOTE_RUN_DIR.set(out)  # agent processes keep their stderr here (this task only)
+            written = False  # by the worker that played it, into the store
             try:
                 with (
                     playing_into(log),
                     steps.game(spec.trace_id) if steps else nullcontext(),
                     tracing.game(spec) if tracing is not None else UNTRACED as span,
                 ):
-                    trace = await runner.play(spec)
+                    if stored is not None and runner.writes_store:
+                        replay = spec.trace_id in stored.replay
+                        where = stored.store.location
+                        trace, written = await runner.play_stored(
+                            spec, where, replay, write_checked_trace
+                        )
+                    else:
+                        trace = await runner.play(spec)
                     span.result(trace)
             except Exception as exc:
                 # An executor bug must not take the other games down with it.
@@ -450,9 +463,12 @@ async def run_specs(
                 if log is not None and live_run is not None:
                     live_run.done(log)  # played again on resume
                 raise
-            path, trace = write_checked_trace(traces_dir, trace, spec=spec)
-            if stored is not None:
-                await stored.store_trace(trace.trace_id, path)
+            if written and stored is not None:
+                stored.written(trace.trace_id, by_worker=True)
+            else:
+                path, trace = write_checked_trace(traces_dir, trace, spec=spec)
+                if stored is not None:
+                    await stored.store_trace(trace.trace_id, path)
             if log is not None and live_run is not None:
                 live_run.done(log)  # the trace replaces it
             if monitor is not None:

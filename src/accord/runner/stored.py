@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from accord.core.errors import ConfigError
+from accord.core.ids import check_id
 from accord.runner.plan_file import plan_chunks, same_plan
 from accord.runner.specs import GameSpec
 from accord.store import Claims, Lease, RunStore, holder_record, open_store
@@ -48,6 +49,8 @@ class StoredRun:
         """Games whose failed trace is in the store and that this driver may play again."""
         self.elsewhere = 0
         """Games of this run finished by other drivers while this one ran."""
+        self.by_workers: set[str] = set()
+        """Games whose trace the Ray worker that played them wrote into the store."""
 
     @classmethod
     def open(
@@ -129,22 +132,25 @@ class StoredRun:
         await asyncio.to_thread(self._put_trace, trace_id, data)
 
     def _put_trace(self, trace_id: str, data: bytes) -> None:
-        name = f"traces/{trace_id}.json"
-        if not self.store.create(name, data) and trace_id in self.replay:
-            old = self.store.read(name)
-            if old is not None:
-                n = len(self.store.list(f"attempts/{trace_id}"))
-                while not self.store.create(f"attempts/{trace_id}/{n}.json", old):
-                    n += 1
-            self.store.delete(name)
-            self.store.create(name, data)
+        put_trace(self.store, trace_id, data, replay=trace_id in self.replay)
+        self.written(trace_id)
+
+    def written(self, trace_id: str, *, by_worker: bool = False) -> None:
+        """The trace of `trace_id` is in the store (sent from here, or written by the worker
+        that played it): it is no longer replayed, and its claim is dropped."""
+        if by_worker:
+            self.by_workers.add(trace_id)
         self.replay.discard(trace_id)
         if self.claims is not None:
             self.claims.release(trace_id)
 
     def finish(self) -> None:
-        """Copy the other drivers' traces here (before the results are rebuilt)."""
-        if self.claims is not None:
+        """Copy the traces other drivers and the Ray workers wrote here (before the results
+        are rebuilt)."""
+        for trace_id in self.by_workers:
+            # A failed trace copied here at the start was replaced in the store: fetch anew.
+            (self.work / "traces" / f"{trace_id}.json").unlink(missing_ok=True)
+        if self.claims is not None or self.by_workers:
             sync(self.store, self.work)
 
     def send_outputs(self) -> None:
@@ -160,6 +166,26 @@ class StoredRun:
     def release(self) -> None:
         """Let go of the lease (the record is marked released)."""
         self.lease.release()
+
+
+def put_trace(store: RunStore, trace_id: str, data: bytes, *, replay: bool) -> bool:
+    """Create ``traces/<trace_id>.json`` in `store`; False when a trace was there and kept.
+
+    With `replay` (a failed trace there is played again), the trace there is first copied to
+    ``attempts/<trace_id>/<n>.json`` (created only if absent), so no evidence is overwritten.
+    Called by the driver, or by a Ray worker writing its game's trace itself."""
+    name = f"traces/{check_id(trace_id)}.json"
+    if store.create(name, data):
+        return True
+    if not replay:
+        return False
+    old = store.read(name)
+    if old is not None:
+        n = len(store.list(f"attempts/{trace_id}"))
+        while not store.create(f"attempts/{trace_id}/{n}.json", old):
+            n += 1
+    store.delete(name)
+    return store.create(name, data)
 
 
 def sync(store: RunStore, work: Path) -> None:

@@ -5,7 +5,9 @@ checked (`accord.store.objects.is_safe_name`) before it becomes a path, keys tha
 safe are listed and skipped, and the count and size are bounded. `upload_new` sends back what
 a command wrote into the copy (a report, a fork, a replay): files that were not downloaded or
 have changed, never a trace that already exists in the store (traces are created only if
-absent). `local_view` ties the two to a temporary folder removed when the process ends.
+absent). `local_view` ties the two to a temporary folder removed when the process ends;
+`refresh_views` (`keep_fresh` in a thread, for `accord serve`) brings the copies the traces
+written since, so a run still playing shows live.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import hashlib
 import shutil
 import sys
 import tempfile
+import threading
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -23,8 +26,9 @@ from accord.store.objects import RunStore, open_store
 
 MAX_FILES = 2_000_000
 MAX_TOTAL_BYTES = 200 * 1024**3
-SKIP_FOLDERS = ("leases/", "claims/", "attempts/", "live/")
-"""Folders of a run that only its writers use: never copied for reading."""
+SKIP_FOLDERS = ("leases/", "claims/", "attempts/", "live/", "control/token")
+"""Folders of a run that only its writers use, and its control token: never copied for
+reading."""
 
 
 class Copy:
@@ -140,3 +144,50 @@ def flush_views() -> None:
             upload_new(copy)
         except ConfigError as exc:
             sys.stderr.write(f"error: {exc}\n")
+
+
+def origin_of(path: Path) -> str | None:
+    """The store location of a local copy made by `local_view` (`path` is its folder or
+    inside it), or None for any other path."""
+    try:
+        real = path.resolve()
+    except OSError:
+        return None
+    for copy in _open:
+        root = copy.root.resolve()
+        if real == root or real == root / "traces":
+            return copy.store.location
+    return None
+
+
+def refresh_views() -> int:
+    """Copy the traces written into the stored runs since their local copies were made (a
+    run still playing), and their summary again; return how many files came."""
+    came = 0
+    for copy in list(_open):
+        try:
+            came += download(copy, ("traces",))
+            summary = copy.store.read("summary.json")
+        except ConfigError:
+            continue  # a passing network error: the next refresh tries again
+        if summary is not None and copy.fetched.get("summary.json") != _digest(summary):
+            (copy.root / "summary.json").write_bytes(summary)
+            copy.fetched["summary.json"] = _digest(summary)
+            came += 1
+    return came
+
+
+def keep_fresh(every_s: float = 2.0) -> threading.Event | None:
+    """While a server shows runs kept in stores, `refresh_views` every `every_s` seconds in a
+    daemon thread, so a run still playing shows its new games; None when no run is a copy.
+    Set the returned event to stop."""
+    if not _open:
+        return None
+    stop = threading.Event()
+
+    def loop() -> None:
+        while not stop.wait(every_s):
+            refresh_views()
+
+    threading.Thread(target=loop, name="accord-store-refresh", daemon=True).start()
+    return stop

@@ -204,3 +204,39 @@ def open_store(location: str) -> RunStore:
     store = RunStore(location)
     store.check()
     return store
+
+
+class StoredTraces:
+    """The traces of a run in a store, read in place: what the one trace reader needs
+    (`accord.traces.reader.TraceSource`), so a reader needs no local copy of the run."""
+
+    def __init__(self, store: RunStore) -> None:
+        self.store = store
+        self._entries: builtins.list[Entry] | None = None
+
+    @property
+    def where(self) -> str:
+        """The run's location."""
+        return self.store.location
+
+    def _listed(self) -> builtins.list[Entry]:
+        if self._entries is None:
+            self._entries = self.store.list("traces")
+        return self._entries
+
+    def trace_entries(self) -> builtins.list[tuple[str, int]]:
+        """``(<id>.json, size)`` of each object right under ``traces/``, by name."""
+        out = []
+        for entry in self._listed():
+            name = entry.name.removeprefix("traces/")
+            if "/" not in name and name.endswith(".json"):
+                out.append((name, entry.size))
+        return out
+
+    def unsafe(self) -> builtins.list[str]:
+        """Keys under ``traces/`` that are not safe names (never read)."""
+        return self.store.unsafe_names("traces")
+
+    def trace_data(self, name: str) -> bytes | None:
+        """The bytes of ``traces/<name>``."""
+        return self.store.read(f"traces/{name}")

@@ -4,8 +4,9 @@ Three layers, each one place:
 
 - **files**: `run_traces_folder` finds a run's ``traces/`` folder (refusing one that is a
   link: it would make a run show another run's games), `trace_files` lists its trace files,
-  and `trace_bytes` reads one file's bytes, refusing it by size before reading (an object
-  store would slot in under these two functions and nothing else);
+  and `trace_bytes` reads one file's bytes, refusing it by size before reading; a run kept
+  in an object store is read in place through a `TraceSource` (`source_traces`), the same
+  two operations over the store's objects, with no local copy;
 - **parse**: `parse_trace` turns bytes into the trace's JSON object within the bounds of
   `accord.core.jsonbounds` (nesting, string length, finite numbers, checked natively), then
   checks its schema version and upgrades older versions (`accord.traces.upgrade`);
@@ -26,7 +27,7 @@ import os
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
@@ -111,6 +112,65 @@ def check_inside(path: Path) -> None:
             f"Trace {path} is a link to a file outside its folder; copy the trace into the "
             "folder instead."
         )
+
+
+class TraceSource(Protocol):
+    """A run's traces somewhere other than a local folder (a run kept in an object store:
+    `accord.store.StoredTraces`): list them with their sizes, read one."""
+
+    @property
+    def where(self) -> str:
+        """The run's location, to name its traces in messages (``s3://bucket/run``)."""
+        ...
+
+    def trace_entries(self) -> list[tuple[str, int]]:
+        """The trace files (``<id>.json``) of the run's ``traces/`` and their sizes, by name;
+        names that are not safe are left out and listed by `unsafe`."""
+        ...
+
+    def unsafe(self) -> list[str]:
+        """Names under ``traces/`` that are never read (not safe names)."""
+        ...
+
+    def trace_data(self, name: str) -> bytes | None:
+        """The bytes of one trace file (None when it has gone since it was listed)."""
+        ...
+
+
+def source_trace_bytes(source: TraceSource, name: str, size: int) -> bytes:
+    """The bytes of trace `name` of `source`, refused by its listed size before it is read."""
+    limit = size_limit(MAX_TRACE_BYTES)
+    label = f"{source.where}/traces/{name}"
+    if size > limit:
+        raise ConfigError(
+            f"trace {label} is {size / 1e6:.1f} MB, over the {limit / 1e6:.0f} MB limit; "
+            "check that it is the right file (set ACCORD_MAX_INPUT_MB to allow more)."
+        )
+    data = source.trace_data(name)
+    if data is None:
+        raise ConfigError(f"Trace {label} is gone (deleted while it was being read).")
+    if len(data) > limit:  # written again, larger, since it was listed
+        raise ConfigError(f"trace {label} is over the {limit / 1e6:.0f} MB limit.")
+    return data
+
+
+def source_traces(source: TraceSource, skipped: list[str]) -> Iterator[Trace]:
+    """Every readable trace of `source`, by name, parsed and validated as `read_trace` does;
+    each object that is not one (or has an unsafe name) is passed over and its one-line
+    reason appended to `skipped` (`readable_traces`' rule)."""
+    for name in source.unsafe():
+        skipped.append(f"Trace {source.where}/{name[:200]!r}: not a safe name; never read.")
+    for name, size in source.trace_entries():
+        label = f"{source.where}/traces/{name}"
+        try:
+            data = source_trace_bytes(source, name, size)
+            with _collector_paused():
+                trace = validate_trace(parse_trace(data, label), label)
+        except ConfigError as exc:
+            skipped.append(" ".join(f"{exc}".split()) if label in str(exc) else
+                           f"Trace {label}: {' '.join(str(exc).split())}")  # fmt: skip
+            continue
+        yield trace
 
 
 # -- parse ---------------------------------------------------------------------------------

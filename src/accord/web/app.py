@@ -4,7 +4,9 @@ Every request re-lists the trace folders, so a run still in progress shows its n
 next reload. Parsed rows are cached per file and reused while the file's size and modification
 time are unchanged, so reopening a large run does not re-validate every trace.
 
-Nothing here writes: traces, summaries and the static files are only read. A trace is reached
+Nothing here writes traces, summaries or static files: they are only read. The one write is
+a change asked from the run page's control buttons, appended to the run's control log and
+refused without the run's control token (`accord.web.ctl_routes`). A trace is reached
 only through the listing of its run's trace folder (the URL's trace id must be a file stem found
 there), so no URL can name a file outside the directories given on the command line.
 """
@@ -27,6 +29,7 @@ from accord.agents.reference import reference_names
 from accord.core.errors import ConfigError
 from accord.core.registry import game_class, game_ids
 from accord.traces.io import read_trace
+from accord.web.ctl_routes import add_ctl_routes
 from accord.web.live import (
     game_stream,
     live_game,
@@ -122,6 +125,7 @@ def create_app(
 
     add_reproduction_routes(app, get_run)
     add_replay_routes(app, get_run, trace_paths, finite)
+    add_ctl_routes(app, get_run)  # the run page's buttons: need the run's control token
 
     def rows_of(run: RunDir) -> list[dict[str, Any]]:
         paths = trace_paths(run.folder)

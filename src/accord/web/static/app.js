@@ -275,6 +275,7 @@ async function renderRun(runId) {
     crumbs(link("#/", "Runs"), runId),
     el("h1", {}, runId),
     run.progress ? liveProgress(runId, run, refresh) : null,
+    runControlSection(runId, run),
     el("p", { class: "muted" }, `${run.dir} · ${run.games} games, ${run.complete} complete, ${run.failed} failed` + (run.playing ? `, ${run.playing} playing` : "") + (run.unreadable ? `, ${run.unreadable} unreadable` : "")),
     el("p", { id: "verified" }, verifiedBadge(run), run.verified && run.verified.state !== "none" ? ` · ${run.verified.detail}` : ""),
     reproductionSection(runId),

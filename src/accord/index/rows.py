@@ -187,14 +187,14 @@ class Columns:
                 for e in events
             ]
             ev["round"] += [_int(e.get("round")) for e in events]
-            ev["data"] += [_event_json(e) for e in events]
+            ev["data"] += [_json(e) for e in events]
 
         if messages:
             n = len(messages)
             m = self.messages
             acts = [events[row[0]] for row in messages]
-            for key, value in (("trace_id", tid), ("game_id", gid), ("game", game), ("_file", file)):
-                m[key] += [value] * n
+            for key, same in (("trace_id", tid), ("game_id", gid), ("game", game), ("_file", file)):
+                m[key] += [same] * n
             m["idx"] += [row[0] for row in messages]
             m["t"] += [e.get("t") for e in acts]
             m["round"] += [_int(e.get("round")) for e in acts]
@@ -202,18 +202,18 @@ class Columns:
             m["sender"] += [_int(row[1]) for row in messages]
             m["sender_name"] += [names.get(row[1]) for row in messages]
             m["channel"] += [row[2] for row in messages]
-            m["recipients"] += [None if row[3] is None else _dumps(row[3]) for row in messages]
+            m["recipients"] += [None if row[3] is None else _json(row[3]) for row in messages]
             m["text"] += [row[4] for row in messages]
             m["delivered"] += [row[5] for row in messages]
 
 
-def _event_json(event: dict[str, Any]) -> str:
-    """One event as compact JSON text, as `_dumps` writes it (orjson when it can: its output
-    is the same JSON, five times faster; an integer past 64 bits is left to `_dumps`)."""
+def _json(value: Any) -> str:
+    """A value (an event, a list of recipients) as compact JSON text like `_dumps` (orjson
+    when it can: the same JSON, five times faster; an integer past 64 bits goes to `_dumps`)."""
     try:
-        return orjson.dumps(event).decode()
+        return orjson.dumps(value).decode()
     except TypeError:
-        return _dumps(event)
+        return _dumps(value)
 
 
 def _int(v: Any) -> int | None:

@@ -31,15 +31,13 @@ import duckdb
 
 from accord.core.errors import ConfigError
 from accord.index import rows, tables
+from accord.index.layout import DATABASE, FOLDER, STAMP
 from accord.index.tables import FILE_COLUMN, quote_name, read_columns
-from accord.index.writer import FOLDER
 from accord.traces import reader
 
 INDEX_VERSION = 1
 """Bumped whenever the index's tables change shape or content; older indexes are rebuilt."""
 
-DATABASE = "run.duckdb"
-STAMP = "index.json"
 TABLES: tuple[str, ...] = ("games", "seats", "messages")
 """The tables the index holds (events stay in the traces: most of their bytes)."""
 
@@ -169,10 +167,8 @@ def sync(
     try:
         if rebuilt:
             _create(con)
-        known = {
-            name: (size, mtime)
-            for name, size, mtime in con.execute("SELECT file, size, mtime_ns FROM files").fetchall()
-        }
+        stored = con.execute("SELECT file, size, mtime_ns FROM files").fetchall()
+        known = {name: (size, mtime) for name, size, mtime in stored}
         changed = [p for p in files if p.name in disk and known.get(p.name) != disk[p.name]]
         named = {p.name for p in files}
         gone = [name for name in known if name not in disk and (only is None or name in named)]

@@ -13,10 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from accord.core.errors import ConfigError
-
-FOLDER = "index"
-"""``RUN/index`` (`accord.index.run_index.FOLDER`; DuckDB is imported only once a batch is
-written, so a short run costs nothing)."""
+from accord.index.layout import FOLDER
 
 FLUSH_EVERY = 200
 """Traces written between two updates of the index."""
@@ -43,7 +40,7 @@ class IndexWriter:
         if not self.pending or self.broken:
             self.pending.clear()
             return
-        import duckdb
+        import duckdb  # only once a batch is written: a short run never imports it
 
         from accord.index.run_index import sync
 

@@ -46,6 +46,7 @@ from typing import Any
 from accord.core.errors import ConfigError
 from accord.core.ids import check_id
 from accord.core.registry import resolve
+from accord.index.writer import IndexWriter
 from accord.models.batch import BATCH_QUEUE
 from accord.models.cache import scrub_secrets
 from accord.models.telemetry import observe
@@ -61,7 +62,6 @@ from accord.runner.lock import RunLock
 from accord.runner.monitor import RunMonitor
 from accord.runner.plan_file import check_plan, write_plan
 from accord.runner.play import failed_trace
-from accord.index.writer import IndexWriter
 from accord.runner.results import write_outputs
 from accord.runner.run_report import RunReport as RunReport  # where callers found it
 from accord.runner.scan import RunScan, scan_run

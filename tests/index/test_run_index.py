@@ -145,7 +145,7 @@ def test_an_index_that_cannot_be_brought_up_to_date_is_not_used(
         raise OSError("read-only file system")
 
     monkeypatch.setattr(run_index, "sync", refuse)
-    assert open_index(run_dir, []) is None
+    assert open_index(run_dir) is None
     assert rows(run_dir, "SELECT count(*) FROM games")[0] == [(3,)]  # read from the traces
 
 

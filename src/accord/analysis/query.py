@@ -56,6 +56,7 @@ CACHE_VERSION = 3
 (2: traces of older schema versions are upgraded as they are read; 3: traces are read by
 the one reader of every command, so the files left out are the same as theirs)."""
 
+
 def trace_files(directory: Path) -> list[Path]:
     """The trace files of a run directory (``DIR/traces/*.json``) or of a traces folder, as
     every command lists them (`accord.traces.reader`)."""
@@ -151,15 +152,19 @@ def connect(
     for i, directory in enumerate(dirs):
         schema = f"run{i}"
         label = _quote(str(directory))
-        index = open_index(directory, left_out) if cache and not events else None
+        index = open_index(directory) if cache and not events else None
         if index is not None:
-            con.execute(f"ATTACH '{_quote(str(index))}' AS {schema} (READ_ONLY)")
+            try:
+                con.execute(f"ATTACH '{_quote(str(index[0]))}' AS {schema} (READ_ONLY)")
+                left_out += index[1]
+            except duckdb.Error:
+                index = None  # being written this very moment: read the traces instead
+        if index is not None:
             for v in views:
                 hidden = "duration_s" if v == "games" else index_tables.FILE_COLUMN
                 last = ", duration_s" if v == "games" else ""
                 parts[v].append(
-                    f"SELECT '{label}' AS run_dir, * EXCLUDE ({hidden}){last} "
-                    f'FROM {schema}."{v}"'
+                    f"SELECT '{label}' AS run_dir, * EXCLUDE ({hidden}){last} FROM {schema}.\"{v}\""
                 )
             continue
         files = trace_files(directory)

@@ -22,8 +22,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,7 +31,7 @@ import duckdb
 
 from accord.core.errors import ConfigError
 from accord.index import rows, tables
-from accord.index.layout import DATABASE, FOLDER, STAMP
+from accord.index.layout import DATABASE, FOLDER, LOCK, STAMP
 from accord.index.tables import FILE_COLUMN, quote_name, read_columns
 from accord.traces import reader
 
@@ -148,46 +148,71 @@ def sync(
     run_dir = Path(run_dir)
     folder_of_traces = _traces_of(run_dir)
     folder = index_folder(run_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    with _locked(folder):
+        return _sync(folder, folder_of_traces, rebuild, progress, only)
+
+
+@contextmanager
+def _locked(folder: Path) -> Iterator[None]:
+    """Hold the index's lock: one process at a time checks or changes it (a run adding its
+    games while a command reads). Where the system has no ``flock`` the lock is a no-op."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        yield
+        return
+    with (folder / LOCK).open("a") as fh:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+
+
+def _sync(
+    folder: Path,
+    folder_of_traces: Path,
+    rebuild: bool,
+    progress: Progress | None,
+    only: Sequence[Path] | None,
+) -> IndexState:
     db = folder / DATABASE
     signature = _code_signature()
     rebuilt = rebuild or not _trusted(folder, signature)
     files = reader.trace_files(folder_of_traces) if only is None or rebuilt else list(only)
     disk = _stamps(files)
+    known: dict[str, tuple[int, int]] = {}
+    if not rebuilt:
+        try:  # checked read-only: a current index is never written to, so it stays trusted
+            with duckdb.connect(str(db), read_only=True) as con:
+                stored = con.execute("SELECT file, size, mtime_ns FROM files").fetchall()
+            known = {name: (size, mtime) for name, size, mtime in stored}
+        except duckdb.Error:
+            rebuilt = True  # unreadable: built again from the traces
+            files = reader.trace_files(folder_of_traces)
+            disk = _stamps(files)
+    changed = [p for p in files if p.name in disk and known.get(p.name) != disk[p.name]]
+    named = {p.name for p in files}
+    gone = [name for name in known if name not in disk and (only is None or name in named)]
     if rebuilt:
-        shutil.rmtree(folder, ignore_errors=True)
-    folder.mkdir(parents=True, exist_ok=True)
-    try:
-        con = duckdb.connect(str(db))
-    except duckdb.Error:
-        if rebuilt:
-            raise
-        shutil.rmtree(folder, ignore_errors=True)  # unreadable: built again from the traces
-        folder.mkdir(parents=True, exist_ok=True)
-        con, rebuilt = duckdb.connect(str(db)), True
-    try:
-        if rebuilt:
-            _create(con)
-        stored = con.execute("SELECT file, size, mtime_ns FROM files").fetchall()
-        known = {name: (size, mtime) for name, size, mtime in stored}
-        changed = [p for p in files if p.name in disk and known.get(p.name) != disk[p.name]]
-        named = {p.name for p in files}
-        gone = [name for name in known if name not in disk and (only is None or name in named)]
-        if changed or gone:
+        for name in (DATABASE, f"{DATABASE}.wal", STAMP):
+            (folder / name).unlink(missing_ok=True)
+    if rebuilt or changed or gone:
+        with duckdb.connect(str(db)) as con:
+            if rebuilt:
+                _create(con)
             _forget(con, [p.name for p in changed] + gone)
             for start in range(0, len(changed), CHUNK):
                 _add(con, changed[start : start + CHUNK], disk)
                 if progress is not None:
                     progress(min(start + CHUNK, len(changed)), len(changed))
-        skipped = [
-            str(reason).replace(_PATH, str(folder_of_traces / name))
-            for name, reason in con.execute(
-                "SELECT file, skipped FROM files WHERE skipped IS NOT NULL ORDER BY file"
-            ).fetchall()
-        ]
-    finally:
-        con.close()
-    if rebuilt or changed or gone:
         _write_stamp(folder, signature)
+    with duckdb.connect(str(db), read_only=True) as con:
+        found = con.execute(
+            "SELECT file, skipped FROM files WHERE skipped IS NOT NULL ORDER BY file"
+        ).fetchall()
+    skipped = [str(reason).replace(_PATH, str(folder_of_traces / name)) for name, reason in found]
     return IndexState(db, len(disk), len(changed), len(gone), rebuilt, skipped)
 
 
@@ -251,10 +276,11 @@ def _add(
         con.unregister("_accord_files")
 
 
-def open_index(run_dir: Path, skipped: list[str]) -> Path | None:
-    """The path of ``RUN``'s index, brought up to date with its traces (the files passed over
-    appended to `skipped`); None when it cannot be used (no ``traces/`` folder, or an index
-    that cannot be written and so cannot be checked): then the caller reads the traces."""
+def open_index(run_dir: Path) -> tuple[Path, list[str]] | None:
+    """The path of ``RUN``'s index, brought up to date with its traces, and the lines for
+    the files it passes over; None when it cannot be used (no ``traces/`` folder, or an
+    index that cannot be written and so cannot be checked): then the caller reads the
+    traces."""
     try:
         state = sync(run_dir)
     except (OSError, duckdb.Error):
@@ -263,5 +289,4 @@ def open_index(run_dir: Path, skipped: list[str]) -> Path | None:
         if (Path(run_dir) / "traces").is_dir():
             raise  # a traces/ link: refused like every command refuses it
         return None
-    skipped += state.skipped
-    return state.path
+    return state.path, state.skipped

@@ -4,7 +4,8 @@ item 2).
 
 A run of N traces is made fast: a few real negotiation games of reference agents are played
 once, then copied with new trace ids (and seeds) until the run holds N files. Each command
-runs in a fresh process (imports included: what a person waits for), and is timed:
+runs in a fresh process (imports included: what a person waits for), and is timed in wall
+and CPU seconds (on a shared machine the CPU time is the steadier number):
 
 - ``cold``: nothing derived exists yet (no run index, no query cache);
 - ``warm``: the same command again (the index, or the query cache, left by the cold run).
@@ -22,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -69,6 +71,7 @@ def timed(src: str | None, args: list[str], cache: Path, timeout: float) -> str:
     if src:
         env["PYTHONPATH"] = src
     start = time.perf_counter()
+    cpu = _children_cpu()
     try:
         proc = subprocess.run(
             [sys.executable, "-m", "accord", *args],
@@ -82,7 +85,14 @@ def timed(src: str | None, args: list[str], cache: Path, timeout: float) -> str:
     wall = time.perf_counter() - start
     if proc.returncode != 0:
         return f"exit {proc.returncode} after {wall:.1f} s: {proc.stderr.strip()[-160:]}"
-    return f"{wall:8.1f} s"
+    return f"{wall:7.1f} s wall {_children_cpu() - cpu:7.1f} s CPU"
+
+
+def _children_cpu() -> float:
+    """CPU seconds (user + system) of the finished child processes: on a machine shared by
+    many, wall time mostly measures waiting for a core."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def main() -> None:

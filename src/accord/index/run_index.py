@@ -207,6 +207,7 @@ def _sync(
                 _add(con, changed[start : start + CHUNK], disk)
                 if progress is not None:
                     progress(min(start + CHUNK, len(changed)), len(changed))
+            con.execute("CHECKPOINT")  # no write-ahead log left: the stamp is the file's
         _write_stamp(folder, signature)
     with duckdb.connect(str(db), read_only=True) as con:
         found = con.execute(

@@ -260,14 +260,18 @@ def test_formats_on_the_command_line(run_dir: Path) -> None:
 
 
 def test_cache_is_reused_and_refreshed(run_dir: Path, tmp_path: Path) -> None:
-    assert q([run_dir], "SELECT count(*) FROM games") == [(3,)]
+    # Only a statement naming the events view builds the per-directory cache; the other
+    # views come from the run index (tests/index).
+    sql = "SELECT count(DISTINCT trace_id) FROM events"
+    assert q([run_dir], sql) == [(3,)]
     (cache,) = (tmp_path / "cache" / "query").glob("*.duckdb")
     stamp = cache.stat().st_mtime_ns
-    assert q([run_dir], "SELECT count(*) FROM games") == [(3,)]
+    assert q([run_dir], sql) == [(3,)]
     assert cache.stat().st_mtime_ns == stamp  # reused, not rebuilt
     write_trace(run_dir / "traces", negotiation_trace("n2"))
+    assert q([run_dir], sql) == [(4,)]
+    assert q([run_dir], sql, cache=False) == [(4,)]
     assert q([run_dir], "SELECT count(*) FROM games") == [(4,)]
-    assert q([run_dir], "SELECT count(*) FROM games", cache=False) == [(4,)]
 
 
 def test_several_directories_with_the_same_trace_ids(run_dir: Path, tmp_path: Path) -> None:

@@ -20,21 +20,23 @@ document per extraction). Each run directory's tables are cached in a DuckDB fil
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import os
-from collections.abc import Callable, Iterable, Sequence
+import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import duckdb
-import numpy as np
 
-from accord.analysis import query_rows
-from accord.analysis.query_rows import Columns, parse, register_messages
 from accord.analysis.sandbox import TZ_TYPE, check_read_only, lock_down, without_time_zones
 from accord.core.errors import ConfigError
+from accord.index import rows as query_rows
+from accord.index import tables as index_tables
+from accord.index.rows import Columns, register_messages
+from accord.index.run_index import TABLES, open_index
+from accord.index.tables import VIEWS, build_tables, create_tables
 from accord.traces import reader
 
 __all__ = [
@@ -54,54 +56,6 @@ CACHE_VERSION = 3
 (2: traces of older schema versions are upgraded as they are read; 3: traces are read by
 the one reader of every command, so the files left out are the same as theirs)."""
 
-VIEWS: tuple[str, ...] = ("games", "seats", "events", "messages")
-
-_USAGE = ("input_tokens", "output_tokens", "reasoning_tokens", "calls", "attempts")
-
-# -- building tables -----------------------------------------------------------------------
-
-_CASTS: dict[str, dict[str, str]] = {
-    "games": {
-        "seed": "TRY_CAST(seed AS HUGEINT)", "repeat": "TRY_CAST(repeat AS INTEGER)",
-        "first_speaker": "TRY_CAST(first_speaker AS INTEGER)", "labels": "labels::JSON",
-        "config": "config::JSON", "metrics": "metrics::JSON", "num_seats": "num_seats::INTEGER",
-        "num_events": "num_events::INTEGER", "num_messages": "num_messages::INTEGER",
-        "started_at": "timezone('UTC', TRY_CAST(started_at AS TIMESTAMPTZ))",
-        "ended_at": "timezone('UTC', TRY_CAST(ended_at AS TIMESTAMPTZ))",
-        **{k: f"{k}::BIGINT" for k in _USAGE},
-        "cost_usd": "cost_usd::DOUBLE", "latency_s": "latency_s::DOUBLE",
-    },
-    "seats": {
-        "seat": "seat::INTEGER", "reference": "reference::BOOLEAN", "metrics": "metrics::JSON",
-        **{k: f"{k}::BIGINT" for k in _USAGE},
-        "cost_usd": "cost_usd::DOUBLE", "latency_s": "latency_s::DOUBLE",
-    },
-    "events": {
-        "idx": "idx::INTEGER", "type": "type::VARCHAR", "t": "t::INTEGER",
-        "seat": "seat::INTEGER", "round": "round::INTEGER", "data": "data::JSON",
-    },
-    "messages": {
-        "idx": "idx::INTEGER", "t": "t::INTEGER", "round": "round::INTEGER",
-        "turn": "turn::INTEGER", "sender": "sender::INTEGER", "sender_name": "sender_name::VARCHAR",
-        "recipients": "recipients::INTEGER[]", "text": "text::VARCHAR",
-        "delivered": "delivered::BOOLEAN",
-    },
-}  # fmt: skip
-
-
-def _select(table: str, cols: Iterable[str], metric_names: Sequence[str]) -> str:
-    casts = _CASTS[table]
-    parts = []
-    for c in cols:
-        if c in casts:
-            expr = casts[c]
-        elif table == "games" and c in metric_names:
-            expr = f'"{c}"::DOUBLE'
-        else:
-            expr = f'"{c}"::VARCHAR'
-        parts.append(f'{expr} AS "{c}"')
-    return ", ".join(parts)
-
 
 def trace_files(directory: Path) -> list[Path]:
     """The trace files of a run directory (``DIR/traces/*.json``) or of a traces folder, as
@@ -109,89 +63,11 @@ def trace_files(directory: Path) -> list[Path]:
     return reader.trace_files(reader.run_traces_folder(directory))
 
 
-def build_tables(con: duckdb.DuckDBPyConnection, files: Sequence[Path], schema: str) -> list[str]:
-    """Parse `files` and create the four tables in `schema` (an attached database).
-
-    A file that is not a readable trace is left out (rows it half-added included) and its
-    one-line reason returned, as every command that reads a run does
-    (`accord.traces.io.readable_traces`).
-    """
-    cols = Columns()
-    skipped: list[str] = []
-    for path in files:
-        _add(cols, skipped, path.name, str(path), functools.partial(parse, path))
-    return _create(con, cols, schema, skipped)
-
-
-def build_source_tables(
-    con: duckdb.DuckDBPyConnection, source: reader.TraceSource, schema: str
-) -> list[str]:
-    """`build_tables` over the traces of a `TraceSource` (a run in an object store), read in
-    place one at a time through the one reader, each refused by size before it is read."""
-    cols = Columns()
-    skipped = [f"Trace {source.where}/{n[:200]!r}: not a safe name; never read." for n in
-               source.unsafe()]  # fmt: skip
-    for name, size in source.trace_entries():
-        label = f"{source.where}/traces/{name}"
-
-        def load(name: str = name, size: int = size, label: str = label) -> dict[str, Any]:
-            data = reader.parse_trace(reader.source_trace_bytes(source, name, size), label)
-            reader.validate_trace(data, label)
-            return data
-
-        _add(cols, skipped, name, label, load)
-    return _create(con, cols, schema, skipped)
-
-
-def _add(
-    cols: Columns, skipped: list[str], name: str, label: str, load: Callable[[], dict[str, Any]]
-) -> None:
-    """Add one trace's rows, or leave it out (and whatever it half-added) with its reason."""
-    mark = cols.mark()
-    try:
-        cols.add(load(), name)
-    except ConfigError as exc:
-        cols.rollback(mark)
-        text = " ".join(str(exc).split())
-        skipped.append(text if label in text else f"Trace {label}: {text}")
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError) as e:
-        cols.rollback(mark)
-        skipped.append(f"Trace {label} is not a readable Accord trace ({type(e).__name__}).")
-
-
-def _create(
-    con: duckdb.DuckDBPyConnection, cols: Columns, schema: str, skipped: list[str]
-) -> list[str]:
-    for table, data in (
-        ("games", cols.games),
-        ("seats", cols.seats),
-        ("events", cols.events),
-        ("messages", cols.messages),
-    ):
-        arrays = {k: _array(v) for k, v in data.items()}
-        name = f"_accord_{table}"
-        con.register(name, arrays)
-        select = _select(table, data.keys(), cols.metric_names)
-        if table == "games":
-            select += (
-                ", epoch(timezone('UTC', TRY_CAST(ended_at AS TIMESTAMPTZ)))"
-                " - epoch(timezone('UTC', TRY_CAST(started_at AS TIMESTAMPTZ))) AS duration_s"
-            )
-        con.execute(f'CREATE TABLE {schema}."{table}" AS SELECT {select} FROM {name}')
-        con.unregister(name)
-    return skipped
-
-
-def _array(values: list[Any]) -> np.ndarray[Any, np.dtype[Any]]:
-    arr = np.empty(len(values), dtype=object)
-    arr[:] = values
-    return arr
-
-
 def _signature(files: Sequence[Path]) -> str:
     """What the cache must match: format, metric columns, and every trace's name/size/mtime."""
     h = hashlib.sha256(str(CACHE_VERSION).encode())
-    for module in (__file__, query_rows.__file__, reader.__file__):  # each shapes the tables
+    modules = (__file__, query_rows.__file__, index_tables.__file__, reader.__file__)
+    for module in modules:  # each shapes the tables
         h.update(Path(module).read_bytes())
     for p in files:
         st = p.stat()
@@ -251,12 +127,18 @@ def connect(
     cache: bool = True,
     lock: bool = True,
     skipped: list[str] | None = None,
+    events: bool = True,
 ) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB connection with the views `VIEWS` over the traces of `dirs` (run
-    directories, or `TraceSource`s: runs in a store, read in place),
+    directories, or `TraceSource`s: runs in a store, read in place, with no index or cache),
     locked down (`lock_down`) unless `lock` is False (for Accord's own export statements).
     Files that are not readable traces are left out and, when `skipped` is given, listed
-    there."""
+    there.
+
+    Without `events`, the ``events`` view is left out and the other three are read from each
+    run's index (`accord.index`, checked against the traces and brought up to date first),
+    which answers without parsing a trace that has not changed; a run whose index cannot be
+    used is read from its traces."""
     left_out: list[str] = skipped if skipped is not None else []
     if not dirs:
         raise ConfigError("Give at least one run directory.")
@@ -266,15 +148,33 @@ def connect(
         config={"autoinstall_known_extensions": False, "autoload_known_extensions": False}
     )
     con.execute("SET TimeZone = 'UTC'")
-    parts: dict[str, list[str]] = {v: [] for v in VIEWS}
+    views = VIEWS if events else TABLES
+    parts: dict[str, list[str]] = {v: [] for v in views}
     for i, directory in enumerate(dirs):
         schema = f"run{i}"
-        if not isinstance(directory, Path):  # a run in a store: read in place, no cache
+        if not isinstance(directory, Path):  # a run in a store: read in place
             con.execute(f"ATTACH ':memory:' AS {schema}")
-            left_out += build_source_tables(con, directory, schema)
-            label = _quote(directory.where)
-            for v in VIEWS:
-                parts[v].append(f"SELECT '{label}' AS run_dir, * FROM {schema}.\"{v}\"")
+            left_out += build_source_tables(con, directory, schema, views)
+            for v in views:
+                parts[v].append(
+                    f"SELECT '{_quote(directory.where)}' AS run_dir, * FROM {schema}.\"{v}\""
+                )
+            continue
+        label = _quote(str(directory))
+        index = open_index(directory) if cache and not events else None
+        if index is not None:
+            try:
+                con.execute(f"ATTACH '{_quote(str(index[0]))}' AS {schema} (READ_ONLY)")
+                left_out += index[1]
+            except duckdb.Error:
+                index = None  # being written this very moment: read the traces instead
+        if index is not None:
+            for v in views:
+                hidden = "duration_s" if v == "games" else index_tables.FILE_COLUMN
+                last = ", duration_s" if v == "games" else ""
+                parts[v].append(
+                    f"SELECT '{label}' AS run_dir, * EXCLUDE ({hidden}){last} FROM {schema}.\"{v}\""
+                )
             continue
         files = trace_files(directory)
         path = _cached(directory, files, left_out) if cache else None
@@ -282,15 +182,52 @@ def connect(
             con.execute(f"ATTACH '{_quote(str(path))}' AS {schema} (READ_ONLY)")
         else:
             con.execute(f"ATTACH ':memory:' AS {schema}")
-            left_out += build_tables(con, files, schema)
-        label = _quote(str(directory))
-        for v in VIEWS:
+            left_out += build_tables(con, files, schema, views)
+        for v in views:
             parts[v].append(f"SELECT '{label}' AS run_dir, * FROM {schema}.\"{v}\"")
-    for v in VIEWS:
+    for v in views:
         con.execute(f'CREATE VIEW "{v}" AS ' + " UNION ALL BY NAME ".join(parts[v]))
     if lock:
         lock_down(con)
     return con
+
+
+def build_source_tables(
+    con: duckdb.DuckDBPyConnection,
+    source: reader.TraceSource,
+    schema: str,
+    tables: Sequence[str] = VIEWS,
+) -> list[str]:
+    """`build_tables` over the traces of a `TraceSource` (a run in an object store), read in
+    place one at a time through the one reader, each refused by size before it is read."""
+    cols = Columns(events="events" in tables)
+    skipped = [f"Trace {source.where}/{n[:200]!r}: not a safe name; never read." for n in
+               source.unsafe()]  # fmt: skip
+    for name, size in source.trace_entries():
+        label = f"{source.where}/traces/{name}"
+        mark = cols.mark()
+        try:
+            data = reader.parse_trace(reader.source_trace_bytes(source, name, size), label)
+            reader.validate_trace(data, label)
+            cols.add(data, name)
+        except ConfigError as exc:
+            cols.rollback(mark)
+            text = " ".join(str(exc).split())
+            skipped.append(text if label in text else f"Trace {label}: {text}")
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError) as e:
+            cols.rollback(mark)
+            skipped.append(f"Trace {label} is not a readable Accord trace ({type(e).__name__}).")
+    create_tables(con, cols, schema, tables)
+    return skipped
+
+
+_EVENTS = re.compile(r"\bevents\b", re.IGNORECASE)
+
+
+def needs_events(sql: str) -> bool:
+    """Whether a statement may read the ``events`` view (it names it): only then are the
+    traces' events read; the other views come from the run index."""
+    return _EVENTS.search(sql) is not None
 
 
 def _quote(text: str) -> str:
@@ -307,19 +244,33 @@ def run_query(
     """Run one read-only statement; return column names, column types and rows (files that
     are not readable traces are left out and listed in `skipped`)."""
     check_read_only(sql)
-    con = connect(dirs, cache=cache, skipped=skipped)
+    found: list[str] = []
+    events = needs_events(sql)
+    con = connect(dirs, cache=cache, skipped=found, events=events)
     try:
-        cur = con.execute(sql)
+        try:
+            cur = con.execute(sql)
+        except duckdb.CatalogException as exc:
+            if events or "events" not in str(exc):
+                raise
+            # The statement reaches the events view without naming it: build it after all.
+            con.close()
+            found.clear()
+            con = connect(dirs, cache=cache, skipped=found, events=True)
+            cur = con.execute(sql)
         names = [d[0] for d in cur.description or []]
         types = [str(d[1]) for d in cur.description or []]
         if TZ_TYPE in types:
             cur = without_time_zones(con, sql, names, types)
             types = [str(d[1]) for d in cur.description or []]
-        return names, types, cur.fetchall()
+        result = cur.fetchall()
     except duckdb.Error as exc:
         raise ConfigError(f"Query failed: {' '.join(str(exc).split())}") from exc
     finally:
         con.close()
+    if skipped is not None:
+        skipped += found
+    return names, types, result
 
 
 def export_parquet(

@@ -28,8 +28,12 @@ SCORER = "accord_metrics"
 
 def scrubbed(trace: Trace) -> Trace:
     """`trace` with every secret value replaced by ``[redacted:NAME]``: a safety net, as for
-    every file Accord writes (a provider's error text or an echoing model may quote a key)."""
-    return Trace.model_validate_json(scrub_secrets(trace.model_dump_json()))
+    every file Accord writes (a provider's error text or an echoing model may quote a key).
+    A trace with nothing to redact is returned as it is: validating it again cost seconds
+    on a long game."""
+    text = trace.model_dump_json()
+    clean = scrub_secrets(text)
+    return trace if clean == text else Trace.model_validate_json(clean)
 
 
 def headline_keys(game_id: str, traces: list[Trace] | None = None) -> list[str]:

@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING, Any
 from accord.core.errors import ConfigError
 from accord.core.ids import check_id
 from accord.core.registry import resolve
+from accord.index.writer import IndexWriter
 from accord.models.batch import BATCH_QUEUE
 from accord.models.cache import scrub_secrets
 from accord.models.telemetry import observe
@@ -423,6 +424,8 @@ async def run_specs(
 
         monitor.batch_status = batch_line
 
+    index = IndexWriter(out)  # the run index, kept current as games finish (accord.index)
+
     async def one(spec: GameSpec) -> None:
         async with limiter:
             if not await control.admit():  # waits while paused
@@ -467,6 +470,7 @@ async def run_specs(
                 stored.written(trace.trace_id, by_worker=True)
             else:
                 path, trace = write_checked_trace(traces_dir, trace, spec=spec)
+                index.add(path)
                 if stored is not None:
                     await stored.store_trace(trace.trace_id, path)
             if log is not None and live_run is not None:
@@ -542,6 +546,7 @@ async def run_specs(
             statuses=report.statuses,
             known=scan.records if scan is not None else None,  # kept traces: not read again
         )
+        index.close()
         if live_run is not None:
             live_run.progress(finished=True, interrupted=report.interrupted)
         if stored is not None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 from pathlib import Path
 
 import yaml
@@ -15,6 +16,7 @@ from typer.testing import CliRunner
 from accord.analysis.paired_stats import holm
 from accord.analysis.power import games_needed
 from accord.cli.main import app
+from accord.cli.plan_cmd import SEQUENTIAL_MAX
 from accord.runner.config import Experiment
 
 runner = CliRunner(env={"COLUMNS": "200"})
@@ -79,9 +81,13 @@ def test_plan_writes_an_analysis_block_an_experiment_accepts() -> None:
     block = yaml.safe_load(result.stdout)
     exp = Experiment.model_validate({"name": "x", **block})
     assert exp.analysis is not None and exp.analysis.primary == ["success_rate"]
-    # No pilot: the unpaired size (games per side) bounds the pairs.
+    # No pilot: the unpaired size (games per side) is the fixed design; the stopping rule is
+    # tuned to the planned effect and spread and may play twice as many pairs (an
+    # anytime-valid sequence pays for its looks with power at any one size).
     needed = games_needed(0.05, 0.2, paired=False)
-    assert exp.analysis.stop is not None and exp.analysis.stop.max_pairs == needed
-    assert exp.analysis.max_games == 2 * needed
+    stop = exp.analysis.stop
+    assert stop is not None and stop.max_pairs == math.ceil(SEQUENTIAL_MAX * needed)
+    assert (stop.effect, stop.sd) == (0.05, 0.2)
+    assert exp.analysis.max_games == 2 * stop.max_pairs
     bad = runner.invoke(app, ["plan", "--detect", "0.05", "--analysis-block"])
     assert bad.exit_code == 2 and "--analysis-block needs --detect and --metric" in bad.output

@@ -235,7 +235,7 @@ def run(
 
       accord run experiments/grid.yaml --batch --out runs/grid   (half price; --resume after
       a crash picks up the batches in flight)
-      accord run experiments/imap-vs-dsm.yaml --until-decided adjusted_excess --out runs/seq
+      accord run experiments/imap-vs-dsm.yaml --until-decided success_rate --out runs/seq
     """
     try:
         tolerated = _tolerance(max_failures)

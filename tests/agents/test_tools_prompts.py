@@ -1,0 +1,59 @@
+"""A seat in tools mode is told to call the tools, never to write a JSON envelope.
+
+CalBench App. A.5's reply (``{"thinking", "actions": [...]}``) is json mode's; a seat acting
+through native tool calls gets the same prompts with the reply instructions worded as calls.
+The mock model plays each game in both modes; every system and user message a tools seat was
+sent is checked, and a json seat still reads the envelope (its prompts are the golden ones).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from accord.runner.play import play_game
+from accord.runner.specs import AgentSpec, GameSpec
+from accord.traces.schema import Trace
+
+ENVELOPE = ("one JSON object", '"actions"', "actions list", "[] to pass", "return []", "Return []")
+"""Phrases of the JSON envelope a tools seat must never be sent."""
+
+CASES: dict[str, tuple[int, dict[str, Any]]] = {
+    "calendar": (3, {"max_turns_per_round": 2, "reflection": True}),
+}
+
+
+def _play(game: str, mode: str) -> Trace:
+    seats, options = CASES[game]
+    seat = AgentSpec(model="mock/schema", action_mode=mode)
+    spec = GameSpec(trace_id="t", game=game, options=options, seed=1, agents=[seat] * seats)
+    trace = asyncio.run(play_game(spec))
+    assert trace.status == "complete", trace.error
+    return trace
+
+
+def _sent(trace: Trace, role: str) -> list[str]:
+    out: list[str] = []
+    for transcript in trace.transcripts.values():
+        out += [str(m["content"]) for m in transcript.messages if m["role"] == role]
+    return out
+
+
+@pytest.mark.parametrize("game", sorted(CASES))
+def test_a_tools_seat_is_told_to_call_the_tools(game: str) -> None:
+    trace = _play(game, "tools")
+    systems, users = _sent(trace, "system"), _sent(trace, "user")
+    assert systems and users
+    for text in systems + users:
+        assert not [p for p in ENVELOPE if p in text], text
+    assert all("calling" in s and "tools" in s for s in systems)
+    assert all("call" in u for u in users)
+
+
+@pytest.mark.parametrize("game", sorted(CASES))
+def test_a_json_seat_still_reads_the_envelope(game: str) -> None:
+    trace = _play(game, "json")
+    assert all("one JSON object" in s for s in _sent(trace, "system"))
+    assert any("[] to pass" in u for u in _sent(trace, "user"))

@@ -29,6 +29,9 @@ ENVELOPE = (
     "JSON decision",
     '"action"',
     "whole reply",
+    "fenced",
+    "Example of one command",
+    "built-in tool-calling",
 )
 """Phrases of the JSON envelope a tools seat must never be sent."""
 
@@ -36,11 +39,15 @@ CASES: dict[str, tuple[int, dict[str, Any]]] = {
     "calendar": (3, {"max_turns_per_round": 2, "reflection": True}),
     "negotiation": (2, {"rounds": 2, "talk_turns": 2, "json_reminder": "always"}),
     "negotiation-plain": (2, {"rounds": 1, "talk_turns": 2, "thinking": False}),
+    "sorting": (3, {"backend": "broadcast"}),
+    "sorting-kv": (2, {"backend": "kv", "n": 2}),
 }
 JSON_SAYS = {
     "calendar": ("one JSON object", "[] to pass"),
     "negotiation": ("one JSON object", "Reply with JSON"),
     "negotiation-plain": ("JSON decision", "JSON decision"),
+    "sorting": ("fenced code block", "Write your first commands."),
+    "sorting-kv": ("fenced code block", "Write your first commands."),
 }
 """A phrase of the JSON envelope in the system prompt and in some user message, per case."""
 

@@ -12,7 +12,9 @@ import asyncio
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
+from accord.cli.main import app
 from accord.runner.play import play_game
 from accord.runner.specs import AgentSpec, GameSpec
 from accord.traces.schema import Trace
@@ -86,3 +88,11 @@ def test_a_json_seat_still_reads_the_envelope(game: str) -> None:
     in_system, in_user = JSON_SAYS[game]
     assert all(in_system in s for s in _sent(trace, "system"))
     assert any(in_user in u for u in _sent(trace, "user"))
+
+
+def test_accord_prompts_says_the_templates_are_json_modes() -> None:
+    result = CliRunner().invoke(app, ["prompts", "calendar"])
+    assert result.exit_code == 0, result.output
+    said = " ".join(result.output.split())  # the console wraps lines
+    assert "json mode's prompts" in said
+    assert "worded for tool calls" in said

@@ -90,6 +90,14 @@ def test_a_json_seat_still_reads_the_envelope(game: str) -> None:
     assert any(in_user in u for u in _sent(trace, "user"))
 
 
+def test_a_sorting_seat_under_auto_keeps_the_fenced_commands() -> None:
+    """Sorting offers its tools only to a seat that asks for tools itself: under ``auto`` the
+    seat plays in text, so it must read the fenced-block wording, not the tools wording."""
+    trace = _play("sorting", "auto")
+    assert all("fenced code block" in s for s in _sent(trace, "system"))
+    assert not any("calling the tools" in text for text in _sent(trace, "system"))
+
+
 def test_accord_prompts_says_the_templates_are_json_modes() -> None:
     result = CliRunner().invoke(app, ["prompts", "calendar"])
     assert result.exit_code == 0, result.output

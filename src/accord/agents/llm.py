@@ -133,17 +133,22 @@ class LLMAgent(Agent):
         }
 
     async def act(self, request: Request, record: Recorder = _no_record) -> Action:
-        if request.reset_context or not self.history:
-            self.history = [{"role": "system", "content": request.system or ""}]
-        elif request.system is not None and self.history[0]["content"] != request.system:
-            self.history[0] = {"role": "system", "content": request.system}
         spec = request.spec
         toolset = (
             tooling.tool_set(spec, explicit=self.explicit_tools)
             if self.action_mode == "tools"
             else None
         )
+        # A seat answering through tools reads the game's tools wording (no JSON envelope).
+        system = request.system
         observation = request.observation
+        if toolset is not None:
+            system = request.tools_system or system
+            observation = request.tools_observation or observation
+        if request.reset_context or not self.history:
+            self.history = [{"role": "system", "content": system or ""}]
+        elif system is not None and self.history[0]["content"] != system:
+            self.history[0] = {"role": "system", "content": system}
         self._tools_used = self._tools_used or toolset is not None
         if toolset is not None and toolset.instruction:
             observation = f"{observation}\n\n{toolset.instruction}"

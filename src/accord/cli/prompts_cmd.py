@@ -23,7 +23,8 @@ def prompts_cmd(
 ) -> None:
     """List a game's prompt templates (name, variables, what each must keep), or write the
     defaults to a folder to edit; run with `--prompts DIR` (or `prompts: DIR` in an experiment
-    file) to use your wording. Files you leave out keep the default.
+    file) to use your wording. Files you leave out keep the default. The templates are json
+    mode's; a tools-mode seat reads them worded for tool calls.
 
     Example: accord prompts negotiation --dump my-prompts
     """
@@ -57,3 +58,8 @@ def prompts_cmd(
             escape(", ".join(sorted(spec.required)) or "–"),
         )
     console.print(table)
+    console.print(
+        "These are json mode's prompts (the paper's reply format). A seat in tools mode "
+        "(action_mode: tools) reads them with the reply instructions worded for tool calls; "
+        'see the game\'s docs page, "Tools mode".'
+    )

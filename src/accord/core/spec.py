@@ -67,6 +67,11 @@ class Request:
             another seat's private information unless the game's rules reveal it.
         round: the round index (1-based) this request belongs to, for traces.
         turn: the turn index inside the round, for traces.
+        tools_system: the system prompt for a model seat acting through native tool calls
+            (``action_mode: tools``, `accord.agents.tools`): the same prompt with the reply
+            format told as tool calls, never as a JSON envelope. ``None``: `system` serves both.
+        tools_observation: `observation` worded for such a seat (no JSON-envelope
+            instructions); ``None``: `observation` serves both.
     """
 
     seat: int
@@ -78,3 +83,5 @@ class Request:
     info: dict[str, Any] = field(default_factory=dict)
     round: int = 0
     turn: int = 0
+    tools_system: str | None = None
+    tools_observation: str | None = None

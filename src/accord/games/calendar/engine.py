@@ -126,19 +126,23 @@ class CalendarGame(CalendarRequests):
         self._oracle_slots = dict(optimum.slots) if optimum else {}
         self._requests: dict[int, Request] = {}
         self._ctx: dict[int, ParseContext] = {}
-        self._system = [
-            self._guard.check(a, text)
-            for a, text in enumerate(
-                prompts.system_prompts(
-                    sc,
-                    decision_retries=cfg.decision_retries,
-                    message_types=self._types,
-                    variant=variant,
-                    variant_seats=self._variant_seats,
-                    t=self._templates,
+        self._system, self._tools_system = (  # json mode (App. A.2), then tools mode
+            [
+                self._guard.check(a, text)
+                for a, text in enumerate(
+                    prompts.system_prompts(
+                        sc,
+                        decision_retries=cfg.decision_retries,
+                        message_types=self._types,
+                        variant=variant,
+                        variant_seats=self._variant_seats,
+                        t=self._templates,
+                        tools_mode=tools_mode,
+                    )
                 )
-            )
-        ]
+            ]
+            for tools_mode in (False, True)
+        )
         self.emit(
             "game_start",
             seed=seed,
@@ -480,7 +484,7 @@ class CalendarGame(CalendarRequests):
         if self.config.reflection:
             self._phase = "REFLECTION"
             args = (self._round, self._talk.order, self._system, self._guard.check, self.emit)
-            self._reflection = ReflectionRound(w, *args, self._templates)
+            self._reflection = ReflectionRound(w, *args, self._templates, self._tools_system)
             self._requests = self._reflection.pending
         else:
             self._start_round(self._round + 1)

@@ -31,6 +31,7 @@ from accord.games.calendar.labels import VisibleLabels, visible_labels
 from accord.games.calendar.record import MessageRecord
 from accord.games.calendar.rules import Calendar
 from accord.games.calendar.scenario import Meeting, Scenario
+from accord.games.calendar.tools_mode import tools_sections
 
 _SECTIONS = ("intro", "rules", "information", "guidelines", "slot_types", "tools", "phases",
              "response_format", "identity", "environment")  # fmt: skip
@@ -182,8 +183,10 @@ def system_prompt(
     cost_display: str,
     variant: Variant | None,
     t: PromptSet | None = None,
+    tools_mode: bool = False,
 ) -> str:
-    """The nine sections, then the variant section if any."""
+    """The nine sections, then the variant section if any; with `tools_mode`, the tools and
+    response-format sections say to call the tools (`tools_sections`)."""
     ts = _t(t)
     others = [a for a in range(num_agents) if a != seat]
     variant_text = ""
@@ -198,9 +201,17 @@ def system_prompt(
         information=ts.render("information"),
         guidelines=ts.render("guidelines"),
         slot_types=ts.render("slot_types", cost_display=cost_display),
-        tools=ts.render("tools", message_types=list(message_types)),
+        **(
+            tools_sections(message_types)
+            if tools_mode
+            else {
+                "tools": ts.render("tools", message_types=list(message_types)),
+                "response_format": ts.render(
+                    "response_format", example=_example(message_types, others)
+                ),
+            }
+        ),
         phases=ts.render("phases"),
-        response_format=ts.render("response_format", example=_example(message_types, others)),
         identity=ts.render(
             "identity", seat=seat, agents=", ".join(str(a) for a in range(num_agents))
         ),
@@ -222,6 +233,7 @@ def system_prompts(
     variant: Variant | None,
     variant_seats: Sequence[int],
     t: PromptSet | None = None,
+    tools_mode: bool = False,
 ) -> list[str]:
     """Every seat's system prompt; `variant` is appended for `variant_seats` only."""
     return [
@@ -234,6 +246,7 @@ def system_prompts(
             cost_display=scenario.cost_display,
             variant=variant if a in variant_seats else None,
             t=t,
+            tools_mode=tools_mode,
         )
         for a in range(scenario.num_agents)
     ]

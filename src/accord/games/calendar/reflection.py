@@ -18,6 +18,7 @@ from accord.core.provenance import format_warnings
 from accord.core.spec import Action, ActionSpec, JSONSchema, Request
 from accord.games.calendar import prompts, vps
 from accord.games.calendar.actions import extract_object
+from accord.games.calendar.tools_mode import tools_wording
 
 if TYPE_CHECKING:
     from accord.games.calendar.state import World
@@ -38,6 +39,7 @@ class ReflectionRound:
         guard: Callable[[int, str], str],
         emit: Callable[..., None],
         templates: PromptSet | None = None,
+        tools_systems: Sequence[str] | None = None,
     ) -> None:
         self.world, self.round, self.emit = world, round_no, emit
         sc = self.scenario = world.scenario
@@ -64,6 +66,8 @@ class ReflectionRound:
                 observation=text,
                 spec=reflection_spec(targets, sc.num_slots),
                 system=systems[seat],
+                tools_system=tools_systems[seat] if tools_systems else None,
+                tools_observation=tools_wording(text),
                 ephemeral=True,
                 info=info,
                 round=round_no,

@@ -22,6 +22,7 @@ from accord.games.calendar.actions import ParseContext, Phase
 from accord.games.calendar.record import MessageRecord
 from accord.games.calendar.rules import Calendar
 from accord.games.calendar.scenario import Meeting, Scenario
+from accord.games.calendar.tools_mode import tools_wording
 
 if TYPE_CHECKING:
     from accord.games.calendar.config import CalendarConfig
@@ -127,8 +128,9 @@ def build_request(
     info: dict[str, Any],
     round_no: int,
     turn: int,
+    tools_system: str | None = None,
 ) -> Request:
-    """The `Request` for one seat."""
+    """The `Request` for one seat (with its tools-mode wording, `prompts.tools_wording`)."""
     return Request(
         seat=ctx.seat,
         observation=observation,
@@ -137,6 +139,8 @@ def build_request(
         info=info,
         round=round_no,
         turn=turn,
+        tools_system=tools_system,
+        tools_observation=tools_wording(observation),
     )
 
 
@@ -152,6 +156,8 @@ class CalendarRequests(Game):
     """The message types of the game's channel condition."""
     _oracle_slots: dict[int, int]
     _system: list[str]
+    _tools_system: list[str]
+    """Each seat's system prompt in tools mode (`prompts.tools_sections`)."""
     _round: int
     _meeting: Meeting
     _talk: CheapTalk
@@ -205,6 +211,7 @@ class CalendarRequests(Game):
             ctx,
             observation=observation,
             system=self._system[seat],
+            tools_system=self._tools_system[seat],
             calendar=self._world.calendars[seat],
             info=info,
             round_no=self._round,

@@ -12,6 +12,7 @@ from typing import Any
 from accord.core.spec import ActionSpec, Request
 from accord.games.negotiation import actions, prompts
 from accord.games.negotiation.state import NegotiationState
+from accord.games.negotiation.tools import tools_system, tools_wording
 
 
 class NegotiationRequests(NegotiationState):
@@ -105,11 +106,15 @@ class NegotiationRequests(NegotiationState):
         return "\n\n".join([*self._inbox[seat], body])
 
     def _request(self, seat: int, body: str, spec: ActionSpec, phase: str) -> Request:
+        observation = self._observation(seat, body)
+        system = self._system[seat]
         return Request(
             seat=seat,
-            observation=self._observation(seat, body),
+            observation=observation,
             spec=spec,
-            system=self._system[seat],
+            system=system,
+            tools_system=tools_system(system, thinking=self.config.thinking),
+            tools_observation=tools_wording(observation),
             reset_context=self._needs_reset[seat],
             info=self._info(seat, phase),
             round=self._round,

@@ -14,7 +14,7 @@ from accord.core.spec import ActionSpec, Request
 from accord.games.sorting.actions import model_failed, parse_reply, validate_action
 from accord.games.sorting.commands import VERBS
 from accord.games.sorting.state import SortingState
-from accord.games.sorting.tools import command_tools
+from accord.games.sorting.tools import command_tools, tools_wording
 
 SPEC = ActionSpec(
     kind="commands",
@@ -42,6 +42,8 @@ class SortingRequests(SortingState):
             observation=self._inbox[seat],
             spec=SPECS[self.config.backend],
             system=self._system[seat],
+            tools_system=tools_wording(self._system[seat]),
+            tools_observation=tools_wording(self._inbox[seat]),
             reset_context=self._fresh[seat],
             info=self._info(seat),
             round=self._round,

@@ -6,18 +6,20 @@ format: in json mode and under ``action_mode: auto`` a sorting seat answers in t
 set to ``action_mode: tools`` explicitly is offered one tool per command of its backend
 (Table 5), and each call is written back as the fenced block the game's parser reads, in call
 order, so what a command does, and every error text, is the game's own. Several calls in one
-turn are one batch, as several blocks are.
+turn are one batch, as several blocks are. Such a seat is told so (`tools_wording`): its
+system prompt and messages ask for tool calls, never for fenced blocks.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
 from accord.core.errors import ActionError
 from accord.core.spec import JSONSchema
 from accord.core.tools import CallPair, ToolSet, ToolSpec, call_arguments, tool
-from accord.games.sorting.actions import render_blocks
+from accord.games.sorting.actions import NO_COMMAND, render_blocks
 from accord.games.sorting.commands import VERBS
 from accord.games.sorting.controls import ARGS, HELP
 
@@ -114,3 +116,36 @@ def command_tools(backend: str) -> ToolSet:
         ),
         explicit=True,
     )
+
+
+# -- what a tools seat is told (json mode, MAS-Bench's fenced commands, keeps the templates') ---
+_EXAMPLE = re.compile(r"\n\nExample of one command:\n```\n.*?\n```", re.S)
+
+REWORDING = (
+    ("You act only by writing commands; do not use any built-in tool-calling feature. Put each "
+     "command in its own fenced code block (three backticks): exactly one command per block and "
+     "nothing else inside it. You may write your reasoning in plain text outside the blocks. "
+     "Every block in your reply is run, in order, and the results come back to you as the next "
+     "message.",
+     "You act only by calling the tools you are offered: one call per command, each tool named "
+     "after its command below and taking the command's arguments. You may write your reasoning "
+     "in plain text beside the calls. Every call in your reply is run, in order, and the "
+     "results come back to you as the next message."),
+    ("- write_file <key> - store the lines that follow the command line (inside the same block) "
+     "as the value of <key>, replacing any previous value.",
+     "- write_file <key> <value> - store <value> under <key>, replacing any previous value."),
+    ("Write your first commands.", "Make your first tool calls."),
+    (NO_COMMAND, "No tool call found in your last reply, so nothing was run. Call the tools "
+     "offered, one call per command."),
+)  # fmt: skip
+"""(json-mode wording, tools-mode wording) of the default templates' reply instructions; the
+tool set's own line (`ToolSet.instruction`) follows each message."""
+
+
+def tools_wording(text: str) -> str:
+    """A message (or the system prompt) for a seat acting through tool calls: commands told as
+    tools, no fenced blocks (`REWORDING`, and the fenced example dropped); text from
+    overridden templates keeps the wording it has."""
+    for old, new in REWORDING:
+        text = text.replace(old, new)
+    return _EXAMPLE.sub("", text, count=1)

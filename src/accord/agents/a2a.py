@@ -28,9 +28,9 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from accord.agents.base import Agent, Recorder, _no_record
+from accord.agents.remote import seat_fallback
 from accord.core.errors import ActionError, InputLimitError
 from accord.core.inputs import usage_number
-from accord.core.provenance import use_fallback
 from accord.core.spec import Action, Request
 from accord.remote.a2a_url import check_a2a_extra, free_port
 from accord.remote.protocol import TOKEN_BYTES, USAGE_KEYS, payload
@@ -405,17 +405,7 @@ class A2AAgent(Agent):
         self._messages.append({"role": "user", "content": request.observation})
 
     def _fallback(self, request: Request, record: Recorder, reason: str) -> Action:
-        from accord.remote.seat import RemoteSeatError
-
-        if request.spec.fallback is None:
-            raise RemoteSeatError(
-                f"remote seat {request.seat} ({self.spec}): {reason}, and this "
-                f"{request.spec.kind} decision has no fallback"
-            )
-        action = use_fallback(request.spec, reason, record)
-        self.usage.decisions += 1
-        self.usage.fallbacks += 1
-        return action
+        return seat_fallback(self, request, record, reason)
 
     async def close(self) -> None:
         if self._process is not None:

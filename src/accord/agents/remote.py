@@ -304,17 +304,7 @@ class RemoteAgent(Agent):
             self._refused_seen += refused
 
     def _fallback(self, request: Request, record: Recorder, reason: str) -> Action:
-        from accord.remote.seat import RemoteSeatError
-
-        if request.spec.fallback is None:
-            raise RemoteSeatError(
-                f"remote seat {request.seat} ({self.spec}): {reason}, and this "
-                f"{request.spec.kind} decision has no fallback"
-            )
-        action = use_fallback(request.spec, reason, record)
-        self.usage.decisions += 1
-        self.usage.fallbacks += 1
-        return action
+        return seat_fallback(self, request, record, reason)
 
     async def close(self) -> None:
         from accord.remote import hub
@@ -331,3 +321,19 @@ class RemoteAgent(Agent):
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(seat.saw_end.wait(), END_GRACE_S)
         await hub.release(served, seat)
+
+
+def seat_fallback(agent: Agent, request: Request, record: Recorder, reason: str) -> Action:
+    """The request's documented fallback for a remote seat (any protocol) that could not
+    answer, counted as the seat's decision; without one, the seat fails with `reason`."""
+    from accord.remote.seat import RemoteSeatError
+
+    if request.spec.fallback is None:
+        raise RemoteSeatError(
+            f"remote seat {request.seat} ({agent.spec}): {reason}, and this "
+            f"{request.spec.kind} decision has no fallback"
+        )
+    action = use_fallback(request.spec, reason, record)
+    agent.usage.decisions += 1
+    agent.usage.fallbacks += 1
+    return action

@@ -20,12 +20,16 @@ The seat protocol's "reads its observation" and "acts only when asked" have no A
 from __future__ import annotations
 
 from accord.agents.base import Agent
-from accord.agents.reference import make_reference
-from accord.core.registry import make, resolve
 from accord.remote.spec import RemoteSeatSpec
-from accord.runner.play import play_game
-from accord.runner.specs import GameSpec, parse_agent
-from accord.testing.agent_check import FAIL, PASS, REFUSAL, UNTESTED, GameCheck, check_games
+from accord.testing.agent_check import (
+    FAIL,
+    PASS,
+    REFUSAL,
+    UNTESTED,
+    GameCheck,
+    check_games,
+    play_check_game,
+)
 from accord.traces.schema import Trace
 
 POINTS = (
@@ -106,18 +110,13 @@ async def check_a2a_agent(
     for game, options, other in check_games():
         if games is not None and game not in games:
             continue
-        game_id = resolve(game)
-        seats = make(game_id, options).num_seats
-        trace_id = f"check-{game}"
-        agent = A2AAgent(remote, game_id, session=trace_id)
-        agent.refuse_first_reply = REFUSAL
-        agent.probe_wrong_token = PROBE
-        agents: list[Agent] = [agent] + [make_reference(game_id, other) for _ in range(seats - 1)]
-        seat_specs = [parse_agent({"agent": remote.model_dump(exclude_none=True)})]
-        seat_specs += [parse_agent(other)] * (seats - 1)
-        spec = GameSpec(
-            trace_id=trace_id, game=game_id, seed=seed, options=options, agents=seat_specs
-        )
-        trace = await play_game(spec, agents)
+
+        def seat(game_id: str, trace_id: str) -> Agent:
+            agent = A2AAgent(remote, game_id, session=trace_id)
+            agent.refuse_first_reply = REFUSAL
+            agent.probe_wrong_token = PROBE
+            return agent
+
+        trace = await play_check_game(remote, game, options, other, seed=seed, seat=seat)
         results.append(judge_a2a(game, trace))
     return results

@@ -30,6 +30,7 @@ agent's stderr to ``out/remote`` (as a run keeps them).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -262,6 +263,28 @@ def judge(game: str, trace: Trace) -> GameCheck:
     return check
 
 
+async def play_check_game(
+    remote: RemoteSeatSpec,
+    game: str,
+    options: dict[str, Any],
+    other: str,
+    *,
+    seed: int,
+    seat: Callable[[str, str], Agent],
+) -> Trace:
+    """One check game: the agent under test in seat 0 (built by `seat` from the game id and
+    trace id), the game's reference agent `other` in every other seat."""
+    game_id = resolve(game)
+    seats = make(game_id, options).num_seats
+    trace_id = f"check-{game}"
+    agents: list[Agent] = [seat(game_id, trace_id)]
+    agents += [make_reference(game_id, other) for _ in range(seats - 1)]
+    seat_specs = [parse_agent({"agent": remote.model_dump(exclude_none=True)})]
+    seat_specs += [parse_agent(other)] * (seats - 1)
+    spec = GameSpec(trace_id=trace_id, game=game_id, seed=seed, options=options, agents=seat_specs)
+    return await play_game(spec, agents)
+
+
 async def check_agent(
     remote: RemoteSeatSpec,
     *,
@@ -286,19 +309,13 @@ async def check_agent(
         for game, options, other in check_games():
             if games is not None and game not in games:
                 continue
-            game_id = resolve(game)
-            seats = make(game_id, options).num_seats
-            trace_id = f"check-{game}"
-            agent = RemoteAgent(remote, game_id, session=trace_id)
-            agent.refuse_first_reply = REFUSAL
-            agents: list[Agent] = [agent]
-            agents += [make_reference(game_id, other) for _ in range(seats - 1)]
-            seat_specs = [parse_agent({"agent": remote.model_dump(exclude_none=True)})]
-            seat_specs += [parse_agent(other)] * (seats - 1)
-            spec = GameSpec(
-                trace_id=trace_id, game=game_id, seed=seed, options=options, agents=seat_specs
-            )
-            trace = await play_game(spec, agents)
+
+            def seat(game_id: str, trace_id: str) -> Agent:
+                agent = RemoteAgent(remote, game_id, session=trace_id)
+                agent.refuse_first_reply = REFUSAL
+                return agent
+
+            trace = await play_check_game(remote, game, options, other, seed=seed, seat=seat)
             if out is not None:
                 write_trace(out / "traces", trace)
             results.append(judge(game, trace))

@@ -39,7 +39,7 @@ ALIAS = "smollm2"
 def tool_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     log = tmp_path_factory.mktemp("llama-tools") / "server.log"
     threads = str(max(os.cpu_count() or 1, 1))
-    args = ("--chat_format", "chatml-function-calling", "--n_ctx", "4096", "--n_threads", threads)
+    args = ("--chat_format", "chatml-function-calling", "--n_ctx", "8192", "--n_threads", threads)
     with running(log, *args, alias=ALIAS) as base:
         yield base
 
